@@ -1,0 +1,200 @@
+"""Configuration: every date, count and threshold of the rules lives here, not in code.
+
+Built-in defaults reproduce the ACWC 2019 edition, so the bot and the CLI work without a
+config file. Secrets never come from files: `DISCORD_TOKEN` and `LICHESS_TOKEN` are read
+from the environment only, and `LICHESS_BASE_URL` / `DATABASE_URL` override the file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; the message names every bad field."""
+
+
+def _aware_utc(value: datetime) -> datetime:
+    """Require an explicit offset, so no deadline silently depends on the host's time zone."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError("needs an explicit UTC offset, e.g. 2019-03-01T00:00:00Z")
+    return value.astimezone(UTC)
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TimeControl(_Section):
+    minutes: int = Field(2, ge=0, le=180)
+    increment: int = Field(5, ge=0, le=180)
+
+    @property
+    def limit_seconds(self) -> int:
+        return self.minutes * 60
+
+    def __str__(self) -> str:
+        return f"{self.minutes}+{self.increment}"
+
+
+class TournamentConfig(_Section):
+    name: str = "Antichess World Championship 2019"
+    short_name: str = "ACWC 2019"
+    variant: Literal["antichess"] = "antichess"
+    time_control: TimeControl = TimeControl()
+    match_games: int = Field(10, ge=1, le=100)
+    early_stop_score: float = Field(5.5, gt=0)
+
+
+class RegistrationConfig(_Section):
+    opens_at: datetime = datetime(2019, 9, 1, tzinfo=UTC)
+    closes_at: datetime = datetime(2019, 9, 29, 12, 0, tzinfo=UTC)
+    account_created_before: datetime = datetime(2019, 3, 1, tzinfo=UTC)
+    min_rated_games: int = Field(100, ge=0)
+    games_before: datetime = datetime(2019, 9, 1, tzinfo=UTC)
+    auto_approve: bool = False
+    verification_code_prefix: str = Field("acwc-", min_length=1, max_length=20)
+
+    _utc = field_validator("opens_at", "closes_at", "account_created_before", "games_before")(
+        _aware_utc
+    )
+
+    @model_validator(mode="after")
+    def _window_in_order(self) -> RegistrationConfig:
+        if self.closes_at <= self.opens_at:
+            raise ValueError("closes_at must be after opens_at")
+        return self
+
+
+class SeedingConfig(_Section):
+    rating_at: datetime = datetime(2019, 8, 31, 22, 0, tzinfo=UTC)  # 2019-09-01 00:00 CEST
+    peak_from: datetime = datetime(2018, 8, 31, 22, 0, tzinfo=UTC)  # 2018-09-01 00:00 CEST
+
+    _utc = field_validator("rating_at", "peak_from")(_aware_utc)
+
+    @model_validator(mode="after")
+    def _peak_before_cutoff(self) -> SeedingConfig:
+        if self.peak_from >= self.rating_at:
+            raise ValueError("peak_from must be before rating_at")
+        return self
+
+
+class PreSeededPlayer(_Section):
+    lichess: str = Field(min_length=2, max_length=30)
+    stage: Literal["candidates", "final"]
+    discord_id: int | None = None
+
+
+class PlayersConfig(_Section):
+    previous_champion: str | None = "arimakat"
+    pre_seeded: tuple[PreSeededPlayer, ...] = (
+        PreSeededPlayer(lichess="arimakat", stage="final"),
+        PreSeededPlayer(lichess="Ogul1", stage="candidates"),
+    )
+
+
+class DiscordConfig(_Section):
+    guild_id: int | None = None
+    td_user_ids: tuple[int, ...] = ()
+    td_role_id: int | None = None
+    announcement_channel_id: int | None = None
+    pairings_channel_id: int | None = None
+    td_alert_channel_id: int | None = None
+
+
+class LichessConfig(_Section):
+    base_url: str = "https://lichess.org"
+    timeout_seconds: float = Field(20.0, gt=0)
+    rate_limit_pause_seconds: float = Field(60.0, ge=60.0)
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/")
+
+
+class DatabaseConfig(_Section):
+    url: str = "sqlite+aiosqlite:///acwc.sqlite3"
+
+
+class JobsConfig(_Section):
+    outbox_flush_seconds: int = Field(5, ge=1)
+    deadline_sweep_seconds: int = Field(60, ge=5)
+    results_poll_seconds: int = Field(120, ge=30)
+
+
+class Config(_Section):
+    tournament: TournamentConfig = TournamentConfig()
+    registration: RegistrationConfig = RegistrationConfig()
+    seeding: SeedingConfig = SeedingConfig()
+    players: PlayersConfig = PlayersConfig()
+    discord: DiscordConfig = DiscordConfig()
+    lichess: LichessConfig = LichessConfig()
+    database: DatabaseConfig = DatabaseConfig()
+    jobs: JobsConfig = JobsConfig()
+
+    def pre_seeded_stage(self, lichess_name: str) -> str | None:
+        """The stage a configured pre-seeded player enters at, or None for Swiss entrants."""
+        for player in self.players.pre_seeded:
+            if player.lichess.lower() == lichess_name.lower():
+                return player.stage
+        return None
+
+
+class Secrets(BaseModel):
+    """Tokens from the environment; kept out of repr so they never reach a log."""
+
+    model_config = ConfigDict(frozen=True)
+    discord_token: str | None = Field(default=None, repr=False)
+    lichess_token: str | None = Field(default=None, repr=False)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Secrets:
+        env = os.environ if environ is None else environ
+        return cls(
+            discord_token=env.get("DISCORD_TOKEN") or None,
+            lichess_token=env.get("LICHESS_TOKEN") or None,
+        )
+
+
+def _format_errors(error: ValidationError, source: str) -> str:
+    lines = [f"Invalid configuration in {source}:"]
+    for item in error.errors():
+        field = ".".join(str(part) for part in item["loc"]) or "(top level)"
+        lines.append(f"  - {field}: {item['msg']}")
+    return "\n".join(lines)
+
+
+def load_config(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> Config:
+    """Read the YAML file (if any), apply environment overrides, validate everything at once."""
+    env = os.environ if environ is None else environ
+    data: dict[str, Any] = {}
+    source = "built-in defaults"
+    if path is not None:
+        source = str(path)
+        try:
+            raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise ConfigError(f"Configuration file not found: {path}") from exc
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"Configuration file {path} is not valid YAML: {exc}") from exc
+        if raw is not None and not isinstance(raw, dict):
+            raise ConfigError(f"Configuration file {path} must be a mapping of sections")
+        data = dict(raw or {})
+    if env.get("LICHESS_BASE_URL"):
+        data["lichess"] = {**(data.get("lichess") or {}), "base_url": env["LICHESS_BASE_URL"]}
+    if env.get("DATABASE_URL"):
+        data["database"] = {**(data.get("database") or {}), "url": env["DATABASE_URL"]}
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_format_errors(exc, source)) from exc

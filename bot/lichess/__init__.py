@@ -1,0 +1,16 @@
+"""Lichess access: one asynchronous client over berserk, typed errors and models."""
+
+from .client import LichessClient
+from .errors import LichessError, LichessNotFound, LichessRateLimited, LichessUnavailable
+from .models import LichessGame, LichessUser, OpenChallenge
+
+__all__ = [
+    "LichessClient",
+    "LichessError",
+    "LichessGame",
+    "LichessNotFound",
+    "LichessRateLimited",
+    "LichessUnavailable",
+    "LichessUser",
+    "OpenChallenge",
+]

@@ -1,0 +1,51 @@
+"""Engine and session setup: SQLite with WAL and foreign keys, one short session per use case."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+
+def _sqlite_pragmas(foreign_keys: bool) -> Any:
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
+        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.close()
+
+    return on_connect
+
+
+def make_engine(url: str, *, foreign_keys: bool = True) -> AsyncEngine:
+    """An async engine; for SQLite every connection gets WAL, a busy timeout and FK enforcement.
+
+    Migrations use `foreign_keys=False`: SQLite batch migrations rebuild tables, and with
+    foreign keys on that rebuild would cascade-delete child rows.
+    """
+    engine = create_async_engine(url)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas(foreign_keys))
+    return engine
+
+
+def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return async_sessionmaker(engine, expire_on_commit=False)
+
+
+@asynccontextmanager
+async def transaction(
+    sessions: async_sessionmaker[AsyncSession],
+) -> AsyncIterator[AsyncSession]:
+    """One short unit of work: commit on success, roll back on any error."""
+    async with sessions() as session, session.begin():
+        yield session
