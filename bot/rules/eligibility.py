@@ -11,6 +11,7 @@ II.B = TD exceptions, II.C = disqualifying elements.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -204,3 +205,11 @@ def describe(
             "as the mark date is not known (rules II.C.1/II.C.2)."
         )
     raise ValueError(f"unknown eligibility problem code: {problem!r}")
+
+
+_USERNAME = re.compile(r"^[A-Za-z0-9_-]{2,30}$")
+
+
+def looks_like_username(name: str) -> bool:
+    """Lichess usernames are 2 to 30 letters, digits, `_` or `-`; anything else is a typo."""
+    return bool(_USERNAME.match(name))

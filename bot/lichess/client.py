@@ -1,0 +1,336 @@
+"""The one Lichess client of the bot.
+
+berserk (synchronous, over ``requests``) does the HTTP; this wrapper makes it safe
+to use from asyncio:
+
+* every call runs in a worker thread (``asyncio.to_thread``); berserk's lazy
+  export generators are consumed inside that thread;
+* one request in flight at a time: an ``asyncio.Lock`` is held for the whole call
+  (including the 429 pause and retries).  If a call is abandoned on the overall
+  timeout guard, the next call waits for the abandoned thread to finish first;
+* every HTTP request gets ``timeout=`` (connect and read) through the session,
+  and every call is additionally guarded with ``asyncio.wait_for``;
+* after an HTTP 429 no request at all is sent for ``rate_limit_pause`` seconds;
+  the call is then retried up to ``max_retries_after_429`` times before
+  :class:`LichessRateLimited` is raised;
+* errors are typed (:mod:`bot.lichess.errors`).  The token is never logged.
+
+Time window semantics of :meth:`LichessClient.export_games` are Lichess's:
+``since`` is inclusive and ``until`` exclusive, both on the game's ``createdAt``
+(lila: ``createdAt >= since && createdAt < until``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from datetime import date, datetime
+from typing import Any, TypeVar
+
+import berserk
+import requests
+from berserk.exceptions import ApiError, ResponseError
+from berserk.formats import JSON, NDJSON
+from berserk.session import Requestor
+
+from .errors import LichessError, LichessNotFound, LichessRateLimited, LichessUnavailable
+from .models import LichessGame, LichessUser, OpenChallenge, to_millis
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Lichess usernames: letters, digits, "_" and "-", at most 30 characters.
+_USERNAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,30}$")
+#: ``POST /api/users`` accepts at most this many ids per request.
+USERS_CHUNK = 300
+
+
+class _Abandoned(Exception):
+    """Raised inside a worker thread whose call was given up by the event loop."""
+
+
+class _TimeoutSession(requests.Session):
+    """A requests session giving every request a default ``timeout`` and the token."""
+
+    def __init__(self, timeout: float, token: str | None) -> None:
+        super().__init__()
+        self._default_timeout = timeout
+        if token:
+            self.headers["Authorization"] = f"Bearer {token}"
+
+    def request(self, method: Any, url: Any, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+        if kwargs.get("timeout") is None:
+            kwargs["timeout"] = self._default_timeout
+        return super().request(method, url, *args, **kwargs)
+
+    def __repr__(self) -> str:  # never show headers (token)
+        return f"<_TimeoutSession timeout={self._default_timeout}>"
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _check_username(username: str) -> str:
+    if not _USERNAME_RE.match(username or ""):
+        raise LichessNotFound(f"invalid Lichess username: {username!r}", status_code=None)
+    return username
+
+
+class LichessClient:
+    """Asynchronous facade over berserk.  Create one per process and share it."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str = "https://lichess.org",
+        token: str | None = None,
+        timeout: float = 20.0,
+        rate_limit_pause: float = 60.0,
+        max_retries_after_429: int = 1,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self.rate_limit_pause = rate_limit_pause
+        self.max_retries_after_429 = max(0, max_retries_after_429)
+        self._session = _TimeoutSession(timeout, token)
+        self._api = berserk.Client(session=self._session, base_url=self.base_url)
+        self._raw = Requestor(self._session, self.base_url, default_fmt=JSON)
+        self._lock = asyncio.Lock()
+        self._paused_until = 0.0  # loop.time() before which no request may be sent
+        self._straggler: asyncio.Future[Any] | None = None
+
+    def __repr__(self) -> str:
+        return f"<LichessClient base_url={self.base_url!r}>"
+
+    # ------------------------------------------------------------------ plumbing
+
+    @property
+    def _guard(self) -> float:
+        """Overall wall-clock bound of one non-streaming request (connect + read)."""
+        return self.timeout * 2 + 1.0
+
+    async def _call(self, what: str, fn: Callable[[threading.Event], T], *, guard: float) -> T:
+        """Run ``fn`` in a thread under the lock, with 429 pause/retry and error mapping."""
+        loop = asyncio.get_running_loop()
+        async with self._lock:
+            retries = 0
+            while True:
+                if self._straggler is not None and not self._straggler.done():
+                    await asyncio.wait({self._straggler})
+                self._straggler = None
+                wait = self._paused_until - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                try:
+                    return await self._run_thread(what, fn, guard)
+                except ResponseError as exc:
+                    status = int(exc.status_code)
+                    if status == 429:
+                        self._paused_until = loop.time() + self.rate_limit_pause
+                        if retries < self.max_retries_after_429:
+                            retries += 1
+                            log.warning(
+                                "Lichess rate limit (429) on %s; pausing %.1fs before retry %d",
+                                what,
+                                self.rate_limit_pause,
+                                retries,
+                            )
+                            continue
+                        raise LichessRateLimited(
+                            f"Lichess rate limit (429) on {what}", status_code=429
+                        ) from None
+                    raise self._map_status(what, status) from None
+                except ApiError as exc:  # wrapped requests exception (connection, timeout)
+                    raise LichessUnavailable(
+                        f"Lichess unreachable on {what}: {type(exc.error).__name__}"
+                    ) from None
+                except requests.RequestException as exc:  # raised while streaming
+                    raise LichessUnavailable(
+                        f"Lichess unreachable on {what}: {type(exc).__name__}"
+                    ) from None
+                except ValueError as exc:  # undecodable JSON
+                    raise LichessError(f"invalid answer from Lichess on {what}: {exc}") from None
+
+    async def _run_thread(self, what: str, fn: Callable[[threading.Event], T], guard: float) -> T:
+        abandon = threading.Event()
+        fut: asyncio.Future[T] = asyncio.ensure_future(asyncio.to_thread(fn, abandon))
+        try:
+            return await asyncio.wait_for(asyncio.shield(fut), guard)
+        except TimeoutError:
+            abandon.set()
+            self._straggler = fut
+            fut.add_done_callback(_swallow)
+            raise LichessUnavailable(f"Lichess call {what} took longer than {guard:.1f}s") from None
+        except asyncio.CancelledError:
+            abandon.set()
+            self._straggler = fut
+            fut.add_done_callback(_swallow)
+            raise
+
+    @staticmethod
+    def _map_status(what: str, status: int) -> LichessError:
+        if status == 404:
+            return LichessNotFound(f"not found on Lichess: {what}", status_code=404)
+        if status >= 500:
+            return LichessUnavailable(f"Lichess error {status} on {what}", status_code=status)
+        return LichessError(f"Lichess answered {status} on {what}", status_code=status)
+
+    # ------------------------------------------------------------------ users
+
+    async def get_user(self, username: str) -> LichessUser:
+        """Public data of one account.  :class:`LichessNotFound` if it does not exist."""
+        name = _check_username(username)
+        data = await self._call(
+            f"user {name}", lambda _a: self._api.users.get_public_data(name), guard=self._guard
+        )
+        return LichessUser.from_api(data)
+
+    async def get_users(self, ids: Sequence[str]) -> list[LichessUser]:
+        """Many accounts by id (``POST /api/users``, 300 per request).  Unknown ids are
+        simply missing from the result."""
+        wanted = list(dict.fromkeys(i.lower() for i in ids if _USERNAME_RE.match(i or "")))
+        users: list[LichessUser] = []
+        for start in range(0, len(wanted), USERS_CHUNK):
+            chunk = wanted[start : start + USERS_CHUNK]
+            data = await self._call(
+                f"users ({len(chunk)})",
+                lambda _a, c=chunk: self._api.users.get_by_id(*c),  # type: ignore[misc]
+                guard=self._guard,
+            )
+            users.extend(LichessUser.from_api(d) for d in data)
+        return users
+
+    async def rating_history(
+        self, username: str, perf_name: str = "Antichess"
+    ) -> list[tuple[date, int]]:
+        """Daily rating points of one perf (``name`` as Lichess spells it), oldest first.
+
+        Lichess counts months from 0; the dates returned are real calendar dates."""
+        name = _check_username(username)
+        data = await self._call(
+            f"rating history {name}",
+            lambda _a: self._api.users.get_rating_history(name),
+            guard=self._guard,
+        )
+        out: list[tuple[date, int]] = []
+        for entry in data or []:
+            if str(entry.get("name", "")).lower() != perf_name.lower():
+                continue
+            for point in entry.get("points") or []:
+                year, month0, day, rating = (int(x) for x in tuple(point)[:4])
+                out.append((date(year, month0 + 1, day), rating))
+        out.sort(key=lambda p: p[0])
+        return out
+
+    # ------------------------------------------------------------------ games
+
+    async def export_games(
+        self,
+        username: str,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        vs: str | None = None,
+        rated: bool | None = None,
+        perf_type: str | None = None,
+        max_games: int | None = None,
+    ) -> list[LichessGame]:
+        """Finished games of ``username``, newest first, as Lichess sends them.
+
+        ``since`` is inclusive, ``until`` exclusive (on the game's creation time);
+        ``max_games`` applies after the other filters."""
+        name = _check_username(username)
+        if max_games is not None and max_games <= 0:
+            return []
+        params: dict[str, str | int] = {"moves": "false"}
+        if since is not None:
+            params["since"] = to_millis(since)
+        if until is not None:
+            params["until"] = to_millis(until)
+        if vs is not None:
+            params["vs"] = vs
+        if rated is not None:
+            params["rated"] = _bool(rated)
+        if perf_type is not None:
+            params["perfType"] = perf_type
+        if max_games is not None:
+            params["max"] = max_games
+        path = f"/api/games/user/{name}"
+
+        def run(abandon: threading.Event) -> list[dict[str, Any]]:
+            stream: Iterable[dict[str, Any]] = self._raw.get(
+                path, params=params, fmt=NDJSON, stream=True
+            )
+            games: list[dict[str, Any]] = []
+            for game in stream:  # the request is sent on first iteration
+                if abandon.is_set():
+                    raise _Abandoned()
+                games.append(game)
+            return games
+
+        # Lichess streams ~20-30 games/s; allow for that on top of the request bound.
+        budget = self._guard + (max_games / 10 if max_games is not None else 600.0)
+        raw = await self._call(f"games of {name}", run, guard=budget)
+        return [LichessGame.from_api(g) for g in raw]
+
+    async def count_rated_games(
+        self, username: str, *, perf_type: str, until: datetime, limit: int
+    ) -> int:
+        """Number of rated ``perf_type`` games created before ``until`` (exclusive),
+        counting at most ``limit`` (cheap "has at least N games" check)."""
+        games = await self.export_games(
+            username, rated=True, perf_type=perf_type, until=until, max_games=limit
+        )
+        return len(games)
+
+    # ------------------------------------------------------------------ challenges
+
+    async def create_open_challenge(
+        self,
+        *,
+        users: tuple[str, str],
+        variant: str,
+        clock_limit: int,
+        clock_increment: int,
+        rated: bool = True,
+        name: str | None = None,
+    ) -> OpenChallenge:
+        """Open challenge that only ``users`` (white candidate first) may join."""
+        form: dict[str, str | int] = {
+            "users": ",".join(users),
+            "variant": variant,
+            "clock.limit": int(clock_limit),
+            "clock.increment": int(clock_increment),
+            "rated": _bool(rated),
+        }
+        if name:
+            form["name"] = name
+        data = await self._call(
+            "open challenge",
+            lambda _a: self._raw.post("/api/challenge/open", data=form),
+            guard=self._guard,
+        )
+        return OpenChallenge.from_api(data)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def aclose(self) -> None:
+        """Wait for any abandoned request, then close the HTTP session."""
+        async with self._lock:
+            if self._straggler is not None and not self._straggler.done():
+                await asyncio.wait({self._straggler})
+            self._straggler = None
+            self._session.close()
+
+
+def _swallow(fut: asyncio.Future[Any]) -> None:
+    if not fut.cancelled():
+        fut.exception()
+
+
+__all__ = ["LichessClient"]
