@@ -1,0 +1,16 @@
+"""Discord adapters: each cog parses interactions, calls one service and renders the reply."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.app import ChampionshipBot
+
+
+async def load_all(bot: ChampionshipBot) -> None:
+    from cogs.registration import RegistrationCog
+    from cogs.td import TDCog
+
+    await bot.add_cog(RegistrationCog(bot))
+    await bot.add_cog(TDCog(bot))

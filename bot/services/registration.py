@@ -412,6 +412,15 @@ class RegistrationService:
 
     # --- reading ----------------------------------------------------------------------------
 
+    async def get(self, registration_id: int) -> RegistrationSummary:
+        async with self.sessions() as session:
+            registration = await session.get(
+                Registration, registration_id, options=[selectinload(Registration.player)]
+            )
+        if registration is None:
+            raise InvalidInput(f"There is no registration #{registration_id}.")
+        return RegistrationSummary.of(registration)
+
     async def status(self, *, discord_id: int) -> RegistrationSummary | None:
         async with self.sessions() as session:
             registration = await session.scalar(

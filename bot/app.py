@@ -1,0 +1,111 @@
+"""The Discord bot: start-up wiring, the services it holds, and clean shutdown."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import discord
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from discord.ext import commands
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from bot.clock import Clock, SystemClock
+from bot.config import Config, Secrets
+from bot.lichess.client import LichessClient
+from bot.outbox import OutboxWorker
+from bot.scheduler import build_scheduler
+from bot.services.registration import RegistrationService
+from db import migrate
+from db.engine import make_engine, make_sessionmaker
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Services:
+    registration: RegistrationService
+
+
+class ChampionshipBot(commands.Bot):
+    """Holds configuration, the DB, the one Lichess client and the services the cogs call."""
+
+    def __init__(
+        self,
+        config: Config,
+        secrets: Secrets,
+        *,
+        clock: Clock | None = None,
+        lichess: LichessClient | None = None,
+        sync_commands: bool = True,
+        start_scheduler: bool = True,
+    ) -> None:
+        super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default())
+        self.config = config
+        self.secrets = secrets
+        self.clock: Clock = clock or SystemClock()
+        self.lichess = lichess or LichessClient(
+            base_url=config.lichess.base_url,
+            token=secrets.lichess_token,
+            timeout=config.lichess.timeout_seconds,
+            rate_limit_pause=config.lichess.rate_limit_pause_seconds,
+        )
+        self.sync_commands = sync_commands
+        self.start_scheduler = start_scheduler
+        self.engine: AsyncEngine | None = None
+        self.sessions: async_sessionmaker[AsyncSession] | None = None
+        self.outbox: OutboxWorker | None = None
+        self.services: Services | None = None
+        self.scheduler: AsyncIOScheduler | None = None
+
+    async def setup_hook(self) -> None:
+        """Migrate, wire services, load cogs, register persistent buttons, start the jobs."""
+        from cogs import load_all
+        from cogs.errors import install_error_handler
+
+        url = self.config.database.url
+        await migrate.upgrade(url)
+        self.engine = make_engine(url)
+        self.sessions = make_sessionmaker(self.engine)
+        self.outbox = OutboxWorker(
+            self,
+            self.sessions,
+            self.clock,
+            td_alert_channel_id=self.config.discord.td_alert_channel_id,
+        )
+        self.services = Services(
+            registration=RegistrationService(self.sessions, self.lichess, self.config, self.clock),
+        )
+        await self.services.registration.ensure_pre_seeded()
+        install_error_handler(self.tree)
+        await load_all(self)
+        if self.start_scheduler:
+            self.scheduler = build_scheduler(
+                {"outbox": (self.outbox.flush, self.config.jobs.outbox_flush_seconds)}
+            )
+            self.scheduler.start()
+        if self.sync_commands:
+            await self._sync_commands()
+
+    async def _sync_commands(self) -> None:
+        guild_id = self.config.discord.guild_id
+        if guild_id:
+            guild = discord.Object(id=guild_id)
+            self.tree.copy_global_to(guild=guild)
+            await self.tree.sync(guild=guild)
+        else:
+            await self.tree.sync()
+
+    @property
+    def svc(self) -> Services:
+        if self.services is None:
+            raise RuntimeError("the bot has not finished setup_hook")
+        return self.services
+
+    async def close(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.shutdown(wait=False)
+        await super().close()
+        await self.lichess.aclose()
+        if self.engine is not None:
+            await self.engine.dispose()

@@ -1,0 +1,144 @@
+"""The `acwc` command: run the bot, migrate the database, check a player from the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+
+from bot.config import Config, ConfigError, Secrets, load_config
+from bot.lichess.client import LichessClient
+from bot.lichess.errors import LichessError
+from bot.services.player_check import PlayerReport, check_player
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--config",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="YAML configuration file (default: the built-in 2019 edition settings)",
+    )
+    parser = argparse.ArgumentParser(
+        prog="acwc",
+        parents=[common],
+        description="Discord bot that runs a Lichess variant world championship.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands.add_parser("run", parents=[common], help="start the bot (needs DISCORD_TOKEN)")
+    db = commands.add_parser("db", parents=[common], help="database maintenance")
+    db_commands = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
+    db_commands.add_parser("upgrade", parents=[common], help="apply pending migrations")
+    db_commands.add_parser(
+        "check", parents=[common], help="fail if the models and the migrations disagree"
+    )
+    check = commands.add_parser(
+        "check-player", parents=[common], help="run the entry checks on a Lichess account"
+    )
+    check.add_argument("name", help="Lichess username")
+    check.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        config = load_config(getattr(args, "config", None))
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_USAGE
+    secrets = Secrets.from_env()
+    if args.command == "run":
+        return _run(config, secrets)
+    if args.command == "db":
+        return _db(config, args.db_command)
+    return asyncio.run(_check_player(config, secrets, args.name, as_json=args.json))
+
+
+def _run(config: Config, secrets: Secrets) -> int:
+    if not secrets.discord_token:
+        print(
+            "DISCORD_TOKEN is not set: export your Discord bot token and run again.",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    from bot.app import ChampionshipBot
+    from bot.logging_setup import configure_logging
+
+    configure_logging([secrets.discord_token, secrets.lichess_token])
+    bot = ChampionshipBot(config, secrets)
+    bot.run(secrets.discord_token, log_handler=None)
+    return EXIT_OK
+
+
+def _db(config: Config, action: str) -> int:
+    from db import migrate
+
+    if action == "upgrade":
+        asyncio.run(migrate.upgrade(config.database.url))
+        print("Database is at the latest schema.")
+        return EXIT_OK
+    differences = asyncio.run(migrate.drift(config.database.url))
+    if differences:
+        print("The models and the migrations disagree:", file=sys.stderr)
+        for difference in differences:
+            print(f"  {difference}", file=sys.stderr)
+        return EXIT_FAILURE
+    print("Models and migrations agree.")
+    return EXIT_OK
+
+
+async def _check_player(config: Config, secrets: Secrets, name: str, *, as_json: bool) -> int:
+    client = LichessClient(
+        base_url=config.lichess.base_url,
+        token=secrets.lichess_token,
+        timeout=config.lichess.timeout_seconds,
+        rate_limit_pause=config.lichess.rate_limit_pause_seconds,
+    )
+    try:
+        report = await check_player(client, config, name)
+    except LichessError as exc:
+        print(f"Lichess could not be reached ({type(exc).__name__}); no report.", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        await client.aclose()
+    print(json.dumps(report.to_json(), indent=2) if as_json else format_report(report, config))
+    return EXIT_OK
+
+
+def format_report(report: PlayerReport, config: Config) -> str:
+    """The human-readable version of the JSON report."""
+    data = report.to_json()
+    lines = [f"Lichess account: {data['username']}"]
+    if not report.exists:
+        lines.append("  not found on Lichess")
+    else:
+        lines.append(f"  profile: {data['profile_url']}")
+        lines.append(f"  created: {data['created_at'] or 'unknown (closed account)'}")
+        before = config.registration.games_before.strftime("%Y-%m-%d %H:%M UTC")
+        games = data["rated_games_before_cutoff"]
+        lines.append(
+            f"  rated {config.tournament.variant} games before {before}: "
+            f"{'unknown' if games is None else games}"
+            f" (counting stops at {config.registration.min_rated_games})"
+        )
+        lines.append(
+            f"  rating at cut-off: {data['rating_at_cutoff']} "
+            f"({data['rating_at_cutoff_game'] or 'no game'})"
+        )
+        lines.append(
+            f"  peak rating: {data['peak_rating']} ({data['peak_rating_game'] or 'no game'})"
+        )
+        lines.append(f"  seeding rating: {data['seeding_rating']}")
+    verdict = "eligible" if report.eligible else "problems: " + ", ".join(report.problems)
+    lines.append(f"  {verdict}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,67 @@
+"""One place that turns errors into replies: friendly and ephemeral, never a traceback."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+
+from bot.errors import UserFacingError
+
+log = logging.getLogger(__name__)
+
+UNEXPECTED = "Something went wrong on our side and nothing was changed. The error was logged."
+
+
+class NotTD(app_commands.CheckFailure):
+    """The command is for the tournament director only."""
+
+
+def message_for(error: Exception) -> str | None:
+    """The reply for an expected error, or None when the error is a bug to log."""
+    if isinstance(error, app_commands.CommandInvokeError | app_commands.TransformerError):
+        original = getattr(error, "original", None) or error.__cause__
+        if isinstance(error, app_commands.TransformerError):
+            return f"`{error.value}` is not a valid value for this option."
+        if isinstance(original, Exception):
+            return message_for(original)
+    if isinstance(error, UserFacingError):
+        return error.message
+    if isinstance(error, NotTD | app_commands.MissingRole | app_commands.MissingPermissions):
+        return "Only the tournament director can use this command."
+    if isinstance(error, app_commands.NoPrivateMessage):
+        return "This command only works in the championship server."
+    if isinstance(error, app_commands.CommandOnCooldown):
+        return f"Slow down: try again in {error.retry_after:.0f} seconds."
+    if isinstance(error, app_commands.CheckFailure):
+        return "You cannot use this command here."
+    return None
+
+
+async def reply_error(interaction: discord.Interaction, error: Exception) -> None:
+    """Reply ephemerally, whether or not the interaction was already answered or deferred."""
+    text = message_for(error)
+    if text is None:
+        log.error(
+            "unexpected error in %s by user %s",
+            interaction.command.qualified_name if interaction.command else "a component",
+            interaction.user.id,
+            exc_info=error,
+        )
+        text = UNEXPECTED
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+    except discord.HTTPException:
+        log.warning("could not deliver an error reply to user %s", interaction.user.id)
+
+
+def install_error_handler(tree: app_commands.CommandTree[discord.Client]) -> None:
+    @tree.error
+    async def on_app_command_error(
+        interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        await reply_error(interaction, error)

@@ -1,0 +1,262 @@
+"""The tournament director's commands (/td …) and the Approve / Reject buttons sent to them."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.errors import NotAllowed
+from bot.services import registration_text as text
+from bot.services.registration import DECISION_VIEW, RegistrationSummary
+from bot.timefmt import discord_time
+from cogs.common import bot_of, embed, guarded, is_td, kick_outbox
+from cogs.errors import NotTD
+
+if TYPE_CHECKING:
+    from bot.app import ChampionshipBot
+
+EMBED_TEXT_LIMIT = 4000
+
+
+def decision_view(registration_id: int) -> discord.ui.View:
+    """The Approve / Reject buttons; persistent across restarts through their custom ids."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(ApproveButton(registration_id))
+    view.add_item(RejectButton(registration_id))
+    return view
+
+
+async def _decide(
+    interaction: discord.Interaction, registration_id: int, *, approve: bool, reason: str | None
+) -> RegistrationSummary:
+    if not is_td(interaction):
+        raise NotAllowed("Only the tournament director can decide on registrations.")
+    return await bot_of(interaction).svc.registration.decide(
+        registration_id=registration_id, td_id=interaction.user.id, approve=approve, reason=reason
+    )
+
+
+def _decided_text(summary: RegistrationSummary, td_id: int) -> str:
+    state = summary.state.value
+    return f"Registration #{summary.id} ({summary.lichess_username}): {state} by <@{td_id}>."
+
+
+class DecisionModal(discord.ui.Modal):
+    """Asks for the exception reason (rule II.B) or the rejection comment."""
+
+    reason: discord.ui.TextInput[DecisionModal]
+
+    def __init__(self, registration_id: int, *, approve: bool) -> None:
+        title = "Approve as an exception" if approve else "Reject registration"
+        super().__init__(title=title, custom_id=f"acwc:reg:modal:{registration_id}:{int(approve)}")
+        self.registration_id = registration_id
+        self.approve = approve
+        self.reason = discord.ui.TextInput(
+            label="Reason (rule II.B)" if approve else "Comment for the player",
+            style=discord.TextStyle.paragraph,
+            required=True,
+            max_length=1000,
+            custom_id="reason",
+        )
+        self.add_item(self.reason)
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        async def run() -> None:
+            summary = await _decide(
+                interaction, self.registration_id, approve=self.approve, reason=self.reason.value
+            )
+            await _show_decision(interaction, summary)
+
+        await guarded(interaction, run)
+
+
+async def _show_decision(interaction: discord.Interaction, summary: RegistrationSummary) -> None:
+    """Replace the buttons with the decision where they were pressed; else confirm ephemerally."""
+    content = _decided_text(summary, interaction.user.id)
+    review = embed(text.registration_embed(summary, for_td=True))
+    if interaction.message is not None:
+        await interaction.response.edit_message(content=content, embed=review, view=None)
+    else:
+        await interaction.response.send_message(content, embed=review, ephemeral=True)
+    await kick_outbox(interaction)
+
+
+class ApproveButton(
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=r"acwc:reg:approve:(?P<id>\d+)",
+):
+    def __init__(self, registration_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Approve",
+                style=discord.ButtonStyle.success,
+                custom_id=f"acwc:reg:approve:{registration_id}",
+            )
+        )
+        self.registration_id = registration_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction,
+        item: discord.ui.Item[discord.ui.View],
+        match: re.Match[str],
+        /,
+    ) -> ApproveButton:
+        return cls(int(match["id"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async def run() -> None:
+            if not is_td(interaction):
+                raise NotAllowed("Only the tournament director can decide on registrations.")
+            service = bot_of(interaction).svc.registration
+            current = await service.get(self.registration_id)
+            if current.problems and current.state.value == "pending":
+                await interaction.response.send_modal(
+                    DecisionModal(self.registration_id, approve=True)
+                )
+                return
+            summary = await _decide(interaction, self.registration_id, approve=True, reason=None)
+            await _show_decision(interaction, summary)
+
+        await guarded(interaction, run)
+
+
+class RejectButton(
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=r"acwc:reg:reject:(?P<id>\d+)",
+):
+    def __init__(self, registration_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Reject",
+                style=discord.ButtonStyle.danger,
+                custom_id=f"acwc:reg:reject:{registration_id}",
+            )
+        )
+        self.registration_id = registration_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction,
+        item: discord.ui.Item[discord.ui.View],
+        match: re.Match[str],
+        /,
+    ) -> RejectButton:
+        return cls(int(match["id"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async def run() -> None:
+            if not is_td(interaction):
+                raise NotAllowed("Only the tournament director can decide on registrations.")
+            await interaction.response.send_modal(
+                DecisionModal(self.registration_id, approve=False)
+            )
+
+        await guarded(interaction, run)
+
+
+def _listing_embeds(summaries: list[RegistrationSummary]) -> list[discord.Embed]:
+    """Best seed first, split over several embeds when the list is long."""
+    chunks: list[str] = []
+    current = ""
+    for rank, summary in enumerate(summaries, start=1):
+        line = text.listing_line(rank, summary) + "\n"
+        if len(current) + len(line) > EMBED_TEXT_LIMIT:
+            chunks.append(current)
+            current = ""
+        current += line
+    if current:
+        chunks.append(current)
+    counts: dict[str, int] = {}
+    for s in summaries:
+        counts[s.state.value] = counts.get(s.state.value, 0) + 1
+    summary_line = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
+    embeds = []
+    for index, chunk in enumerate(chunks[:10]):
+        title = f"Registrations ({summary_line})" if index == 0 else None
+        embeds.append(discord.Embed(title=title, description=chunk))
+    return embeds
+
+
+@app_commands.guild_only()
+@app_commands.default_permissions(manage_guild=True)
+class TDCog(commands.GroupCog, group_name="td", group_description="Tournament director commands"):
+    registration = app_commands.Group(name="registration", description="Registration controls")
+
+    def __init__(self, bot: ChampionshipBot) -> None:
+        self.bot = bot
+        bot.add_dynamic_items(ApproveButton, RejectButton)
+        if bot.outbox is not None:
+            bot.outbox.register_view(DECISION_VIEW, lambda a: decision_view(a["registration_id"]))
+        super().__init__()
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        if not is_td(interaction):
+            raise NotTD("TD only")
+        return True
+
+    @app_commands.command(name="registrations", description="List every registration")
+    async def registrations(self, interaction: discord.Interaction) -> None:
+        summaries = await self.bot.svc.registration.all()
+        if not summaries:
+            await interaction.response.send_message("Nobody has registered yet.", ephemeral=True)
+            return
+        await interaction.response.send_message(embeds=_listing_embeds(summaries), ephemeral=True)
+
+    @registration.command(name="open", description="Open registration now")
+    async def registration_open(self, interaction: discord.Interaction) -> None:
+        await self._set_window(interaction, open_=True)
+
+    @registration.command(name="close", description="Close registration now")
+    async def registration_close(self, interaction: discord.Interaction) -> None:
+        await self._set_window(interaction, open_=False)
+
+    async def _set_window(self, interaction: discord.Interaction, *, open_: bool) -> None:
+        state = await self.bot.svc.registration.set_window(td_id=interaction.user.id, open_=open_)
+        word = "open" if state.is_open else "closed"
+        await interaction.response.send_message(
+            f"Registration is now **{word}** (set by the TD; the configured window was "
+            f"{discord_time(state.opens_at)} to {discord_time(state.closes_at)}).",
+            ephemeral=True,
+        )
+
+    @registration.command(name="show", description="Show one registration with its evidence")
+    @app_commands.describe(registration="Registration number (see /td registrations)")
+    async def registration_show(self, interaction: discord.Interaction, registration: int) -> None:
+        summary = await self.bot.svc.registration.get(registration)
+        view = (
+            decision_view(summary.id) if summary.state.value == "pending" else discord.utils.MISSING
+        )
+        await interaction.response.send_message(
+            embed=embed(text.registration_embed(summary, for_td=True)), view=view, ephemeral=True
+        )
+
+    @registration.command(name="approve", description="Approve a registration")
+    @app_commands.describe(
+        registration="Registration number", reason="Needed for an exception (rule II.B)"
+    )
+    async def registration_approve(
+        self, interaction: discord.Interaction, registration: int, reason: str | None = None
+    ) -> None:
+        summary = await _decide(interaction, registration, approve=True, reason=reason)
+        await interaction.response.send_message(
+            _decided_text(summary, interaction.user.id), ephemeral=True
+        )
+        await kick_outbox(interaction)
+
+    @registration.command(name="reject", description="Reject a registration")
+    @app_commands.describe(registration="Registration number", comment="Told to the player")
+    async def registration_reject(
+        self, interaction: discord.Interaction, registration: int, comment: str
+    ) -> None:
+        summary = await _decide(interaction, registration, approve=False, reason=comment)
+        await interaction.response.send_message(
+            _decided_text(summary, interaction.user.id), ephemeral=True
+        )
+        await kick_outbox(interaction)
