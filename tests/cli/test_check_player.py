@@ -14,7 +14,9 @@ from tests.fakes.lichess import FakeLichess
 
 
 async def run_cli(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], base_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    base_url: str,
     *args: str,
 ) -> tuple[int, str, str]:
     monkeypatch.setenv("LICHESS_BASE_URL", base_url)
@@ -27,10 +29,17 @@ async def test_json_report_of_an_eligible_player(
     fake: FakeLichess, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     add_player(fake, "Alice", games=150, rating=1700)
-    fake.add_game(white="Alice", black="x", created_at=datetime(2019, 1, 5, tzinfo=UTC),
-                  white_rating=2000, white_rating_diff=15, id="peakgame")
-    code, out, _ = await run_cli(monkeypatch, capsys, fake.base_url, "check-player", "alice",
-                                 "--json")
+    fake.add_game(
+        white="Alice",
+        black="x",
+        created_at=datetime(2019, 1, 5, tzinfo=UTC),
+        white_rating=2000,
+        white_rating_diff=15,
+        id="peakgame",
+    )
+    code, out, _ = await run_cli(
+        monkeypatch, capsys, fake.base_url, "check-player", "alice", "--json"
+    )
     assert code == 0
     report = json.loads(out)
     assert report["username"] == "Alice"
@@ -49,10 +58,12 @@ async def test_json_report_of_an_eligible_player(
 async def test_json_report_of_problems(
     fake: FakeLichess, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    add_player(fake, "Late", created_at=datetime(2019, 3, 1, tzinfo=UTC), games=0,
-               tos_violation=True)
-    code, out, _ = await run_cli(monkeypatch, capsys, fake.base_url, "check-player", "Late",
-                                 "--json")
+    add_player(
+        fake, "Late", created_at=datetime(2019, 3, 1, tzinfo=UTC), games=0, tos_violation=True
+    )
+    code, out, _ = await run_cli(
+        monkeypatch, capsys, fake.base_url, "check-player", "Late", "--json"
+    )
     report = json.loads(out)
     assert code == 0
     assert report["problems"] == ["account_too_new", "too_few_games", "tos_violation"]
@@ -67,8 +78,9 @@ async def test_unknown_closed_and_bot(
     add_player(fake, "Robot", title="BOT")
     expected = {"nobody": ["not_found"], "Gone": ["closed_account"], "Robot": ["bot_account"]}
     for name, problems in expected.items():
-        code, out, _ = await run_cli(monkeypatch, capsys, fake.base_url, "check-player", name,
-                                     "--json")
+        code, out, _ = await run_cli(
+            monkeypatch, capsys, fake.base_url, "check-player", name, "--json"
+        )
         report = json.loads(out)
         assert code == 0
         assert report["problems"] == problems, name
@@ -79,8 +91,9 @@ async def test_lichess_unreachable_exits_2(
     fake: FakeLichess, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     fake.set_down(True)
-    code, out, err = await run_cli(monkeypatch, capsys, fake.base_url, "check-player", "Alice",
-                                   "--json")
+    code, out, err = await run_cli(
+        monkeypatch, capsys, fake.base_url, "check-player", "Alice", "--json"
+    )
     assert code == 2
     assert out == ""
     assert "could not be reached" in err
@@ -115,8 +128,12 @@ def test_bad_config_names_every_bad_field(
     )
     assert cli.main(["--config", str(path), "check-player", "x"]) == 2
     err = capsys.readouterr().err
-    for field in ("tournament.match_games", "registration.min_rated_games", "lichess.base_url",
-                  "unknown_section"):
+    for field in (
+        "tournament.match_games",
+        "registration.min_rated_games",
+        "lichess.base_url",
+        "unknown_section",
+    ):
         assert field in err
 
 

@@ -21,8 +21,13 @@ async def test_models_and_migrations_agree(db_url: str) -> None:
 async def test_datetimes_come_back_aware_utc(sessions: async_sessionmaker[AsyncSession]) -> None:
     cest = timezone(timedelta(hours=2))
     async with transaction(sessions) as session:
-        session.add(Player(lichess_id="a", lichess_username="A",
-                           created_at=datetime(2019, 9, 1, 0, 0, tzinfo=cest)))
+        session.add(
+            Player(
+                lichess_id="a",
+                lichess_username="A",
+                created_at=datetime(2019, 9, 1, 0, 0, tzinfo=cest),
+            )
+        )
     async with sessions() as session:
         player = await session.get(Player, 1)
         assert player is not None
@@ -33,7 +38,9 @@ async def test_datetimes_come_back_aware_utc(sessions: async_sessionmaker[AsyncS
 async def test_naive_datetimes_are_refused(sessions: async_sessionmaker[AsyncSession]) -> None:
     with pytest.raises(StatementError, match="naive datetime"):
         async with transaction(sessions) as session:
-            session.add(Player(lichess_id="a", lichess_username="A", created_at=datetime(2019, 1, 1)))
+            session.add(
+                Player(lichess_id="a", lichess_username="A", created_at=datetime(2019, 1, 1))
+            )
 
 
 async def test_wal_and_foreign_keys_are_on(sessions: async_sessionmaker[AsyncSession]) -> None:
@@ -43,8 +50,16 @@ async def test_wal_and_foreign_keys_are_on(sessions: async_sessionmaker[AsyncSes
     now = datetime.now(UTC)
     with pytest.raises(IntegrityError):
         async with transaction(sessions) as session:
-            session.add(Registration(player_id=999, state=RegistrationState.PENDING,
-                                     problems=[], evidence={}, created_at=now, updated_at=now))
+            session.add(
+                Registration(
+                    player_id=999,
+                    state=RegistrationState.PENDING,
+                    problems=[],
+                    evidence={},
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
 
 
 async def test_upgrade_twice_is_harmless(db_url: str) -> None:

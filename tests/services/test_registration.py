@@ -64,13 +64,17 @@ async def test_clean_registration_waits_for_td_with_buttons(
     messages = await outbox(sessions)
     assert [(m.kind, m.target_id) for m in messages] == [(OutboxKind.DM, TD_ID)]
     assert messages[0].view == {
-        "kind": "registration_decision", "args": {"registration_id": summary.id}
+        "kind": "registration_decision",
+        "args": {"registration_id": summary.id},
     }
     assert "Alice" in messages[0].content
 
 
 async def test_auto_approve_skips_the_td_for_clean_entries(
-    sessions: async_sessionmaker[AsyncSession], lichess, config, clock: FakeClock,
+    sessions: async_sessionmaker[AsyncSession],
+    lichess,
+    config,
+    clock: FakeClock,
     fake: FakeLichess,
 ) -> None:
     auto = config.model_copy(
@@ -84,7 +88,10 @@ async def test_auto_approve_skips_the_td_for_clean_entries(
 
 
 async def test_auto_approve_still_sends_flagged_entries_to_the_td(
-    sessions: async_sessionmaker[AsyncSession], lichess, config, clock: FakeClock,
+    sessions: async_sessionmaker[AsyncSession],
+    lichess,
+    config,
+    clock: FakeClock,
     fake: FakeLichess,
 ) -> None:
     auto = config.model_copy(
@@ -150,9 +157,7 @@ async def test_bot_and_closed_accounts_are_refused(
     assert await count(sessions, OwnershipChallenge) == 0
 
 
-async def test_unknown_and_malformed_usernames(
-    registration: RegistrationService, sessions
-) -> None:
+async def test_unknown_and_malformed_usernames(registration: RegistrationService, sessions) -> None:
     with pytest.raises(InvalidInput, match="no Lichess account named `ghost`"):
         await registration.start(discord_id=ALICE, lichess_username="ghost", is_td=False)
     with pytest.raises(InvalidInput, match="not a valid Lichess username"):
@@ -162,7 +167,7 @@ async def test_unknown_and_malformed_usernames(
 
 async def test_td_cannot_register(registration: RegistrationService, fake: FakeLichess) -> None:
     add_player(fake, "Alice")
-    with pytest.raises(NotAllowed, match="rule I.D"):
+    with pytest.raises(NotAllowed, match=r"rule I\.D"):
         await registration.start(discord_id=TD_ID, lichess_username="Alice", is_td=True)
 
 
@@ -243,9 +248,7 @@ async def test_registering_again_tells_the_state(
         await registration.start(discord_id=ALICE, lichess_username="alice", is_td=False)
 
 
-async def test_td_decisions(
-    registration: RegistrationService, fake: FakeLichess, sessions
-) -> None:
+async def test_td_decisions(registration: RegistrationService, fake: FakeLichess, sessions) -> None:
     add_player(fake, "Alice", games=50)
     add_player(fake, "Bob")
     alice = await register(registration, fake, ALICE, "Alice")
@@ -328,13 +331,25 @@ async def test_seeding_uses_the_cest_cutoff(
 ) -> None:
     add_player(fake, "Alice", rating=1800)
     # Ends 2019-08-31 21:50Z, before 00:00 CEST: counts; rating after 1800 + 20 = 1820.
-    fake.add_game(white="Alice", black="x", created_at=datetime(2019, 8, 31, 21, 40, tzinfo=UTC),
-                  last_move_at=datetime(2019, 8, 31, 21, 50, tzinfo=UTC),
-                  white_rating=1800, white_rating_diff=20, id="before22")
+    fake.add_game(
+        white="Alice",
+        black="x",
+        created_at=datetime(2019, 8, 31, 21, 40, tzinfo=UTC),
+        last_move_at=datetime(2019, 8, 31, 21, 50, tzinfo=UTC),
+        white_rating=1800,
+        white_rating_diff=20,
+        id="before22",
+    )
     # Ends 2019-08-31 22:30Z, after 00:00 CEST: does not count although before 24:00 UTC.
-    fake.add_game(white="Alice", black="x", created_at=datetime(2019, 8, 31, 22, 20, tzinfo=UTC),
-                  last_move_at=datetime(2019, 8, 31, 22, 30, tzinfo=UTC),
-                  white_rating=1820, white_rating_diff=200, id="after22")
+    fake.add_game(
+        white="Alice",
+        black="x",
+        created_at=datetime(2019, 8, 31, 22, 20, tzinfo=UTC),
+        last_move_at=datetime(2019, 8, 31, 22, 30, tzinfo=UTC),
+        white_rating=1820,
+        white_rating_diff=200,
+        id="after22",
+    )
     registration_id = await register(registration, fake, ALICE, "Alice")
     summary = await registration.get(registration_id)
     assert summary.rating_at_cutoff == 1820
