@@ -23,6 +23,22 @@ Typical use::
         rec = await h.slash("td registrations", user=42)
         assert rec.response is not None and rec.response.ephemeral
         await h.press("reg:approve:1", user=42)
+
+Building the bot: any ``commands.Bot`` works; intents do not matter (members
+and channels are put straight into the cache) and it must not be started /
+logged in.  ``application_id`` is optional: if the bot has none the harness
+sets :attr:`DiscordHarness.application_id` (9000), and ``bot.user`` becomes a
+fake ``ClientUser`` (id ``bot_user_id``).  ``Client._async_setup_hook`` (loop
+wiring) always runs in :meth:`DiscordHarness.start`; ``bot.setup_hook()`` only
+with ``start(run_setup_hook=True)`` / ``discord_harness(bot, run_setup_hook=True)``,
+after the recorders are installed (so ``add_view``, ``add_cog``,
+``tree.sync`` work offline).
+
+Not emulated (Discord's side, not discord.py's): ``default_member_permissions``,
+``guild_only``/allowed contexts, option choice/min/max validation, the 3 s /
+15 min response windows, "This interaction failed" (an unanswered interaction
+just has ``responses == []``), autocomplete and attachment options.  Only one
+harness may be active at a time (it patches module globals).
 """
 
 from __future__ import annotations
@@ -555,12 +571,15 @@ class DiscordHarness:
         self._restore.append(lambda: dlog.removeHandler(collector))
 
         # -- guild cache
-        self._build_guild()
-
-        if run_setup_hook:
-            await bot.setup_hook()
-        if mark_ready:
-            bot._ready.set()
+        try:
+            self._build_guild()
+            if run_setup_hook:
+                await bot.setup_hook()
+            if mark_ready:
+                bot._ready.set()
+        except BaseException:
+            await self.close(close_bot=False)
+            raise
 
     async def close(self, *, close_bot: bool = True) -> None:
         """Close the bot (offline) and restore everything :meth:`start` patched."""
@@ -1187,6 +1206,10 @@ class DiscordHarness:
             )
             self._live[target.id] = target
         comp = _find_component(target.components, custom_id)
+        if comp is None:
+            raise ValueError(f"message {target.id} has no component {custom_id!r}")
+        if comp.get("disabled"):
+            raise AssertionError(f"component {custom_id!r} is disabled; Discord would not send it")
         component_type = int(comp.get("type", 2)) if comp else 2
         data: dict[str, Any] = {"custom_id": custom_id, "component_type": component_type}
         if values is not None:
@@ -1245,14 +1268,9 @@ class DiscordHarness:
                 if f.get("label"):
                     by_label[str(f["label"])] = str(f["custom_id"])
         rows: list[dict[str, Any]] = []
+        known_ids = {f["custom_id"] for f in modal_resp.modal_fields} if modal_resp else set()
         for key, val in values.items():
-            cid = (
-                key
-                if key not in by_label
-                or modal_resp is None
-                or any(f["custom_id"] == key for f in modal_resp.modal_fields)
-                else by_label[key]
-            )
+            cid = key if key in known_ids or key not in by_label else by_label[key]
             if isinstance(val, str):
                 comp: dict[str, Any] = {"type": 4, "custom_id": cid, "value": val}
             else:

@@ -494,6 +494,8 @@ async def test_persistent_view_press_updates_channel_message(h: DiscordHarness) 
     assert msg.content == f"Approved by <@{TD_USER}>"
     [button] = h.buttons(msg)
     assert button["disabled"] and button["label"] == "Approved"
+    with pytest.raises(AssertionError, match="disabled"):
+        await h.press("reg:approve:1", user=TD_USER, message=msg)
     assert press.response.source_message_id == msg.id
     bot = h.bot
     assert isinstance(bot, HarnessTestBot) and bot.approve_view is not None
@@ -620,3 +622,39 @@ async def test_close_restores_everything() -> None:
     assert dinteractions.async_context is orig_ctx
     assert "request" not in vars(bot.http)
     assert bot.is_closed()
+
+
+async def test_failing_setup_hook_restores_patches() -> None:
+    class BrokenBot(HarnessTestBot):
+        async def setup_hook(self) -> None:
+            raise RuntimeError("no db")
+
+    orig_ctx = dwebhook.async_context
+    bot = BrokenBot()
+    with pytest.raises(RuntimeError, match="no db"):
+        async with discord_harness(bot, run_setup_hook=True):
+            pass
+    assert dwebhook.async_context is orig_ctx
+    assert "request" not in vars(bot.http)
+
+
+async def test_rest_fakes_and_overrides(h: DiscordHarness) -> None:
+    bot = h.bot
+    user = await bot.fetch_user(PLAYER)
+    assert user.name == "alice"
+    with pytest.raises(discord.NotFound):
+        await bot.fetch_user(999)
+    h.on_request(
+        "GET",
+        "/users/{user_id}",
+        lambda req: {
+            "id": req.params["user_id"],
+            "username": "ghost",
+            "discriminator": "0",
+            "avatar": None,
+        },
+    )
+    assert (await bot.fetch_user(999)).name == "ghost"
+    with pytest.raises(discord.NotFound):
+        await bot.fetch_guild(GUILD)  # no fake for this route
+    assert [r.path for r in h.unhandled] == ["/guilds/{guild_id}"]
