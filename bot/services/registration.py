@@ -251,9 +251,8 @@ class RegistrationService:
         async with transaction(self.sessions) as session:
             await self._check_unique(session, discord_id=discord_id, user=user, now=now)
             row = await session.get(OwnershipChallenge, challenge_id)
-            assert row is not None
-            if row.verified_at is not None:  # a concurrent press already registered
-                pass
+            if row is None:
+                raise InvalidInput("This verification no longer exists. Run /register again.")
             row.verified_at = now
             registration = await self._save_registration(session, discord_id, report, now)
         return RegistrationSummary.of(registration)

@@ -777,6 +777,10 @@ class DiscordHarness:
         :class:`RecordedRequest` and returns the JSON (or raises)."""
         self._handlers[(method.upper(), path)] = handler
 
+    def off_request(self, method: str, path: str) -> None:
+        """Drop an :meth:`on_request` override: the route gets the default fake answer again."""
+        self._handlers.pop((method.upper(), path), None)
+
     # --------------------------------------------------------------- queries
 
     def dms_to(self, user_id: int) -> list[RecordedMessage]:
