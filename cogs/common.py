@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Self, cast
 
 import discord
 from discord import app_commands
@@ -56,3 +57,48 @@ async def kick_outbox(interaction: discord.Interaction) -> None:
     outbox = bot_of(interaction).outbox
     if outbox is not None:
         await outbox.flush()
+
+
+class IdButton(
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=r"acwc:unused:(?P<id>\d+)",
+):
+    """A persistent button whose custom_id carries one id, so it works after a restart.
+
+    Subclasses give `template` (with an `id` group), `prefix`, `label` and `style`, and
+    implement `run`; errors in `run` get the same ephemeral replies as slash commands.
+    """
+
+    prefix: str = "acwc:unused"
+    label: str = ""
+    style: discord.ButtonStyle = discord.ButtonStyle.primary
+
+    def __init__(self, ident: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=self.label, style=self.style, custom_id=f"{self.prefix}:{ident}"
+            )
+        )
+        self.ident = ident
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction,
+        item: discord.ui.Item[discord.ui.View],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(int(match["id"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await guarded(interaction, lambda: self.run(interaction))
+
+    async def run(self, interaction: discord.Interaction) -> None:
+        raise NotImplementedError
+
+
+def single_button_view(item: IdButton) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(item)
+    return view

@@ -2,103 +2,52 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.errors import NotAllowed
 from bot.services import registration_text as text
-from cogs.common import bot_of, embed, guarded, is_td, kick_outbox
+from cogs.common import IdButton, bot_of, embed, is_td, kick_outbox, single_button_view
 
 if TYPE_CHECKING:
     from bot.app import ChampionshipBot
 
 
-class VerifyButton(
-    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=r"acwc:reg:verify:(?P<id>\d+)",
-):
-    """Persistent: still works after a restart, because the id is in the custom_id."""
+class VerifyButton(IdButton, template=r"acwc:reg:verify:(?P<id>\d+)"):
+    """Reads the Lichess profile for the code of ownership challenge `ident`."""
 
-    def __init__(self, challenge_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Verify",
-                style=discord.ButtonStyle.primary,
-                custom_id=f"acwc:reg:verify:{challenge_id}",
-            )
+    prefix, label = "acwc:reg:verify", "Verify"
+
+    async def run(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        service = bot_of(interaction).svc.registration
+        summary = await service.verify(discord_id=interaction.user.id, challenge_id=self.ident)
+        await interaction.followup.send(
+            text.after_verify(summary),
+            embed=embed(text.registration_embed(summary)),
+            ephemeral=True,
         )
-        self.challenge_id = challenge_id
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction,
-        item: discord.ui.Item[discord.ui.View],
-        match: re.Match[str],
-        /,
-    ) -> VerifyButton:
-        return cls(int(match["id"]))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        async def run() -> None:
-            await interaction.response.defer(ephemeral=True, thinking=True)
-            service = bot_of(interaction).svc.registration
-            summary = await service.verify(
-                discord_id=interaction.user.id, challenge_id=self.challenge_id
-            )
-            await interaction.followup.send(
-                text.after_verify(summary),
-                embed=embed(text.registration_embed(summary)),
-                ephemeral=True,
-            )
-            await kick_outbox(interaction)
-
-        await guarded(interaction, run)
+        await kick_outbox(interaction)
 
 
-class WithdrawButton(
-    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=r"acwc:reg:withdraw:(?P<user>\d+)",
-):
-    def __init__(self, user_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Yes, withdraw",
-                style=discord.ButtonStyle.danger,
-                custom_id=f"acwc:reg:withdraw:{user_id}",
-            )
+class WithdrawButton(IdButton, template=r"acwc:reg:withdraw:(?P<id>\d+)"):
+    """Confirms the withdrawal of the registration of Discord user `ident`."""
+
+    prefix, label, style = "acwc:reg:withdraw", "Yes, withdraw", discord.ButtonStyle.danger
+
+    async def run(self, interaction: discord.Interaction) -> None:
+        if interaction.user.id != self.ident:
+            raise NotAllowed("This button belongs to another player.")
+        service = bot_of(interaction).svc.registration
+        summary = await service.withdraw(discord_id=interaction.user.id)
+        await interaction.response.edit_message(
+            content=f"Your registration as **{summary.lichess_username}** is withdrawn.",
+            view=None,
         )
-        self.user_id = user_id
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction,
-        item: discord.ui.Item[discord.ui.View],
-        match: re.Match[str],
-        /,
-    ) -> WithdrawButton:
-        return cls(int(match["user"]))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        async def run() -> None:
-            if interaction.user.id != self.user_id:
-                await interaction.response.send_message(
-                    "This button belongs to another player.", ephemeral=True
-                )
-                return
-            service = bot_of(interaction).svc.registration
-            summary = await service.withdraw(discord_id=interaction.user.id)
-            await interaction.response.edit_message(
-                content=f"Your registration as **{summary.lichess_username}** is withdrawn.",
-                view=None,
-            )
-            await kick_outbox(interaction)
-
-        await guarded(interaction, run)
+        await kick_outbox(interaction)
 
 
 class RegistrationCog(commands.Cog):
@@ -116,11 +65,9 @@ class RegistrationCog(commands.Cog):
             lichess_username=lichess_username,
             is_td=is_td(interaction),
         )
-        view = discord.ui.View(timeout=None)
-        view.add_item(VerifyButton(step.challenge_id))
         await interaction.followup.send(
             text.ownership_instructions(step.code, step.lichess_username, step.expires_at),
-            view=view,
+            view=single_button_view(VerifyButton(step.challenge_id)),
             ephemeral=True,
         )
         await kick_outbox(interaction)
@@ -147,11 +94,9 @@ class RegistrationCog(commands.Cog):
                 "You have not registered, so there is nothing to withdraw.", ephemeral=True
             )
             return
-        view = discord.ui.View(timeout=None)
-        view.add_item(WithdrawButton(interaction.user.id))
         await interaction.response.send_message(
             f"Withdraw your registration as **{summary.lichess_username}**? "
             "You can register again while registration is open.",
-            view=view,
+            view=single_button_view(WithdrawButton(interaction.user.id)),
             ephemeral=True,
         )

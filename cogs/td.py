@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import discord
@@ -13,8 +12,9 @@ from bot.errors import NotAllowed
 from bot.services import registration_text as text
 from bot.services.registration import DECISION_VIEW, RegistrationSummary
 from bot.timefmt import discord_time
-from cogs.common import bot_of, embed, guarded, is_td, kick_outbox
+from cogs.common import IdButton, bot_of, embed, guarded, is_td, kick_outbox
 from cogs.errors import NotTD
+from db.models import RegistrationState
 
 if TYPE_CHECKING:
     from bot.app import ChampionshipBot
@@ -30,11 +30,15 @@ def decision_view(registration_id: int) -> discord.ui.View:
     return view
 
 
+def _require_td(interaction: discord.Interaction) -> None:
+    if not is_td(interaction):
+        raise NotAllowed("Only the tournament director can decide on registrations.")
+
+
 async def _decide(
     interaction: discord.Interaction, registration_id: int, *, approve: bool, reason: str | None
 ) -> RegistrationSummary:
-    if not is_td(interaction):
-        raise NotAllowed("Only the tournament director can decide on registrations.")
+    _require_td(interaction)
     return await bot_of(interaction).svc.registration.decide(
         registration_id=registration_id, td_id=interaction.user.id, approve=approve, reason=reason
     )
@@ -85,80 +89,29 @@ async def _show_decision(interaction: discord.Interaction, summary: Registration
     await kick_outbox(interaction)
 
 
-class ApproveButton(
-    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=r"acwc:reg:approve:(?P<id>\d+)",
-):
-    def __init__(self, registration_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Approve",
-                style=discord.ButtonStyle.success,
-                custom_id=f"acwc:reg:approve:{registration_id}",
-            )
-        )
-        self.registration_id = registration_id
+class ApproveButton(IdButton, template=r"acwc:reg:approve:(?P<id>\d+)"):
+    """Approves registration `ident`; a flagged one first asks for the exception reason."""
 
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction,
-        item: discord.ui.Item[discord.ui.View],
-        match: re.Match[str],
-        /,
-    ) -> ApproveButton:
-        return cls(int(match["id"]))
+    prefix, label, style = "acwc:reg:approve", "Approve", discord.ButtonStyle.success
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        async def run() -> None:
-            if not is_td(interaction):
-                raise NotAllowed("Only the tournament director can decide on registrations.")
-            service = bot_of(interaction).svc.registration
-            current = await service.get(self.registration_id)
-            if current.problems and current.state.value == "pending":
-                await interaction.response.send_modal(
-                    DecisionModal(self.registration_id, approve=True)
-                )
-                return
-            summary = await _decide(interaction, self.registration_id, approve=True, reason=None)
-            await _show_decision(interaction, summary)
-
-        await guarded(interaction, run)
+    async def run(self, interaction: discord.Interaction) -> None:
+        _require_td(interaction)
+        current = await bot_of(interaction).svc.registration.get(self.ident)
+        if current.problems and current.state is RegistrationState.PENDING:
+            await interaction.response.send_modal(DecisionModal(self.ident, approve=True))
+            return
+        summary = await _decide(interaction, self.ident, approve=True, reason=None)
+        await _show_decision(interaction, summary)
 
 
-class RejectButton(
-    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=r"acwc:reg:reject:(?P<id>\d+)",
-):
-    def __init__(self, registration_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Reject",
-                style=discord.ButtonStyle.danger,
-                custom_id=f"acwc:reg:reject:{registration_id}",
-            )
-        )
-        self.registration_id = registration_id
+class RejectButton(IdButton, template=r"acwc:reg:reject:(?P<id>\d+)"):
+    """Rejects registration `ident` after asking for the comment to the player."""
 
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction,
-        item: discord.ui.Item[discord.ui.View],
-        match: re.Match[str],
-        /,
-    ) -> RejectButton:
-        return cls(int(match["id"]))
+    prefix, label, style = "acwc:reg:reject", "Reject", discord.ButtonStyle.danger
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        async def run() -> None:
-            if not is_td(interaction):
-                raise NotAllowed("Only the tournament director can decide on registrations.")
-            await interaction.response.send_modal(
-                DecisionModal(self.registration_id, approve=False)
-            )
-
-        await guarded(interaction, run)
+    async def run(self, interaction: discord.Interaction) -> None:
+        _require_td(interaction)
+        await interaction.response.send_modal(DecisionModal(self.ident, approve=False))
 
 
 def _listing_embeds(summaries: list[RegistrationSummary]) -> list[discord.Embed]:
