@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import selectinload
 
@@ -248,13 +249,20 @@ class RegistrationService:
         hard = [p for p in report.problems if p in eligibility.HARD_REFUSALS]
         if hard:
             raise InvalidInput(text.refusal(hard, report.user))
-        async with transaction(self.sessions) as session:
-            await self._check_unique(session, discord_id=discord_id, user=user, now=now)
-            row = await session.get(OwnershipChallenge, challenge_id)
-            if row is None:
-                raise InvalidInput("This verification no longer exists. Run /register again.")
-            row.verified_at = now
-            registration = await self._save_registration(session, discord_id, report, now)
+        try:
+            async with transaction(self.sessions) as session:
+                await self._check_unique(session, discord_id=discord_id, user=user, now=now)
+                row = await session.get(OwnershipChallenge, challenge_id)
+                if row is None:
+                    raise InvalidInput("This verification no longer exists. Run /register again.")
+                row.verified_at = now
+                registration = await self._save_registration(session, discord_id, report, now)
+        except IntegrityError:
+            # A simultaneous press won the race; show what it recorded.
+            existing = await self.status(discord_id=discord_id)
+            if existing is None:
+                raise WrongStage(f"{user.username} was just registered by someone else.") from None
+            return existing
         return RegistrationSummary.of(registration)
 
     async def _save_registration(
@@ -263,6 +271,10 @@ class RegistrationService:
         user = report.user
         assert user is not None
         player = await session.scalar(select(Player).where(Player.lichess_id == user.id))
+        previous = await session.scalar(select(Player).where(Player.discord_id == discord_id))
+        if previous is not None and previous is not player:
+            previous.discord_id = None  # a withdrawn entry with another account: unlink it
+            await session.flush()
         if player is None:
             player = Player(
                 lichess_id=user.id,
@@ -536,10 +548,16 @@ class RegistrationService:
             .where(Player.discord_id == discord_id)
             .options(selectinload(Player.registration))
         )
-        if mine is not None and mine.lichess_id != user.id:
-            if mine.registration is not None and mine.registration.state in ACTIVE_STATES:
+        if mine is not None and mine.lichess_id != user.id and mine.registration is not None:
+            state = mine.registration.state
+            if state in ACTIVE_STATES:
                 await self._alert_double_entry(discord_id, mine.lichess_username, user, now)
                 raise NotAllowed(text.second_account(mine.lichess_username, user.username))
+            if state is RegistrationState.REJECTED:
+                raise WrongStage(
+                    f"Your registration as {mine.lichess_username} was rejected by the TD; "
+                    "you cannot enter with another account. Contact the TD."
+                )
         theirs = await session.scalar(
             select(Player)
             .where(Player.lichess_id == user.id)

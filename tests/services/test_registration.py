@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -356,3 +357,45 @@ async def test_seeding_uses_the_cest_cutoff(
     assert summary.rating_at_cutoff_game == "https://lichess.org/before22"
     assert summary.peak_rating == 1820
     assert summary.seeding_rating == 1820
+
+
+async def test_after_withdrawing_a_player_may_enter_with_another_account(
+    registration: RegistrationService, fake: FakeLichess
+) -> None:
+    add_player(fake, "Alice")
+    add_player(fake, "AliceNew")
+    await register(registration, fake, ALICE, "Alice")
+    await registration.withdraw(discord_id=ALICE)
+    new_id = await register(registration, fake, ALICE, "AliceNew")
+    summary = await registration.status(discord_id=ALICE)
+    assert summary is not None and summary.id == new_id
+    assert summary.lichess_username == "AliceNew"
+
+
+async def test_after_a_rejection_another_account_is_refused(
+    registration: RegistrationService, fake: FakeLichess
+) -> None:
+    add_player(fake, "Alice")
+    add_player(fake, "AliceNew")
+    alice = await register(registration, fake, ALICE, "Alice")
+    await registration.decide(registration_id=alice, td_id=TD_ID, approve=False, reason="No")
+    with pytest.raises(WrongStage, match="was rejected"):
+        await registration.start(discord_id=ALICE, lichess_username="AliceNew", is_td=False)
+
+
+async def test_two_simultaneous_verify_presses_register_once(
+    registration: RegistrationService, fake: FakeLichess, sessions
+) -> None:
+    add_player(fake, "Alice")
+    step = await registration.start(discord_id=ALICE, lichess_username="Alice", is_td=False)
+    fake.set_profile("Alice", bio=step.code)
+    first, second = await asyncio.gather(
+        registration.verify(discord_id=ALICE, challenge_id=step.challenge_id),
+        registration.verify(discord_id=ALICE, challenge_id=step.challenge_id),
+        return_exceptions=True,
+    )
+    outcomes = [first, second]
+    summaries = [o for o in outcomes if not isinstance(o, BaseException)]
+    assert summaries, outcomes
+    assert all(isinstance(o, WrongStage) for o in outcomes if isinstance(o, BaseException))
+    assert await count(sessions, Registration) == 1
