@@ -1,0 +1,135 @@
+"""Due actions: deadlines, reminders and grace periods as database rows (DESIGN rule 4).
+
+A service schedules an action in its own transaction. The periodic sweep runs every due
+action in a transaction of its own that also marks it done, so its effects (state changes,
+outbox messages) and the "done" mark commit together: a restart at any moment neither loses
+nor repeats an action.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import Clock
+from db.engine import transaction
+from db.models import DueAction
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[AsyncSession, DueAction, datetime], Awaitable[None]]
+MAX_ATTEMPTS = 5
+
+
+async def schedule(
+    session: AsyncSession,
+    *,
+    kind: str,
+    subject_type: str,
+    subject_id: int,
+    due_at: datetime,
+    payload: dict[str, Any] | None = None,
+) -> DueAction:
+    """Add an action unless the same one (kind, subject, time) is already scheduled."""
+    existing = await session.scalar(
+        select(DueAction).where(
+            DueAction.kind == kind,
+            DueAction.subject_type == subject_type,
+            DueAction.subject_id == subject_id,
+            DueAction.due_at == due_at,
+        )
+    )
+    if existing is not None:
+        return existing
+    action = DueAction(
+        kind=kind,
+        subject_type=subject_type,
+        subject_id=subject_id,
+        due_at=due_at,
+        payload=payload or {},
+        attempts=0,
+    )
+    session.add(action)
+    await session.flush()
+    return action
+
+
+async def cancel(
+    session: AsyncSession,
+    *,
+    subject_type: str,
+    subject_id: int,
+    now: datetime,
+    kinds: tuple[str, ...] | None = None,
+) -> None:
+    """Cancel the pending actions of a subject (all, or only some kinds)."""
+    statement = update(DueAction).where(
+        DueAction.subject_type == subject_type,
+        DueAction.subject_id == subject_id,
+        DueAction.done_at.is_(None),
+        DueAction.cancelled_at.is_(None),
+    )
+    if kinds is not None:
+        statement = statement.where(DueAction.kind.in_(kinds))
+    await session.execute(statement.values(cancelled_at=now))
+
+
+class DueActionRunner:
+    """Runs due actions once each; a failing action is retried a few times, then left for the TD."""
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], clock: Clock) -> None:
+        self.sessions = sessions
+        self.clock = clock
+        self.handlers: dict[str, Handler] = {}
+
+    def register(self, kind: str, handler: Handler) -> None:
+        self.handlers[kind] = handler
+
+    async def sweep(self, limit: int = 200) -> int:
+        """Run everything due now, oldest first; returns how many actions ran."""
+        now = self.clock.now()
+        async with self.sessions() as session:
+            due = (
+                await session.scalars(
+                    select(DueAction.id)
+                    .where(
+                        DueAction.done_at.is_(None),
+                        DueAction.cancelled_at.is_(None),
+                        DueAction.due_at <= now,
+                        DueAction.attempts < MAX_ATTEMPTS,
+                    )
+                    .order_by(DueAction.due_at, DueAction.id)
+                    .limit(limit)
+                )
+            ).all()
+        ran = 0
+        for action_id in due:
+            ran += await self._run(action_id, now)
+        return ran
+
+    async def _run(self, action_id: int, now: datetime) -> int:
+        try:
+            async with transaction(self.sessions) as session:
+                action = await session.get(DueAction, action_id)
+                if action is None or action.done_at or action.cancelled_at:
+                    return 0
+                handler = self.handlers.get(action.kind)
+                if handler is None:
+                    raise LookupError(f"no handler for due action kind {action.kind!r}")
+                await handler(session, action, now)
+                action.done_at = now
+                action.attempts += 1
+            return 1
+        except Exception as exc:
+            log.exception("due action %s failed", action_id)
+            async with transaction(self.sessions) as session:
+                action = await session.get(DueAction, action_id)
+                if action is not None:
+                    action.attempts += 1
+                    action.last_error = f"{type(exc).__name__}: {exc}"[:500]
+            return 0
