@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.clock import Clock, SystemClock
 from bot.config import Config, Secrets
+from bot.due import DueActionRunner
 from bot.lichess.client import LichessClient
 from bot.outbox import OutboxWorker
 from bot.scheduler import build_scheduler
@@ -55,6 +56,7 @@ class ChampionshipBot(commands.Bot):
         self.engine: AsyncEngine | None = None
         self.sessions: async_sessionmaker[AsyncSession] | None = None
         self.outbox: OutboxWorker | None = None
+        self.due: DueActionRunner | None = None
         self.services: Services | None = None
         self.scheduler: AsyncIOScheduler | None = None
 
@@ -73,6 +75,7 @@ class ChampionshipBot(commands.Bot):
             self.clock,
             td_alert_channel_id=self.config.discord.td_alert_channel_id,
         )
+        self.due = DueActionRunner(self.sessions, self.clock)
         self.services = Services(
             registration=RegistrationService(self.sessions, self.lichess, self.config, self.clock),
         )
@@ -80,8 +83,12 @@ class ChampionshipBot(commands.Bot):
         install_error_handler(self.tree)
         await load_all(self)
         if self.start_scheduler:
+            jobs = self.config.jobs
             self.scheduler = build_scheduler(
-                {"outbox": (self.outbox.flush, self.config.jobs.outbox_flush_seconds)}
+                {
+                    "outbox": (self.outbox.flush, jobs.outbox_flush_seconds),
+                    "deadlines": (self.due.sweep, jobs.deadline_sweep_seconds),
+                }
             )
             self.scheduler.start()
         if self.sync_commands:
