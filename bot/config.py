@@ -126,6 +126,29 @@ class DatabaseConfig(_Section):
     url: str = "sqlite+aiosqlite:///acwc.sqlite3"
 
 
+class SwissConfig(_Section):
+    first_round_start: datetime = datetime(2019, 9, 30, tzinfo=UTC)  # a Monday, rule IV.D
+    round_days: int = Field(7, ge=1, le=28)
+    rounds_rounding: Literal["up", "down"] = "up"
+    extra_rounds: int = Field(2, ge=0, le=10)
+    qualifiers: int = Field(3, ge=1)
+    bye_points: float = Field(1.0, ge=0)
+    confirm_before_publish: bool = False
+
+    _utc = field_validator("first_round_start")(_aware_utc)
+
+
+class NegotiationConfig(_Section):
+    required_offers: int = Field(3, ge=1, le=10)
+    min_gap_hours: float = Field(3.0, ge=0)
+    max_offers_per_date: int = Field(2, ge=1)
+    offers_due_hours: float = Field(72.0, gt=0)  # from round start: end of Wednesday
+    weekend_hours: float = Field(120.0, gt=0)  # from round start: start of Saturday
+    finish_margin_minutes: int = Field(120, ge=0)
+    answer_reminder_hours: float = Field(24.0, gt=0)
+    match_reminders_hours: tuple[float, ...] = (24.0, 1.0)
+
+
 class JobsConfig(_Section):
     outbox_flush_seconds: int = Field(5, ge=1)
     deadline_sweep_seconds: int = Field(60, ge=5)
@@ -137,6 +160,8 @@ class Config(_Section):
     registration: RegistrationConfig = RegistrationConfig()
     seeding: SeedingConfig = SeedingConfig()
     players: PlayersConfig = PlayersConfig()
+    swiss: SwissConfig = SwissConfig()
+    negotiation: NegotiationConfig = NegotiationConfig()
     discord: DiscordConfig = DiscordConfig()
     lichess: LichessConfig = LichessConfig()
     database: DatabaseConfig = DatabaseConfig()
