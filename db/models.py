@@ -212,6 +212,7 @@ class Stage(Base):
     kind: Mapped[StageKind] = mapped_column(_enum(StageKind), unique=True)
     state: Mapped[StageState] = mapped_column(_enum(StageState))
     total_rounds: Mapped[int | None] = mapped_column(Integer)
+    seeding: Mapped[list[int]] = mapped_column(JSON, default=list)  # player ids, best first
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
@@ -245,7 +246,12 @@ class Match(Base):
     round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id", ondelete="CASCADE"), index=True)
     player_a_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
     player_b_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
+    board: Mapped[int] = mapped_column(Integer, default=1)
     state: Mapped[MatchState] = mapped_column(_enum(MatchState))
+    # Who decides the time after a fault (rules V.E, V.I), or the TD must assign it (V.F, V.I).
+    chooser_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
+    td_assigns: Mapped[bool] = mapped_column(Boolean, default=False)
+    message_id: Mapped[int | None] = mapped_column(BigInteger)  # the match's status message
     agreed_time: Mapped[datetime | None] = mapped_column(UTCDateTime())
     score_a: Mapped[float] = mapped_column(Float, default=0.0)
     score_b: Mapped[float] = mapped_column(Float, default=0.0)
