@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError, StatementError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db import migrate
-from db.engine import transaction
+from db.engine import make_engine, transaction
 from db.models import Player, Registration, RegistrationState
 
 
@@ -66,3 +66,46 @@ async def test_upgrade_twice_is_harmless(db_url: str) -> None:
     await migrate.upgrade(db_url)
     await migrate.upgrade(db_url)
     assert await migrate.drift(db_url) == []
+
+
+async def test_upgrading_keeps_existing_rows(db_url: str) -> None:
+    """Batch migrations rebuild tables; with foreign keys off no child row is lost."""
+    await migrate.upgrade(db_url, "0001")
+    engine = make_engine(db_url)
+    now = "2019-09-10 12:00:00.000000"
+    async with engine.begin() as conn:
+        await conn.execute(
+            text(
+                "INSERT INTO players (id, lichess_id, lichess_username, created_at) "
+                f"VALUES (1, 'alice', 'Alice', '{now}')"
+            )
+        )
+        await conn.execute(
+            text(
+                "INSERT INTO registrations (player_id, state, problems, evidence, created_at, "
+                f"updated_at) VALUES (1, 'approved', '[]', '{{}}', '{now}', '{now}')"
+            )
+        )
+        await conn.execute(
+            text("INSERT INTO stages (id, kind, state) VALUES (1, 'swiss', 'running')")
+        )
+        await conn.execute(
+            text(
+                "INSERT INTO rounds (id, stage_id, number, state, starts_at, deadline) "
+                f"VALUES (1, 1, 1, 'published', '{now}', '{now}')"
+            )
+        )
+        await conn.execute(
+            text(
+                "INSERT INTO matches (round_id, player_a_id, state, score_a, score_b) "
+                "VALUES (1, 1, 'bye', 0, 0)"
+            )
+        )
+    await engine.dispose()
+    await migrate.upgrade(db_url)
+    engine = make_engine(db_url)
+    async with engine.connect() as conn:
+        assert (await conn.execute(text("SELECT count(*) FROM registrations"))).scalar() == 1
+        board = (await conn.execute(text("SELECT board, td_assigns FROM matches"))).one()
+        assert tuple(board) == (1, 0)
+    await engine.dispose()
