@@ -230,8 +230,11 @@ class Round(Base):
     starts_at: Mapped[datetime] = mapped_column(UTCDateTime())
     deadline: Mapped[datetime] = mapped_column(UTCDateTime())
     published_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The pairings post (rule V.A's "Pairings forum post"): the channel holding its message
+    # (a forum post's own thread, or the text channel) and the thread where matches talk.
     post_channel_id: Mapped[int | None] = mapped_column(BigInteger)
     post_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    thread_id: Mapped[int | None] = mapped_column(BigInteger)
 
     stage: Mapped[Stage] = relationship(back_populates="rounds")
     matches: Mapped[list[Match]] = relationship(back_populates="round")

@@ -28,11 +28,17 @@ def upgrade() -> None:
             batch_op.f("fk_matches_chooser_id_players"), "players", ["chooser_id"], ["id"]
         )
 
+    with op.batch_alter_table("rounds", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("thread_id", sa.BigInteger(), nullable=True))
+
     with op.batch_alter_table("stages", schema=None) as batch_op:
         batch_op.add_column(sa.Column("seeding", sa.JSON(), nullable=False, server_default="[]"))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("rounds", schema=None) as batch_op:
+        batch_op.drop_column("thread_id")
+
     with op.batch_alter_table("stages", schema=None) as batch_op:
         batch_op.drop_column("seeding")
 
