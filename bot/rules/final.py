@@ -1,0 +1,252 @@
+"""The Final: 12 games, two-point lead, extensions and Armageddon (rule III.G).
+
+Rules of the 2019 edition, each a parameter of :func:`status`:
+
+* 12 games (``base_games``); the leader wins when two points ahead (``lead``).
+* Otherwise two more games (``extension_games``), repeatedly.
+* After 24 games (``lead_rule_games``) the two-point condition is dropped: a
+  leader by any margin wins.  Only 12-12 continues, at 2+0
+  (``tiebreak_time_control``), until the tie is broken after an even number of
+  games (blocks of ``tiebreak_extension_games``).
+* Still equal after 30 games (``armageddon_after``): one Armageddon game.
+
+The match also ends as soon as its result can no longer change, whatever the
+remaining games bring (7-0 after 7 games; 7-1 after 8; 12.5-10.5 after 23,
+because after 24 games any lead wins).  This is computed exactly, by exploring
+every continuation of the score difference (see :func:`_possible_winners`),
+so it stays right for any parameters.
+
+Results are given from the defending champion's side: 1, 0.5 or 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = [
+    "ARMAGEDDON",
+    "ARMAGEDDON_MAX_BID_S",
+    "ARMAGEDDON_MIN_BID_S",
+    "CHALLENGER",
+    "CHAMPION",
+    "FinalStatus",
+    "armageddon_white",
+    "armageddon_winner",
+    "status",
+]
+
+CHAMPION = "champion"
+CHALLENGER = "challenger"
+ARMAGEDDON = "armageddon"
+SIDES = (CHAMPION, CHALLENGER)
+
+#: Black has 3 minutes (rule III.G.6.a), so White's bid is at most that.
+ARMAGEDDON_MIN_BID_S = 1
+ARMAGEDDON_MAX_BID_S = 180
+
+_RESULTS = (0.0, 0.5, 1.0)
+
+
+@dataclass(frozen=True)
+class FinalStatus:
+    """Where the Final stands.
+
+    ``winner`` is ``"champion"``, ``"challenger"`` or None while undecided.
+    ``next_game`` is the time control of the next game (``"2+5"``, ``"2+0"``)
+    or ``"armageddon"``, and None once decided.  The scores count the match
+    games only; a played Armageddon game decides the winner but is not added
+    to them (``armageddon_played`` says it happened; ``games_played`` counts it).
+    """
+
+    winner: str | None
+    champion_score: float
+    challenger_score: float
+    games_played: int
+    next_game: str | None
+    armageddon_played: bool = False
+
+
+@dataclass(frozen=True)
+class _Params:
+    base_games: int
+    lead: float
+    extension_games: int
+    lead_rule_games: int
+    tiebreak_extension_games: int
+    armageddon_after: int
+
+
+def _check_params(p: _Params) -> None:
+    """Reject structures the rules cannot describe (so the exploration terminates)."""
+    for name in ("base_games", "extension_games", "tiebreak_extension_games"):
+        value = getattr(p, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    for name in ("lead_rule_games", "armageddon_after"):
+        value = getattr(p, name)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+    if isinstance(p.lead, bool) or not p.lead > 0 or p.lead * 2 != int(p.lead * 2):
+        raise ValueError(f"lead must be a positive multiple of 0.5, got {p.lead!r}")
+    if not p.base_games <= p.lead_rule_games <= p.armageddon_after:
+        raise ValueError("need base_games <= lead_rule_games <= armageddon_after")
+    if (p.lead_rule_games - p.base_games) % p.extension_games:
+        raise ValueError("lead_rule_games must be base_games plus whole extensions")
+    if (p.armageddon_after - p.lead_rule_games) % p.tiebreak_extension_games:
+        raise ValueError("armageddon_after must be lead_rule_games plus whole tiebreak blocks")
+
+
+def _checkpoint(p: _Params, n: int, diff2: int) -> str | None:
+    """The decision taken after ``n`` games at a score difference of ``diff2 / 2``
+    (champion minus challenger), ignoring the future: a side, ``"armageddon"``,
+    or None to play on.
+    """
+    if n < p.lead_rule_games:
+        if n < p.base_games or (n - p.base_games) % p.extension_games:
+            return None
+        needed2 = round(p.lead * 2)  # two-point rule (III.G.2-3)
+    else:
+        if (n - p.lead_rule_games) % p.tiebreak_extension_games:
+            return None
+        needed2 = 1  # restriction dropped (III.G.4): any lead wins
+    if diff2 >= needed2:
+        return CHAMPION
+    if -diff2 >= needed2:
+        return CHALLENGER
+    if n >= p.armageddon_after:
+        return ARMAGEDDON
+    return None
+
+
+@lru_cache(maxsize=65536)
+def _possible_winners(p: _Params, n: int, diff2: int) -> frozenset[str]:
+    """Every side that can still win from ``n`` games at difference ``diff2 / 2``.
+
+    Armageddon can go either way, so it contributes both sides.  The match is
+    decided exactly when this set has one element.
+    """
+    decision = _checkpoint(p, n, diff2)
+    if decision == ARMAGEDDON:
+        return frozenset(SIDES)
+    if decision is not None:
+        return frozenset((decision,))
+    out: set[str] = set()
+    for step in (2, 0, -2):
+        out |= _possible_winners(p, n + 1, diff2 + step)
+        if len(out) == 2:
+            break
+    return frozenset(out)
+
+
+def _check_result(value: float, index: int) -> float:
+    """A game result must be exactly 1, 0.5 or 0 (booleans refused)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value not in _RESULTS:
+        raise ValueError(f"game {index} result must be 1, 0.5 or 0, got {value!r}")
+    return float(value)
+
+
+def _check_side(side: str, name: str) -> str:
+    if side not in SIDES:
+        raise ValueError(f"{name} must be 'champion' or 'challenger', got {side!r}")
+    return side
+
+
+def status(
+    games: Sequence[float],
+    *,
+    base_games: int = 12,
+    lead: float = 2.0,
+    extension_games: int = 2,
+    lead_rule_games: int = 24,
+    tiebreak_extension_games: int = 2,
+    armageddon_after: int = 30,
+    time_control: str = "2+5",
+    tiebreak_time_control: str = "2+0",
+    armageddon_white: str | None = None,
+) -> FinalStatus:
+    """The state of the Final after ``games`` (champion's results, in order).
+
+    The game after ``armageddon_after`` games at equal score is the Armageddon
+    game; a draw there is a win for Black, so a drawn Armageddon needs
+    ``armageddon_white`` (``"champion"`` or ``"challenger"``, see
+    :func:`armageddon_white`), else ``ValueError``.
+
+    Raises ``ValueError`` for a result other than 1, 0.5 or 0, for any result
+    after the match was decided, and for inconsistent parameters.
+    """
+    p = _Params(
+        base_games,
+        lead,
+        extension_games,
+        lead_rule_games,
+        tiebreak_extension_games,
+        armageddon_after,
+    )
+    _check_params(p)
+    if armageddon_white is not None:
+        _check_side(armageddon_white, "armageddon_white")
+
+    champion = challenger = 0.0
+    winner: str | None = None
+    armageddon_played = False
+    for index, raw in enumerate(games, start=1):
+        if winner is not None:
+            raise ValueError(f"game {index}: the Final was already won by the {winner}")
+        result = _check_result(raw, index)
+        n = index - 1  # games played before this one
+        if n >= armageddon_after and champion == challenger:
+            # The Armageddon game (rule III.G.6).
+            armageddon_played = True
+            if result == 0.5:
+                if armageddon_white is None:
+                    raise ValueError("a drawn Armageddon needs armageddon_white (Black wins)")
+                winner = armageddon_winner(armageddon_white, result)
+            else:
+                winner = CHAMPION if result == 1.0 else CHALLENGER
+            continue
+        champion += result
+        challenger += 1.0 - result
+        possible = _possible_winners(p, index, round((champion - challenger) * 2))
+        if len(possible) == 1:
+            winner = next(iter(possible))
+
+    played = len(games)
+    next_game: str | None
+    if winner is not None:
+        next_game = None
+    elif played >= armageddon_after:
+        next_game = ARMAGEDDON
+    elif played >= lead_rule_games:
+        next_game = tiebreak_time_control
+    else:
+        next_game = time_control
+    return FinalStatus(winner, champion, challenger, played, next_game, armageddon_played)
+
+
+def armageddon_white(champion_bid_s: int, challenger_bid_s: int) -> str:
+    """Who plays White in the Armageddon: the lower time bid (rule III.G.6.b).
+
+    Bids are whole seconds from 1 to 180 (Black has 3 minutes, III.G.6.a).
+    Equal bids give White to the previous champion (III.G.6.c).  Anything else,
+    including booleans and floats, raises ``ValueError``.
+    """
+    for name, bid in (("champion_bid_s", champion_bid_s), ("challenger_bid_s", challenger_bid_s)):
+        if isinstance(bid, bool) or not isinstance(bid, int):
+            raise ValueError(f"{name} must be whole seconds, got {bid!r}")
+        if not ARMAGEDDON_MIN_BID_S <= bid <= ARMAGEDDON_MAX_BID_S:
+            raise ValueError(
+                f"{name} must be {ARMAGEDDON_MIN_BID_S}..{ARMAGEDDON_MAX_BID_S} s, got {bid}"
+            )
+    if challenger_bid_s < champion_bid_s:
+        return CHALLENGER
+    return CHAMPION
+
+
+def armageddon_winner(white: str, white_result: float) -> str:
+    """The Armageddon winner: White wins only with 1; a draw is Black's (III.G.6.a)."""
+    _check_side(white, "white")
+    result = _check_result(white_result, 1)
+    black = CHALLENGER if white == CHAMPION else CHAMPION
+    return white if result == 1.0 else black

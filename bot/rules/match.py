@@ -1,0 +1,75 @@
+"""Scoring of one multi-game match (rules III.E.1 and III.F.1-2).
+
+A Qualification or Candidates match is a fixed number of games (10 in 2019).
+The side with more game points wins the match (1 match point), equal game
+points share it (0.5 each).  In the Qualification the players may stop once
+the result can no longer change (rule III.E.1); in the Candidates they may not
+(rule III.F.2), because the exact game score is a tiebreak.
+
+Pure functions over plain numbers: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["DEFAULT_GAMES", "check_game_points", "is_over", "match_points"]
+
+#: Games per match in the 2019 edition (rules III.E.1, III.F.1).
+DEFAULT_GAMES = 10
+
+
+def check_game_points(value: float, name: str = "game points") -> float:
+    """Validate a game-point total: a finite, non-negative multiple of 0.5.
+
+    Games score 1, 0.5 or 0, so any other total is a typo or a corrupt record,
+    and silently ranking it would hide the mistake.  Booleans are refused
+    because ``True`` would pass as 1 point.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite, non-negative number, got {value!r}")
+    if (value * 2) != int(value * 2):
+        raise ValueError(f"{name} must be a multiple of 0.5, got {value!r}")
+    return float(value)
+
+
+def match_points(games_a: float, games_b: float) -> tuple[float, float]:
+    """Match points of a finished match: 1-0 to the side with more game points, else 0.5 each.
+
+    Only the comparison matters, so the number of games played is not checked
+    here (a forfeit or an early stop is scored the same way).
+    """
+    a = check_game_points(games_a, "games_a")
+    b = check_game_points(games_b, "games_b")
+    if a > b:
+        return (1.0, 0.0)
+    if b > a:
+        return (0.0, 1.0)
+    return (0.5, 0.5)
+
+
+def is_over(
+    games_a: float, games_b: float, *, games: int = DEFAULT_GAMES, early_stop: bool = True
+) -> bool:
+    """True once the match may end: all ``games`` played, or (``early_stop``) a side
+    holds more than half of the games, so the other side can no longer catch up.
+
+    "More than half" works for odd totals too: with 9 games, 5 points decide
+    (the other side can reach at most 4).  With 10 games, 5 points do not
+    (5-5 is still possible), 5.5 do (rule III.E.1).  The Candidates pass
+    ``early_stop=False`` (rule III.F.2).
+
+    Raises ``ValueError`` for scores that cannot occur: negative or non-half
+    points, or more points than games played allows (``games_a + games_b > games``).
+    """
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    a = check_game_points(games_a, "games_a")
+    b = check_game_points(games_b, "games_b")
+    if a + b > games:
+        raise ValueError(f"{a:g} + {b:g} game points is more than {games} games allow")
+    if a + b == games:
+        return True
+    return early_stop and (a > games / 2 or b > games / 2)

@@ -1,0 +1,233 @@
+"""Match-time negotiation: offer validity, deadlines and fault (rules IV and V).
+
+A round runs Monday 00:00 UTC to Sunday 23:59:59 UTC (rule IV.F).  Each player
+offers at least 3 times by Wednesday (V.C), no two closer than 3 hours and no
+more than 2 on one date (V.D).  Whoever misses the offers deadline accepts the
+opponent's choice (V.E); if both miss it, the TD assigns a time (V.F).
+
+All instants are aware datetimes; naive ones raise ``ValueError`` because the
+rules speak UTC (V.B).  Dates ("one date", "Wednesday") are UTC dates.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+__all__ = [
+    "DEFAULT_MAX_PER_DATE",
+    "DEFAULT_MIN_GAP",
+    "DEFAULT_OFFERS_DUE_OFFSET",
+    "DEFAULT_REQUIRED_OFFERS",
+    "DEFAULT_ROUND_END_OFFSET",
+    "DEFAULT_TOO_LATE_MARGIN",
+    "DEFAULT_WEEKEND_OFFSET",
+    "Deadlines",
+    "deadlines",
+    "fault_at_offers_due",
+    "fmt_utc",
+    "in_past",
+    "offer_problems",
+    "proposed_time_problems",
+    "too_late",
+]
+
+DEFAULT_MIN_GAP = timedelta(hours=3)
+DEFAULT_MAX_PER_DATE = 2
+DEFAULT_REQUIRED_OFFERS = 3
+#: End of Wednesday = Thursday 00:00 UTC, an exclusive boundary.
+DEFAULT_OFFERS_DUE_OFFSET = timedelta(days=3)
+#: Start of Saturday 00:00 UTC.
+DEFAULT_WEEKEND_OFFSET = timedelta(days=5)
+#: Sunday 23:59:59 UTC, the last instant of the round (inclusive, rule IV.F).
+DEFAULT_ROUND_END_OFFSET = timedelta(days=6, hours=23, minutes=59, seconds=59)
+#: A match should not start later than this before the round ends.
+DEFAULT_TOO_LATE_MARGIN = timedelta(hours=2)
+
+
+def _utc(value: datetime, name: str) -> datetime:
+    """Reject naive datetimes and convert aware ones to UTC."""
+    if not isinstance(value, datetime):
+        raise ValueError(f"{name} must be a datetime, got {value!r}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(f"{name} must be timezone-aware (UTC), got naive {value!r}")
+    return value.astimezone(UTC)
+
+
+def fmt_utc(value: datetime) -> str:
+    """``2019-10-02 18:00 UTC``; seconds are shown only when not zero."""
+    v = value.astimezone(UTC)
+    if v.second or v.microsecond:
+        return v.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return v.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _fmt_duration(delta: timedelta) -> str:
+    """``3 hours``, ``90 minutes``, ``1 hour``: what a player reads in a problem."""
+    seconds = int(delta.total_seconds())
+    if seconds % 3600 == 0:
+        hours = seconds // 3600
+        return f"{hours} hour" if hours == 1 else f"{hours} hours"
+    if seconds % 60 == 0:
+        minutes = seconds // 60
+        return f"{minutes} minute" if minutes == 1 else f"{minutes} minutes"
+    return f"{seconds} seconds"
+
+
+def offer_problems(
+    offers: Sequence[datetime],
+    *,
+    min_gap: timedelta = DEFAULT_MIN_GAP,
+    max_per_date: int = DEFAULT_MAX_PER_DATE,
+) -> list[str]:
+    """What is wrong with one player's offered times (rule V.D); empty = valid.
+
+    Every pair of offers less than ``min_gap`` apart is reported (exactly
+    ``min_gap`` is fine; the same time twice counts as too close), then every
+    UTC date with more than ``max_per_date`` offers.  Offers are sorted first,
+    so the answer does not depend on their order.  Whether there are enough
+    offers (rule V.C) is :func:`fault_at_offers_due`'s business.
+    """
+    if not isinstance(min_gap, timedelta) or min_gap < timedelta(0):
+        raise ValueError(f"min_gap must be a non-negative timedelta, got {min_gap!r}")
+    if isinstance(max_per_date, bool) or not isinstance(max_per_date, int) or max_per_date < 1:
+        raise ValueError(f"max_per_date must be a positive integer, got {max_per_date!r}")
+    times = sorted(_utc(o, "offer") for o in offers)
+    problems: list[str] = []
+    for i, first in enumerate(times):
+        for second in times[i + 1 :]:
+            if second - first >= min_gap:
+                break  # sorted: later offers are further away still
+            problems.append(
+                f"{fmt_utc(first)} and {fmt_utc(second)} are less than "
+                f"{_fmt_duration(min_gap)} apart (rule V.D)"
+            )
+    by_date: dict[date, list[datetime]] = defaultdict(list)
+    for t in times:
+        by_date[t.date()].append(t)
+    for day in sorted(by_date):
+        on_day = by_date[day]
+        if len(on_day) > max_per_date:
+            listed = ", ".join(fmt_utc(t) for t in on_day)
+            problems.append(
+                f"{len(on_day)} offers on {day.isoformat()} (UTC): {listed}; "
+                f"at most {max_per_date} per date (rule V.D)"
+            )
+    return problems
+
+
+@dataclass(frozen=True)
+class Deadlines:
+    """The instants of a round that the negotiation rules hang on (all UTC).
+
+    ``offers_due`` is an exclusive boundary: offers made before it are in time
+    (default Thursday 00:00, i.e. by the end of Wednesday, rule V.C).
+    ``weekend`` is the start of Saturday (rule V.H).  ``round_end`` is the last
+    instant of the round, inclusive (Sunday 23:59:59, rule IV.F).
+    """
+
+    offers_due: datetime
+    weekend: datetime
+    round_end: datetime
+
+
+def deadlines(
+    round_start: datetime,
+    *,
+    offers_due_offset: timedelta = DEFAULT_OFFERS_DUE_OFFSET,
+    weekend_offset: timedelta = DEFAULT_WEEKEND_OFFSET,
+    round_end_offset: timedelta = DEFAULT_ROUND_END_OFFSET,
+) -> Deadlines:
+    """The deadlines of a round starting at ``round_start`` (rule IV).
+
+    With the default (2019) offsets the offsets name weekdays relative to a
+    Monday, so ``round_start`` must be a Monday 00:00 UTC, else ``ValueError``
+    (a Tuesday start would silently move "Wednesday" to Thursday).  Passing any
+    non-default offset makes the calendar explicit and lifts that check.
+    Offsets must be positive and in order (offers due <= weekend <= round end).
+    Naive datetimes raise ``ValueError``.
+    """
+    start = _utc(round_start, "round_start")
+    if not timedelta(0) < offers_due_offset <= weekend_offset <= round_end_offset:
+        raise ValueError("need 0 < offers_due_offset <= weekend_offset <= round_end_offset")
+    defaults = (
+        offers_due_offset == DEFAULT_OFFERS_DUE_OFFSET
+        and weekend_offset == DEFAULT_WEEKEND_OFFSET
+        and round_end_offset == DEFAULT_ROUND_END_OFFSET
+    )
+    is_monday_midnight = start.weekday() == 0 and start.time() == datetime.min.time()
+    if defaults and not is_monday_midnight:
+        raise ValueError(f"a round starts on a Monday 00:00 UTC, got {fmt_utc(start)}")
+    return Deadlines(
+        offers_due=start + offers_due_offset,
+        weekend=start + weekend_offset,
+        round_end=start + round_end_offset,
+    )
+
+
+def fault_at_offers_due(
+    offers_a: int, offers_b: int, agreed: bool, *, required: int = DEFAULT_REQUIRED_OFFERS
+) -> str:
+    """Who is at fault when the offers deadline passes (rules V.C, V.E, V.F).
+
+    ``"none"`` when a time was agreed (an accepted offer ends the duty, V.C) or
+    both made ``required`` offers; ``"a"`` / ``"b"`` when only that player made
+    fewer (they accept the opponent's choice, V.E); ``"both"`` when neither did
+    (the TD assigns a time, V.F).  Counts are of valid offers made in time.
+    """
+    for name, value in (("offers_a", offers_a), ("offers_b", offers_b), ("required", required)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    if not isinstance(agreed, bool):
+        raise ValueError(f"agreed must be a bool, got {agreed!r}")
+    if agreed:
+        return "none"
+    short_a = offers_a < required
+    short_b = offers_b < required
+    if short_a and short_b:
+        return "both"
+    if short_a:
+        return "a"
+    if short_b:
+        return "b"
+    return "none"
+
+
+def in_past(proposed: datetime, now: datetime) -> bool:
+    """True if ``proposed`` is strictly before ``now`` (a time that can no longer be played)."""
+    return _utc(proposed, "proposed") < _utc(now, "now")
+
+
+def too_late(
+    proposed: datetime, round_end: datetime, *, margin: timedelta = DEFAULT_TOO_LATE_MARGIN
+) -> bool:
+    """True if a match starting at ``proposed`` would not finish by ``round_end``.
+
+    ``margin`` is the time a match is expected to take; the match must end no
+    later than ``round_end`` (inclusive), so a start at exactly
+    ``round_end - margin`` is still fine.
+    """
+    if not isinstance(margin, timedelta) or margin < timedelta(0):
+        raise ValueError(f"margin must be a non-negative timedelta, got {margin!r}")
+    return _utc(proposed, "proposed") + margin > _utc(round_end, "round_end")
+
+
+def proposed_time_problems(
+    proposed: datetime,
+    *,
+    now: datetime,
+    round_end: datetime,
+    margin: timedelta = DEFAULT_TOO_LATE_MARGIN,
+) -> list[str]:
+    """Why a single proposed match time cannot be accepted; empty = acceptable."""
+    problems: list[str] = []
+    if in_past(proposed, now):
+        problems.append(f"{fmt_utc(proposed)} is in the past")
+    if too_late(proposed, round_end, margin=margin):
+        problems.append(
+            f"{fmt_utc(proposed)} is too late: allowing {_fmt_duration(margin)} for the match, "
+            f"it would not finish by the round end {fmt_utc(round_end)} (rule IV.F)"
+        )
+    return problems

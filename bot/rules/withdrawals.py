@@ -1,0 +1,174 @@
+"""Withdrawals and disqualifications (rule VIII) as changes to results.
+
+Each function turns "player X left" into what the standings and pairings of
+that stage use, so the stage engines never special-case a leaver:
+
+* Qualification (VIII.A): the leaver is withdrawn (never paired again); an
+  unfinished match is won by the opponent; with an engine mark (not a booster
+  mark, not a plain disqualification or withdrawal) every finished match of
+  theirs is adjudicated to the opponent.
+* Candidates (VIII.B): all their matches are disregarded.
+* Final (VIII.C): the Candidates runner-up steps in.
+
+Swiss results are ``(player_a, player_b_or_None, match_points_a,
+match_points_b)`` with ``player_b`` None for a bye; Candidates results are
+``(a, b, games_a, games_b)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "BOOSTER",
+    "DISQUALIFICATION",
+    "ENGINE",
+    "REASONS",
+    "WITHDRAWAL",
+    "FinalPairing",
+    "SwissLeave",
+    "adjudicate_engine",
+    "candidates_without",
+    "final_pairing_after_withdrawal",
+    "swiss_leave",
+    "swiss_unfinished_match_result",
+]
+
+SwissResult = tuple[str, str | None, float, float]
+CandidateResult = tuple[str, str, float, float]
+
+WITHDRAWAL = "withdrawal"
+DISQUALIFICATION = "disqualification"
+BOOSTER = "booster"
+ENGINE = "engine"
+#: Why a player leaves; only ``ENGINE`` changes finished Qualification results.
+REASONS = frozenset({WITHDRAWAL, DISQUALIFICATION, BOOSTER, ENGINE})
+
+
+def swiss_unfinished_match_result(
+    player: str, opponent: str, *, win_points: float = 1.0
+) -> SwissResult:
+    """The result of the leaver's uncompleted Qualification match (VIII.A.1).
+
+    The opponent wins it: ``(player, opponent, 0.0, win_points)``, keeping
+    the arguments' order, with the leaver scoring 0.
+    """
+    if not player or not opponent or player == opponent:
+        raise ValueError("an unfinished match needs two different players")
+    return (player, opponent, 0.0, float(win_points))
+
+
+def adjudicate_engine(
+    results: Sequence[SwissResult],
+    player: str,
+    *,
+    win_points: float = 1.0,
+    keep_byes: bool = False,
+) -> list[SwissResult]:
+    """Every finished Qualification match of ``player`` given to the opponent (VIII.A.2).
+
+    Each match of theirs becomes 0 for them and ``win_points`` for the
+    opponent, whatever the board said (a draw or a win of theirs alike).
+    A bye has no opponent to give it to; the rules are silent, so by default
+    the engine user's bye is scored 0 (they keep no points from the event);
+    ``keep_byes=True`` leaves byes alone.  Other results are unchanged and the
+    order of ``results`` is kept.
+    """
+    out: list[SwissResult] = []
+    for result in results:
+        a, b, _pa, pb = result
+        if b is None:
+            out.append((a, None, 0.0, pb) if a == player and not keep_byes else result)
+        elif a == player:
+            out.append((a, b, 0.0, float(win_points)))
+        elif b == player:
+            out.append((a, b, float(win_points), 0.0))
+        else:
+            out.append(result)
+    return out
+
+
+@dataclass(frozen=True)
+class SwissLeave:
+    """What the Qualification uses after a player left: results and the withdrawn set."""
+
+    results: list[SwissResult]
+    withdrawn: frozenset[str]
+
+
+def swiss_leave(
+    results: Sequence[SwissResult],
+    player: str,
+    *,
+    reason: str = WITHDRAWAL,
+    withdrawn: Collection[str] = (),
+    unfinished_opponent: str | None = None,
+    win_points: float = 1.0,
+) -> SwissLeave:
+    """Apply rule VIII.A for ``player`` leaving the Qualification for ``reason``.
+
+    The player joins ``withdrawn`` (so they are no longer paired); an
+    unfinished match against ``unfinished_opponent`` is added as a win for the
+    opponent; with ``reason="engine"`` the finished matches are adjudicated
+    (:func:`adjudicate_engine`).  A booster mark, a plain disqualification and
+    a withdrawal leave finished results as they are.
+    """
+    if reason not in REASONS:
+        raise ValueError(f"reason must be one of {sorted(REASONS)}, got {reason!r}")
+    new_results = (
+        adjudicate_engine(results, player, win_points=win_points)
+        if reason == ENGINE
+        else list(results)
+    )
+    if unfinished_opponent is not None:
+        new_results.append(
+            swiss_unfinished_match_result(player, unfinished_opponent, win_points=win_points)
+        )
+    return SwissLeave(new_results, frozenset(withdrawn) | {player})
+
+
+def candidates_without(results: Sequence[CandidateResult], player: str) -> list[CandidateResult]:
+    """The Candidates results with every match of ``player`` disregarded (VIII.B)."""
+    return [r for r in results if player not in (r[0], r[1])]
+
+
+@dataclass(frozen=True)
+class FinalPairing:
+    """The two finalists after a withdrawal (VIII.C).
+
+    ``first`` takes the "champion" side of :func:`bot.rules.final.status` and
+    :func:`bot.rules.final.armageddon_white`; ``second`` the challenger side.
+    ``defending_champion`` is None when the defending champion left: then
+    ``first`` is the Challenger (the Candidates winner, the higher placed of the
+    two) but has no champion's privilege by right, so the TD decides where the
+    rules give one (equal Armageddon bids, III.G.6.c).
+    """
+
+    first: str
+    second: str
+    defending_champion: str | None
+
+
+def final_pairing_after_withdrawal(
+    champion: str, challenger: str, runner_up: str | None, withdrawn: str
+) -> FinalPairing:
+    """The Final's pairing after ``withdrawn`` left (rule VIII.C).
+
+    Champion leaves: the Challenger plays the Candidates runner-up (VIII.C.1).
+    Challenger leaves: the runner-up becomes the Challenger (VIII.C.2).
+    Runner-up leaves: the pairing is unchanged.  Raises ``ValueError`` for a
+    player who is none of the three, or when a replacement is needed but
+    ``runner_up`` is None (undetermined or gone: the TD decides).
+    """
+    if len({champion, challenger, runner_up}) != 3:
+        raise ValueError("champion, challenger and runner-up must be three different players")
+    if withdrawn == runner_up:
+        return FinalPairing(champion, challenger, champion)
+    if withdrawn not in (champion, challenger):
+        raise ValueError(f"{withdrawn!r} is not in the Final or next in line")
+    if runner_up is None:
+        raise ValueError("no Candidates runner-up to step in; the TD decides")
+    if withdrawn == champion:
+        return FinalPairing(challenger, runner_up, None)
+    return FinalPairing(champion, runner_up, champion)

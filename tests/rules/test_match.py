@@ -1,0 +1,84 @@
+"""Tests for bot.rules.match (rules III.E.1, III.F.1-2)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.rules.match import is_over, match_points
+
+
+def test_match_points_win_loss_draw() -> None:
+    assert match_points(5.5, 4.5) == (1.0, 0.0)
+    assert match_points(3, 7) == (0.0, 1.0)
+    assert match_points(5, 5) == (0.5, 0.5)
+    # An early-stopped Qualification match (rule III.E.1): 5.5-0 still wins.
+    assert match_points(5.5, 0) == (1.0, 0.0)
+    assert all(isinstance(x, float) for x in match_points(6, 4))
+
+
+@pytest.mark.parametrize("bad", [-1, -0.5, 0.3, float("nan"), float("inf"), True, "5"])
+def test_match_points_rejects_impossible_scores(bad: object) -> None:
+    with pytest.raises(ValueError):
+        match_points(bad, 5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        match_points(5, bad)  # type: ignore[arg-type]
+
+
+def test_is_over_rule_examples() -> None:
+    # Rule III.E.1: once either player reaches 5.5 the players may stop.
+    assert is_over(5.5, 0)
+    assert is_over(0, 5.5)
+    assert is_over(5.5, 3.5)
+    assert not is_over(5, 4)  # 5-5 still possible
+    assert not is_over(5, 0)
+    assert is_over(5, 5)  # all ten games played
+    assert is_over(7, 3)
+    assert not is_over(0, 0)
+
+
+def test_candidates_play_all_games() -> None:
+    # Rule III.F.2: no stopping at 5.5 in the Candidates.
+    assert not is_over(5.5, 0, early_stop=False)
+    assert not is_over(5.5, 3.5, early_stop=False)
+    assert is_over(5.5, 4.5, early_stop=False)
+    assert is_over(10, 0, early_stop=False)
+
+
+def test_odd_number_of_games() -> None:
+    # 9 games: 5 points is more than half (4.5), the other side can reach only 4.
+    assert is_over(5, 0, games=9)
+    assert not is_over(4.5, 0, games=9)
+    assert not is_over(4.5, 4, games=9)
+    assert is_over(4.5, 4.5, games=9)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "games"),
+    [(6, 5, 10), (10.5, 0, 10), (-0.5, 1, 10), (1, 0.25, 10), (1, 1, 0), (1, 1, True)],
+)
+def test_is_over_rejects_impossible(a: float, b: float, games: int) -> None:
+    with pytest.raises(ValueError):
+        is_over(a, b, games=games)
+
+
+def _outcomes(a: float, b: float, games: int) -> set[tuple[float, float]]:
+    """Match points of every way the remaining games can go (brute force)."""
+    remaining = games - round(a + b)
+    out = set()
+    for rest in itertools.product((1.0, 0.5, 0.0), repeat=remaining):
+        out.add(match_points(a + sum(rest), b + remaining - sum(rest)))
+    return out
+
+
+@given(games=st.integers(min_value=1, max_value=8), data=st.data())
+def test_early_stop_means_result_cannot_change(games: int, data: st.DataObject) -> None:
+    played = data.draw(st.integers(min_value=0, max_value=games))
+    a = data.draw(st.integers(min_value=0, max_value=2 * played)) / 2
+    b = played - a
+    # Over with early stop exactly when no continuation can change the match points.
+    assert is_over(a, b, games=games) == (len(_outcomes(a, b, games)) == 1)
+    assert is_over(a, b, games=games, early_stop=False) == (played == games)

@@ -1,0 +1,118 @@
+"""Tests for bot.rules.withdrawals (rule VIII)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.rules.candidates import standings
+from bot.rules.withdrawals import (
+    BOOSTER,
+    DISQUALIFICATION,
+    ENGINE,
+    WITHDRAWAL,
+    FinalPairing,
+    SwissLeave,
+    adjudicate_engine,
+    candidates_without,
+    final_pairing_after_withdrawal,
+    swiss_leave,
+    swiss_unfinished_match_result,
+)
+
+SWISS = [
+    ("cheat", "a", 1.0, 0.0),
+    ("b", "cheat", 0.5, 0.5),
+    ("a", "b", 0.0, 1.0),
+    ("cheat", None, 1.0, 0.0),  # a bye
+    ("c", "cheat", 1.0, 0.0),
+    ("c", None, 1.0, 0.0),  # someone else's bye
+]
+
+
+def test_unfinished_match_goes_to_the_opponent() -> None:
+    # Rule VIII.A.1: "their opponent wins this game".
+    assert swiss_unfinished_match_result("leaver", "opp") == ("leaver", "opp", 0.0, 1.0)
+    with pytest.raises(ValueError):
+        swiss_unfinished_match_result("x", "x")
+
+
+def test_engine_mark_adjudicates_every_finished_match() -> None:
+    # Rule VIII.A.2: wins and draws alike go to the opponents; losses stay losses.
+    assert adjudicate_engine(SWISS, "cheat") == [
+        ("cheat", "a", 0.0, 1.0),
+        ("b", "cheat", 1.0, 0.0),
+        ("a", "b", 0.0, 1.0),
+        ("cheat", None, 0.0, 0.0),
+        ("c", "cheat", 1.0, 0.0),
+        ("c", None, 1.0, 0.0),
+    ]
+    kept = adjudicate_engine(SWISS, "cheat", keep_byes=True)
+    assert kept[3] == ("cheat", None, 1.0, 0.0)
+
+
+def test_adjudicating_a_clean_player_changes_nothing() -> None:
+    assert adjudicate_engine(SWISS, "nobody") == SWISS
+
+
+@pytest.mark.parametrize("reason", [WITHDRAWAL, DISQUALIFICATION, BOOSTER])
+def test_other_reasons_keep_finished_results(reason: str) -> None:
+    out = swiss_leave(SWISS, "cheat", reason=reason, withdrawn={"z"}, unfinished_opponent="d")
+    assert out == SwissLeave([*SWISS, ("cheat", "d", 0.0, 1.0)], frozenset({"z", "cheat"}))
+
+
+def test_engine_leave() -> None:
+    out = swiss_leave(SWISS, "cheat", reason=ENGINE)
+    assert out.results == adjudicate_engine(SWISS, "cheat")
+    assert out.withdrawn == frozenset({"cheat"})
+    with pytest.raises(ValueError):
+        swiss_leave(SWISS, "cheat", reason="rage quit")
+
+
+def test_input_is_not_mutated() -> None:
+    results = list(SWISS)
+    swiss_leave(results, "cheat", reason=ENGINE, unfinished_opponent="d")
+    assert results == SWISS
+
+
+def test_candidates_matches_are_disregarded() -> None:
+    results = [
+        ("A", "B", 6.0, 4.0),
+        ("C", "D", 5.0, 5.0),
+        ("D", "A", 3.0, 7.0),
+        ("B", "C", 5.5, 4.5),
+    ]
+    remaining = candidates_without(results, "A")
+    assert remaining == [("C", "D", 5.0, 5.0), ("B", "C", 5.5, 4.5)]
+    # The standings of the others then ignore A entirely (rule VIII.B).
+    table = standings(["B", "C", "D"], remaining)
+    assert [(s.player, s.points, s.game_points) for s in table] == [
+        ("B", 1.0, 5.5),
+        ("C", 0.5, 9.5),
+        ("D", 0.5, 5.0),
+    ]
+
+
+def test_final_champion_withdraws() -> None:
+    # Rule VIII.C.1: the Challenger plays the Candidates runner-up; no defending champion.
+    assert final_pairing_after_withdrawal("arimakat", "winner", "second", "arimakat") == (
+        FinalPairing("winner", "second", None)
+    )
+
+
+def test_final_challenger_withdraws() -> None:
+    # Rule VIII.C.2: the runner-up becomes the Challenger.
+    assert final_pairing_after_withdrawal("arimakat", "winner", "second", "winner") == (
+        FinalPairing("arimakat", "second", "arimakat")
+    )
+
+
+def test_final_runner_up_withdraws_or_invalid() -> None:
+    assert final_pairing_after_withdrawal("arimakat", "winner", "second", "second") == (
+        FinalPairing("arimakat", "winner", "arimakat")
+    )
+    with pytest.raises(ValueError):
+        final_pairing_after_withdrawal("arimakat", "winner", "second", "stranger")
+    with pytest.raises(ValueError):
+        final_pairing_after_withdrawal("arimakat", "winner", None, "winner")
+    with pytest.raises(ValueError):
+        final_pairing_after_withdrawal("arimakat", "arimakat", "second", "second")
