@@ -101,6 +101,27 @@ def enqueue_channel(
     )
 
 
+def enqueue_edit(
+    session: AsyncSession,
+    *,
+    channel_id: int,
+    message_id: int,
+    now: datetime,
+    content: str = "",
+    embeds: list[dict[str, Any]] | None = None,
+) -> OutboxMessage:
+    """A new text for a message the bot posted earlier (edits apply in queue order)."""
+    return _add(
+        session,
+        kind=OutboxKind.EDIT,
+        target_id=channel_id,
+        now=now,
+        content=content,
+        embeds=embeds,
+        edit_message_id=message_id,
+    )
+
+
 class OutboxWorker:
     """Delivers due outbox rows; safe to call repeatedly and after a restart."""
 
