@@ -15,8 +15,11 @@ from bot.config import Config, Secrets
 from bot.due import DueActionRunner
 from bot.lichess.client import LichessClient
 from bot.outbox import OutboxWorker
+from bot.publisher import RoundPublisher
 from bot.scheduler import build_scheduler
+from bot.services.negotiation import NegotiationService, register_due_handlers
 from bot.services.registration import RegistrationService
+from bot.services.rounds import RoundService
 from db import migrate
 from db.engine import make_engine, make_sessionmaker
 
@@ -26,6 +29,8 @@ log = logging.getLogger(__name__)
 @dataclass
 class Services:
     registration: RegistrationService
+    negotiation: NegotiationService
+    rounds: RoundService
 
 
 class ChampionshipBot(commands.Bot):
@@ -57,6 +62,7 @@ class ChampionshipBot(commands.Bot):
         self.sessions: async_sessionmaker[AsyncSession] | None = None
         self.outbox: OutboxWorker | None = None
         self.due: DueActionRunner | None = None
+        self.publisher: RoundPublisher | None = None
         self.services: Services | None = None
         self.scheduler: AsyncIOScheduler | None = None
 
@@ -78,7 +84,12 @@ class ChampionshipBot(commands.Bot):
         self.due = DueActionRunner(self.sessions, self.clock)
         self.services = Services(
             registration=RegistrationService(self.sessions, self.lichess, self.config, self.clock),
+            negotiation=NegotiationService(self.sessions, self.config, self.clock),
+            rounds=RoundService(self.sessions, self.config, self.clock),
         )
+        register_due_handlers(self.due, self.services.negotiation)
+        self.services.rounds.register_due_handlers(self.due)
+        self.publisher = RoundPublisher(self, self.sessions, self.clock, self.config)
         await self.services.registration.ensure_pre_seeded()
         install_error_handler(self.tree)
         await load_all(self)
@@ -86,13 +97,20 @@ class ChampionshipBot(commands.Bot):
             jobs = self.config.jobs
             self.scheduler = build_scheduler(
                 {
-                    "outbox": (self.outbox.flush, jobs.outbox_flush_seconds),
+                    "outbox": (self.deliver, jobs.outbox_flush_seconds),
                     "deadlines": (self.due.sweep, jobs.deadline_sweep_seconds),
                 }
             )
             self.scheduler.start()
         if self.sync_commands:
             await self._sync_commands()
+
+    async def deliver(self) -> None:
+        """Post what publication left to create, then send the queued messages."""
+        if self.publisher is not None:
+            await self.publisher.sync()
+        if self.outbox is not None:
+            await self.outbox.flush()
 
     async def _sync_commands(self) -> None:
         guild_id = self.config.discord.guild_id

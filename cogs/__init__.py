@@ -9,8 +9,12 @@ if TYPE_CHECKING:
 
 
 async def load_all(bot: ChampionshipBot) -> None:
+    from cogs.negotiation import NegotiationCog
     from cogs.registration import RegistrationCog
+    from cogs.rounds import RoundsCog
     from cogs.td import TDCog
 
     await bot.add_cog(RegistrationCog(bot))
     await bot.add_cog(TDCog(bot))
+    await bot.add_cog(NegotiationCog(bot))
+    await bot.add_cog(RoundsCog(bot))

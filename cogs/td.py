@@ -14,6 +14,8 @@ from bot.services.registration import DECISION_VIEW, RegistrationSummary
 from bot.timefmt import discord_time
 from cogs.common import IdButton, bot_of, embed, guarded, is_td, kick_outbox
 from cogs.errors import NotTD
+from cogs.td_negotiation import NegotiationTDCommands
+from cogs.td_rounds import CancelSwissButton, PublishSwissButton, RoundsTDCommands
 from db.models import RegistrationState
 
 if TYPE_CHECKING:
@@ -139,12 +141,18 @@ def _listing_embeds(summaries: list[RegistrationSummary]) -> list[discord.Embed]
 
 @app_commands.guild_only()
 @app_commands.default_permissions(manage_guild=True)
-class TDCog(commands.GroupCog, group_name="td", group_description="Tournament director commands"):
+class TDCog(
+    NegotiationTDCommands,
+    RoundsTDCommands,
+    commands.GroupCog,
+    group_name="td",
+    group_description="Tournament director commands",
+):
     registration = app_commands.Group(name="registration", description="Registration controls")
 
     def __init__(self, bot: ChampionshipBot) -> None:
         self.bot = bot
-        bot.add_dynamic_items(ApproveButton, RejectButton)
+        bot.add_dynamic_items(ApproveButton, RejectButton, PublishSwissButton, CancelSwissButton)
         if bot.outbox is not None:
             bot.outbox.register_view(DECISION_VIEW, lambda a: decision_view(a["registration_id"]))
         super().__init__()

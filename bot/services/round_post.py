@@ -84,3 +84,18 @@ async def queue_round_post_update(session: AsyncSession, round_id: int, *, now: 
         now=now,
         content=content,
     )
+
+
+def mention(player: Player) -> str:
+    """A ping when the player is linked to Discord, else their Lichess name."""
+    return f"<@{player.discord_id}>" if player.discord_id else f"**{player.lichess_username}**"
+
+
+def match_opening(match: Match, a: Player, b: Player, round_: Round, offers_due: datetime) -> str:
+    """The match's message in the round thread: who plays whom and what to do next."""
+    return (
+        f"**Board {match.board}** (match #{match.id}): {mention(a)} vs {mention(b)}\n"
+        f"Agree on a start time with `/offer` (times in UTC, e.g. `wed 18:00`) and `/accept`. "
+        f"Each of you owes 3 offers by {discord_time(offers_due)} unless one is accepted "
+        f"first (rule V.C); the match must be played by {discord_time(round_.deadline)}."
+    )

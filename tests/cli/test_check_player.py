@@ -160,22 +160,33 @@ async def test_no_games_in_the_peak_window_uses_the_rating_held_before_it(
 ) -> None:
     # Every game ends before 2018-09-01 00:00 CEST: the rating held then is both figures.
     add_player(fake, "Retired", games=120, rating=1600, games_end=datetime(2018, 6, 1, tzinfo=UTC))
-    fake.add_game(white="Retired", black="x", created_at=datetime(2018, 8, 31, 21, 0, tzinfo=UTC),
-                  last_move_at=datetime(2018, 8, 31, 21, 10, tzinfo=UTC), white_rating=1600,
-                  white_rating_diff=-12, id="lastgame")
-    code, out, _ = await run_cli(monkeypatch, capsys, fake.base_url, "check-player", "Retired",
-                                 "--json")
+    fake.add_game(
+        white="Retired",
+        black="x",
+        created_at=datetime(2018, 8, 31, 21, 0, tzinfo=UTC),
+        last_move_at=datetime(2018, 8, 31, 21, 10, tzinfo=UTC),
+        white_rating=1600,
+        white_rating_diff=-12,
+        id="lastgame",
+    )
+    code, out, _ = await run_cli(
+        monkeypatch, capsys, fake.base_url, "check-player", "Retired", "--json"
+    )
     report = json.loads(out)
     assert code == 0
     assert report["rating_at_cutoff"] == report["peak_rating"] == 1588
-    assert report["rating_at_cutoff_game"] == report["peak_rating_game"] == (
-        "https://lichess.org/lastgame"
+    assert (
+        report["rating_at_cutoff_game"]
+        == report["peak_rating_game"]
+        == ("https://lichess.org/lastgame")
     )
     assert report["seeding_rating"] == 1588
 
 
 async def test_rate_limited_then_success(
-    fake: FakeLichess, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    fake: FakeLichess,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
     tmp_path,
 ) -> None:
     """After HTTP 429 the client pauses (60 s by config minimum; patched short here), retries."""
@@ -191,7 +202,8 @@ async def test_rate_limited_then_success(
     monkeypatch.setattr(client_module.asyncio, "sleep", fast_sleep)
     add_player(fake, "Alice")
     fake.fail_next("/api/user/", 429)
-    code, out, _ = await run_cli(monkeypatch, capsys, fake.base_url, "check-player", "Alice",
-                                 "--json")
+    code, out, _ = await run_cli(
+        monkeypatch, capsys, fake.base_url, "check-player", "Alice", "--json"
+    )
     assert code == 0 and json.loads(out)["eligible"] is True
     assert slept and slept[0] > 59.9  # the configured minimum pause of 60 s

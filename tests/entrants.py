@@ -1,0 +1,47 @@
+"""Approved entrants written straight into the database, for tests of the later stages."""
+
+from __future__ import annotations
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import Clock
+from db.engine import transaction
+from db.models import Player, Registration, RegistrationState
+
+
+async def add_entrants(
+    sessions: async_sessionmaker[AsyncSession],
+    clock: Clock,
+    count: int,
+    *,
+    first_discord_id: int = 500,
+    top_rating: float = 2400.0,
+) -> list[Player]:
+    """`count` approved players, P01 best seeded, with Discord ids from `first_discord_id`."""
+    now = clock.now()
+    players = []
+    async with transaction(sessions) as session:
+        for index in range(count):
+            rating = top_rating - 10 * index
+            player = Player(
+                lichess_id=f"p{index + 1:02d}",
+                lichess_username=f"P{index + 1:02d}",
+                discord_id=first_discord_id + index,
+                seeding_rating=rating,
+                created_at=now,
+            )
+            session.add(player)
+            await session.flush()
+            session.add(
+                Registration(
+                    player_id=player.id,
+                    state=RegistrationState.APPROVED,
+                    problems=[],
+                    evidence={},
+                    seeding_rating=rating,
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+            players.append(player)
+    return players
