@@ -149,6 +149,31 @@ class NegotiationConfig(_Section):
     match_reminders_hours: tuple[float, ...] = (24.0, 1.0)
 
 
+class StagesConfig(_Section):
+    candidates_early_stop: bool = False  # rule III.F.2: Candidates matches are played out
+    final_games: int = Field(12, ge=2)  # rule III.G.1
+    final_lead: float = Field(2.0, gt=0)  # rule III.G.2
+    final_extension_games: int = Field(2, ge=1)  # rule III.G.3
+    final_lead_rule_games: int = Field(24, ge=2)  # rule III.G.4
+    final_armageddon_after: int = Field(30, ge=2)  # rule III.G.6
+    final_tiebreak_time_control: TimeControl = TimeControl(minutes=2, increment=0)  # III.G.5
+
+
+class MatchDayConfig(_Section):
+    create_challenge: bool = True  # post a Lichess open challenge at the agreed time
+    game_time_margin_minutes: int = Field(15, ge=0)  # games created this early still count
+    noshow_grace_minutes: int = Field(10, ge=0)  # rule VI.D grace period
+    noshow_claim_window_minutes: int = Field(120, ge=1)  # /noshow allowed this long after
+    break_minutes: int = Field(10, ge=1)  # rule VI.A
+    left_return_minutes: int = Field(10, ge=1)  # rule VI.E
+    forfeits_for_disqualification: int = Field(2, ge=1)  # rule VI.F
+
+
+class FairPlayConfig(_Section):
+    account_check_hours: float = Field(24.0, gt=0)  # how often accounts are checked (VII.C)
+    flag_public_accusations: bool = False  # needs the message content intent (VII.A)
+
+
 class JobsConfig(_Section):
     outbox_flush_seconds: int = Field(5, ge=1)
     deadline_sweep_seconds: int = Field(60, ge=5)
@@ -162,6 +187,9 @@ class Config(_Section):
     players: PlayersConfig = PlayersConfig()
     swiss: SwissConfig = SwissConfig()
     negotiation: NegotiationConfig = NegotiationConfig()
+    stages: StagesConfig = StagesConfig()
+    match_day: MatchDayConfig = MatchDayConfig()
+    fair_play: FairPlayConfig = FairPlayConfig()
     discord: DiscordConfig = DiscordConfig()
     lichess: LichessConfig = LichessConfig()
     database: DatabaseConfig = DatabaseConfig()

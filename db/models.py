@@ -145,6 +145,8 @@ class Player(Base):
     withdrawn_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     disqualified_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     disqualification_reason: Mapped[str | None] = mapped_column(Text)
+    # When the daily check first saw a Lichess tosViolation mark (rule VII.C).
+    tos_marked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
     registration: Mapped[Registration | None] = relationship(back_populates="player")
