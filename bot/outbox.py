@@ -39,6 +39,7 @@ def _add(
     fallback_channel_id: int | None = None,
     edit_message_id: int | None = None,
     dedupe_key: str | None = None,
+    edit_of_key: str | None = None,
 ) -> OutboxMessage:
     message = OutboxMessage(
         kind=kind,
@@ -49,6 +50,7 @@ def _add(
         fallback_channel_id=fallback_channel_id,
         edit_message_id=edit_message_id,
         dedupe_key=dedupe_key,
+        edit_of_key=edit_of_key,
         created_at=now,
         next_attempt_at=now,
         attempts=0,
@@ -88,8 +90,9 @@ def enqueue_channel(
     content: str = "",
     embeds: list[dict[str, Any]] | None = None,
     view: tuple[str, dict[str, Any]] | None = None,
+    key: str | None = None,
 ) -> OutboxMessage:
-    """A post in a channel or thread."""
+    """A post in a channel or thread; `key` names it so that later edits can refer to it."""
     return _add(
         session,
         kind=OutboxKind.CHANNEL,
@@ -98,6 +101,31 @@ def enqueue_channel(
         content=content,
         embeds=embeds,
         view=view,
+        dedupe_key=key,
+    )
+
+
+def enqueue_edit_of(
+    session: AsyncSession,
+    *,
+    key: str,
+    channel_id: int,
+    now: datetime,
+    content: str = "",
+    embeds: list[dict[str, Any]] | None = None,
+) -> OutboxMessage:
+    """A new text for the message queued with `key`: a live scoreboard, say.
+
+    The edit waits until that message is sent and its Discord id is known.
+    """
+    return _add(
+        session,
+        kind=OutboxKind.EDIT,
+        target_id=channel_id,
+        now=now,
+        content=content,
+        embeds=embeds,
+        edit_of_key=key,
     )
 
 
@@ -169,6 +197,22 @@ class OutboxWorker:
             message = await session.get(OutboxMessage, message_id)
             if message is None or message.sent_at is not None:
                 return 0
+            if message.edit_of_key and not message.edit_message_id:
+                original = await session.scalar(
+                    select(OutboxMessage).where(OutboxMessage.dedupe_key == message.edit_of_key)
+                )
+                if original is None or original.discord_message_id is None:
+                    return await self._postpone(message_id)
+                newer = await session.scalar(
+                    select(OutboxMessage.id).where(
+                        OutboxMessage.edit_of_key == message.edit_of_key,
+                        OutboxMessage.id > message.id,
+                        OutboxMessage.sent_at.is_not(None),
+                    )
+                )
+                if newer is not None:
+                    return await self._mark_superseded(message_id)
+                message.edit_message_id = original.discord_message_id
         try:
             sent = await self._send(message)
         except discord.Forbidden as exc:
@@ -230,6 +274,23 @@ class OutboxWorker:
                 content=f"Could not DM <@{message.target_id}> (DMs closed); posted in {where}."
             )
         return sent
+
+    async def _mark_superseded(self, message_id: int) -> int:
+        """A later edit of the same message was already shown: this older text is stale."""
+        async with transaction(self.sessions) as session:
+            row = await session.get(OutboxMessage, message_id)
+            if row is not None:
+                row.sent_at = self.clock.now()
+                row.last_error = "superseded by a later edit"
+        return 0
+
+    async def _postpone(self, message_id: int) -> int:
+        """The message this edit refers to is not sent yet: try again shortly."""
+        async with transaction(self.sessions) as session:
+            row = await session.get(OutboxMessage, message_id)
+            if row is not None:
+                row.next_attempt_at = self.clock.now() + timedelta(seconds=5)
+        return 0
 
     async def _failed(self, message_id: int, exc: Exception, *, retry: bool) -> int:
         log.warning("outbox message %s not delivered: %s", message_id, type(exc).__name__)

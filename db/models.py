@@ -373,6 +373,8 @@ class OutboxMessage(Base):
     view: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # {"kind": ..., "args": {...}}
     fallback_channel_id: Mapped[int | None] = mapped_column(BigInteger)
     dedupe_key: Mapped[str | None] = mapped_column(String(128), unique=True)
+    # An edit of the message another row (with this dedupe_key) posted, once that one is sent.
+    edit_of_key: Mapped[str | None] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime())
     attempts: Mapped[int] = mapped_column(Integer, default=0)

@@ -109,3 +109,33 @@ async def test_queued_messages_survive_a_restart(running_bot: RunningBot, clock:
     async with running_bot() as (bot2, h2):
         assert await bot2.outbox.flush() == 1
         assert [m.content for m in h2.dms_to(ALICE)] == ["Welcome"]
+
+
+async def test_an_edit_by_key_waits_for_its_message_then_edits_it(
+    running_bot: RunningBot, clock: FakeClock
+) -> None:
+    from bot.outbox import enqueue_edit_of
+
+    async with running_bot() as (bot, h):
+        async with transaction(bot.sessions) as session:
+            enqueue_edit_of(
+                session,
+                key="scoreboard:1",
+                channel_id=CHANNEL,
+                now=clock.now(),
+                content="too early",
+            )
+        assert await bot.outbox.flush() == 0  # nothing to edit yet
+        async with transaction(bot.sessions) as session:
+            enqueue_channel(
+                session, channel_id=CHANNEL, now=clock.now(), content="0–0", key="scoreboard:1"
+            )
+            enqueue_edit_of(
+                session, key="scoreboard:1", channel_id=CHANNEL, now=clock.now(), content="1–0"
+            )
+        assert await bot.outbox.flush() == 2  # the post, then the queued edit of it
+        clock.advance(timedelta(seconds=5))
+        assert await bot.outbox.flush() == 0  # the early edit is stale: a later one was shown
+        [board] = h.in_channel(CHANNEL)
+        assert board.content == "1–0"
+        assert [e.get("content") for e in board.edits] == ["1–0"]
