@@ -18,7 +18,8 @@ def games(count: int) -> list[RatedGamePoint]:
     start = datetime(2018, 1, 1, tzinfo=UTC)
     return [
         RatedGamePoint(
-            game_id=f"g{i}", url=f"https://lichess.org/g{i}",
+            game_id=f"g{i}",
+            url=f"https://lichess.org/g{i}",
             ended_at=start + timedelta(minutes=rng.randrange(0, 2 * 365 * 24 * 60)),
             rating_after=rng.randrange(1200, 2600),
         )

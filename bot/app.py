@@ -17,8 +17,11 @@ from bot.lichess.client import LichessClient
 from bot.outbox import OutboxWorker
 from bot.publisher import RoundPublisher
 from bot.scheduler import build_scheduler
+from bot.services.fairplay import FairPlayService
+from bot.services.incidents import IncidentService
 from bot.services.negotiation import NegotiationService, register_due_handlers
 from bot.services.registration import RegistrationService
+from bot.services.results import ResultsService
 from bot.services.rounds import RoundService
 from db import migrate
 from db.engine import make_engine, make_sessionmaker
@@ -31,6 +34,9 @@ class Services:
     registration: RegistrationService
     negotiation: NegotiationService
     rounds: RoundService
+    fairplay: FairPlayService
+    results: ResultsService
+    incidents: IncidentService
 
 
 class ChampionshipBot(commands.Bot):
@@ -46,7 +52,10 @@ class ChampionshipBot(commands.Bot):
         sync_commands: bool = True,
         start_scheduler: bool = True,
     ) -> None:
-        super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default())
+        intents = discord.Intents.default()
+        # The rule VII.A watch reads public messages: only then ask for message content.
+        intents.message_content = config.fair_play.flag_public_accusations
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents)
         self.config = config
         self.secrets = secrets
         self.clock: Clock = clock or SystemClock()
@@ -86,9 +95,13 @@ class ChampionshipBot(commands.Bot):
             registration=RegistrationService(self.sessions, self.lichess, self.config, self.clock),
             negotiation=NegotiationService(self.sessions, self.config, self.clock),
             rounds=RoundService(self.sessions, self.config, self.clock),
+            fairplay=FairPlayService(self.sessions, self.lichess, self.config, self.clock),
+            results=ResultsService(self.sessions, self.lichess, self.config, self.clock),
+            incidents=IncidentService(self.sessions, self.lichess, self.config, self.clock),
         )
         register_due_handlers(self.due, self.services.negotiation)
         self.services.rounds.register_due_handlers(self.due)
+        self.services.incidents.register_due_handlers(self.due)
         self.publisher = RoundPublisher(self, self.sessions, self.clock, self.config)
         await self.services.registration.ensure_pre_seeded()
         install_error_handler(self.tree)
@@ -99,6 +112,11 @@ class ChampionshipBot(commands.Bot):
                 {
                     "outbox": (self.deliver, jobs.outbox_flush_seconds),
                     "deadlines": (self.due.sweep, jobs.deadline_sweep_seconds),
+                    "accounts": (
+                        self.services.fairplay.check_accounts,
+                        int(self.config.fair_play.account_check_hours * 3600),
+                    ),
+                    "results": (self.services.results.run_once, jobs.results_poll_seconds),
                 }
             )
             self.scheduler.start()

@@ -35,3 +35,5 @@ def configure_logging(secrets: Iterable[str | None], level: int = logging.INFO) 
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    # aiosqlite logs SQL parameters (private report texts among them) at DEBUG.
+    logging.getLogger("aiosqlite").setLevel(max(level, logging.INFO))

@@ -14,7 +14,10 @@ from bot.services.registration import DECISION_VIEW, RegistrationSummary
 from bot.timefmt import discord_time
 from cogs.common import IdButton, bot_of, embed, guarded, is_td, kick_outbox
 from cogs.errors import NotTD
+from cogs.td_fairplay import FairPlayTDCommands
+from cogs.td_incidents import IncidentsTDCommands
 from cogs.td_negotiation import NegotiationTDCommands
+from cogs.td_results import ResultsTDCommands
 from cogs.td_rounds import CancelSwissButton, PublishSwissButton, RoundsTDCommands
 from db.models import RegistrationState
 
@@ -142,7 +145,10 @@ def _listing_embeds(summaries: list[RegistrationSummary]) -> list[discord.Embed]
 @app_commands.guild_only()
 @app_commands.default_permissions(manage_guild=True)
 class TDCog(
+    FairPlayTDCommands,
+    IncidentsTDCommands,
     NegotiationTDCommands,
+    ResultsTDCommands,
     RoundsTDCommands,
     commands.GroupCog,
     group_name="td",

@@ -278,6 +278,19 @@ class LichessClient:
         raw = await self._call(f"games of {name}", run, guard=budget)
         return [LichessGame.from_api(g) for g in raw]
 
+    async def get_game(self, game_id: str) -> LichessGame:
+        """One game by its 8-character id, finished or not (``GET /game/export/{id}``).
+
+        :class:`LichessNotFound` if there is no such game."""
+        if not re.fullmatch(r"[A-Za-z0-9]{8}", game_id or ""):
+            raise LichessNotFound(f"invalid Lichess game id: {game_id!r}", status_code=None)
+        data = await self._call(
+            f"game {game_id}",
+            lambda _a: self._raw.get(f"/game/export/{game_id}", params={"moves": "false"}),
+            guard=self._guard,
+        )
+        return LichessGame.from_api(data)
+
     async def count_rated_games(
         self, username: str, *, perf_type: str, until: datetime, limit: int
     ) -> int:

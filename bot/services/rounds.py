@@ -446,6 +446,12 @@ class RoundService:
             ),
         )
 
+    async def after_result(
+        self, session: AsyncSession, round_id: int, actor: Actor, now: datetime
+    ) -> ResultRecorded:
+        """For other services that decide a match (results read from Lichess, forfeits)."""
+        return await self._after_result(session, round_id, actor, now)
+
     async def _after_result(
         self, session: AsyncSession, round_id: int, actor: Actor, now: datetime
     ) -> ResultRecorded:

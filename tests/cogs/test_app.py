@@ -89,5 +89,6 @@ async def test_scheduler_runs_the_outbox_job_and_stops_on_close(
     )
     async with discord_harness(bot, run_setup_hook=True):
         assert bot.scheduler is not None and bot.scheduler.running
-        assert sorted(job.id for job in bot.scheduler.get_jobs()) == ["deadlines", "outbox"]
+        jobs = sorted(job.id for job in bot.scheduler.get_jobs())
+        assert jobs == ["accounts", "deadlines", "outbox", "results"]
     assert not bot.scheduler.running

@@ -378,6 +378,14 @@ class FakeLichess:
         await resp.write_eof()
         return resp
 
+    async def _export_game(self, request: web.Request) -> web.StreamResponse:
+        """``GET /game/export/{id}`` as JSON: any stored game, finished or not."""
+        gid = request.match_info["id"]
+        for g in self.games:
+            if g["id"] == gid:
+                return web.json_response(g)
+        return web.json_response({"error": "Not found"}, status=404)
+
     async def _open_challenge(self, request: web.Request) -> web.StreamResponse:
         form = await request.post()
         fields = {k: str(v) for k, v in form.items()}
@@ -404,6 +412,7 @@ class FakeLichess:
         app.router.add_get("/api/user/{name}/rating-history", self._rating_history)
         app.router.add_get("/api/games/user/{name}", self._export_games)
         app.router.add_post("/api/challenge/open", self._open_challenge)
+        app.router.add_get("/game/export/{id}", self._export_game)
         app.router.add_post("/api/users", self._post_users)
         return app
 
