@@ -22,10 +22,11 @@ from bot.clock import Clock
 from bot.config import Config
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
 from bot.lichess import LichessClient, LichessError
-from bot.outbox import enqueue_channel, enqueue_dm
+from bot.outbox import enqueue_channel
 from bot.services import discipline
 from bot.services import incidents_text as wording
-from bot.services.negotiation import MATCH_REMINDER, _current_match, _player
+from bot.services.matches import current_match, message_player, player_by_discord
+from bot.services.negotiation import MATCH_REMINDER
 from bot.services.round_post import queue_round_post_update
 from bot.services.td_alerts import notify_td
 from db.engine import transaction
@@ -97,8 +98,8 @@ class IncidentService:
     # --- helpers ------------------------------------------------------------------------------
 
     async def _my_match(self, session: AsyncSession, discord_id: int) -> _Ctx:
-        player = await _player(session, discord_id)
-        match = await _current_match(session, player)
+        player = await player_by_discord(session, discord_id)
+        match = await current_match(session, player)
         return await self._ctx(session, match, player)
 
     async def _ctx(self, session: AsyncSession, match: Match, me: Player) -> _Ctx:
@@ -117,7 +118,7 @@ class IncidentService:
         incident = await session.get(MatchIncident, incident_id)
         if incident is None:
             raise InvalidInput(wording.no_such_incident(incident_id))
-        player = await _player(session, discord_id)
+        player = await player_by_discord(session, discord_id)
         if incident.reporter_id != player.id:
             raise NotAllowed(wording.not_yours())
         match = await session.get(Match, incident.match_id)
@@ -134,23 +135,7 @@ class IncidentService:
         view: tuple[str, dict[str, int]] | None = None,
     ) -> None:
         """A DM; closed DMs (or no Discord link) fall back to the match thread."""
-        if player.discord_id is not None:
-            enqueue_dm(
-                session,
-                user_id=player.discord_id,
-                now=now,
-                content=text,
-                view=view,
-                fallback_channel_id=ctx.thread_id,
-            )
-        elif ctx.thread_id:
-            enqueue_channel(
-                session,
-                channel_id=ctx.thread_id,
-                now=now,
-                content=f"**{player.lichess_username}**: {text}",
-                view=view,
-            )
+        message_player(session, player, thread_id=ctx.thread_id, now=now, content=text, view=view)
 
     def _post(self, session: AsyncSession, ctx: _Ctx, now: datetime, text: str) -> None:
         if ctx.thread_id:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, or_, select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import due
@@ -25,10 +25,18 @@ from bot.audit import Actor, record
 from bot.clock import Clock
 from bot.config import Config
 from bot.errors import InvalidInput, NotAllowed, WrongStage
-from bot.outbox import enqueue_channel, enqueue_dm
+from bot.outbox import enqueue_channel
 from bot.rules.negotiation import fault_at_offers_due, in_past, offer_problems, too_late
 from bot.rules.timeinput import TimeInputError, parse_time, parse_times
 from bot.services import negotiation_text as wording
+from bot.services.matches import (
+    MatchContext,
+    context_by_id,
+    current_match,
+    load_context,
+    message_player,
+    player_by_discord,
+)
 from bot.services.round_post import queue_round_post_update
 from bot.services.td_alerts import notify_td
 from db.engine import transaction
@@ -40,7 +48,6 @@ from db.models import (
     OfferState,
     Player,
     Round,
-    RoundState,
     TDDecision,
     TimeOffer,
 )
@@ -135,81 +142,6 @@ class _Lost(Exception):
     """The conditional update matched nothing: someone else changed the match first."""
 
 
-@dataclass
-class _Ctx:
-    """A match with its round and players, loaded in one session."""
-
-    match: Match
-    round_: Round
-    a: Player
-    b: Player | None
-
-    @property
-    def thread_id(self) -> int | None:
-        return self.match.thread_id or self.round_.thread_id
-
-    def has(self, player_id: int) -> bool:
-        return player_id in (self.a.id, self.b.id if self.b else None)
-
-    def opponent_of(self, player_id: int) -> Player:
-        if self.b is None:
-            raise WrongStage(wording.bye())
-        return self.b if player_id == self.a.id else self.a
-
-    def player(self, player_id: int | None) -> Player | None:
-        if player_id == self.a.id:
-            return self.a
-        if self.b is not None and player_id == self.b.id:
-            return self.b
-        return None
-
-    def name(self, player_id: int | None) -> str:
-        player = self.player(player_id)
-        return player.lichess_username if player else "the TD"
-
-
-# --- reading ----------------------------------------------------------------------------------
-
-
-async def _player(session: AsyncSession, discord_id: int) -> Player:
-    player = await session.scalar(select(Player).where(Player.discord_id == discord_id))
-    if player is None:
-        raise NotAllowed(wording.not_a_player())
-    return player
-
-
-async def _current_match(session: AsyncSession, player: Player) -> Match:
-    match = await session.scalar(
-        select(Match)
-        .join(Round, Match.round_id == Round.id)
-        .where(
-            Round.state == RoundState.PUBLISHED,
-            or_(Match.player_a_id == player.id, Match.player_b_id == player.id),
-        )
-        .order_by(Round.starts_at.desc(), Round.id.desc())
-        .limit(1)
-    )
-    if match is None:
-        raise WrongStage(wording.no_current_match())
-    return match
-
-
-async def _ctx(session: AsyncSession, match: Match) -> _Ctx:
-    round_ = await session.get(Round, match.round_id)
-    a = await session.get(Player, match.player_a_id)
-    b = await session.get(Player, match.player_b_id) if match.player_b_id else None
-    if round_ is None or a is None:  # pragma: no cover - foreign keys
-        raise LookupError(f"match {match.id} is incomplete")
-    return _Ctx(match, round_, a, b)
-
-
-async def _ctx_by_id(session: AsyncSession, match_id: int) -> _Ctx:
-    match = await session.get(Match, match_id)
-    if match is None:
-        raise InvalidInput(wording.no_such_match(match_id))
-    return await _ctx(session, match)
-
-
 async def _offers(session: AsyncSession, match_id: int) -> list[TimeOffer]:
     return list(
         (
@@ -220,7 +152,7 @@ async def _offers(session: AsyncSession, match_id: int) -> list[TimeOffer]:
     )
 
 
-def _info(ctx: _Ctx, offer: TimeOffer, me: int | None = None) -> OfferInfo:
+def _info(ctx: MatchContext, offer: TimeOffer, me: int | None = None) -> OfferInfo:
     return OfferInfo(
         id=offer.id,
         by_player_id=offer.offered_by_id,
@@ -250,7 +182,7 @@ def _counted_offers(offers: Sequence[TimeOffer], player_id: int, before: datetim
     )
 
 
-def _require_open_match(ctx: _Ctx) -> Player:
+def _require_open_match(ctx: MatchContext) -> Player:
     if ctx.b is None or ctx.match.state is MatchState.BYE:
         raise WrongStage(wording.bye())
     if ctx.match.state in OVER:
@@ -281,8 +213,8 @@ class NegotiationService:
 
     async def match_view(self, *, discord_id: int) -> MatchView:
         async with self.sessions() as session:
-            player = await _player(session, discord_id)
-            ctx = await _ctx(session, await _current_match(session, player))
+            player = await player_by_discord(session, discord_id)
+            ctx = await load_context(session, await current_match(session, player))
             offers = await _offers(session, ctx.match.id)
         due_at = _offers_due(ctx.round_, self.config)
         required = self.config.negotiation.required_offers
@@ -339,8 +271,8 @@ class NegotiationService:
         now = self.clock.now()
         neg = self.config.negotiation
         async with transaction(self.sessions) as session:
-            player = await _player(session, discord_id)
-            ctx = await _ctx(session, await _current_match(session, player))
+            player = await player_by_discord(session, discord_id)
+            ctx = await load_context(session, await current_match(session, player))
             _require_open_match(ctx)
             if ctx.match.agreed_time is not None:
                 raise WrongStage(wording.already_agreed(ctx.match.agreed_time))
@@ -399,7 +331,7 @@ class NegotiationService:
     async def _new_offer(
         self,
         session: AsyncSession,
-        ctx: _Ctx,
+        ctx: MatchContext,
         player: Player,
         opponent: Player,
         kind: OfferKind,
@@ -447,37 +379,22 @@ class NegotiationService:
             dm = wording.offer_dm(player.lichess_username, t, row.id)
         if ctx.thread_id:
             enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=posted, view=view)
-        self._dm(session, ctx, opponent, now, dm, view=view)
+        message_player(session, opponent, thread_id=ctx.thread_id, now=now, content=dm, view=view)
         return row
 
+    @staticmethod
     def _dm(
-        self,
         session: AsyncSession,
-        ctx: _Ctx,
+        ctx: MatchContext,
         player: Player,
         now: datetime,
         content: str,
         *,
         view: tuple[str, dict[str, Any]] | None = None,
     ) -> None:
-        """A DM to a player; closed DMs fall back to a mention in the match thread."""
-        if player.discord_id is not None:
-            enqueue_dm(
-                session,
-                user_id=player.discord_id,
-                now=now,
-                content=content,
-                view=view,
-                fallback_channel_id=ctx.thread_id,
-            )
-        elif ctx.thread_id:
-            enqueue_channel(
-                session,
-                channel_id=ctx.thread_id,
-                now=now,
-                content=f"**{player.lichess_username}**: {content}",
-                view=view,
-            )
+        message_player(
+            session, player, thread_id=ctx.thread_id, now=now, content=content, view=view
+        )
 
     # --- /accept and the Accept button ------------------------------------------------------
 
@@ -485,9 +402,9 @@ class NegotiationService:
         """The opponent of the offerer accepts an open offer or reschedule (rule V.G)."""
         now = self.clock.now()
         async with self.sessions() as session:
-            player = await _player(session, discord_id)
+            player = await player_by_discord(session, discord_id)
             if offer_id is None:
-                ctx = await _ctx(session, await _current_match(session, player))
+                ctx = await load_context(session, await current_match(session, player))
                 open_offers = [
                     o
                     for o in await _offers(session, ctx.match.id)
@@ -505,7 +422,7 @@ class NegotiationService:
                 if found is None:
                     raise InvalidInput(wording.no_such_offer(offer_id))
                 offer = found
-                ctx = await _ctx_by_id(session, offer.match_id)
+                ctx = await context_by_id(session, offer.match_id)
             if offer.offered_by_id == player.id:
                 raise NotAllowed(wording.own_offer())
             if offer.offered_by_id is None:
@@ -597,7 +514,7 @@ class NegotiationService:
         chosen_offer_id: int,
     ) -> None:
         """Supersede the other offers, move the reminders, tell everyone, update the post."""
-        ctx = await _ctx_by_id(session, match_id)
+        ctx = await context_by_id(session, match_id)
         offers = await _offers(session, match_id)
         for o in offers:
             if o.id != chosen_offer_id and o.state is OfferState.OPEN:
@@ -660,7 +577,7 @@ class NegotiationService:
                 content = wording.chosen_binding_dm(other.lichess_username, t)
             else:
                 content = wording.agreed_dm(other.lichess_username, t, previous, how)
-            self._dm(session, ctx, player, now, content)
+            message_player(session, player, thread_id=ctx.thread_id, now=now, content=content)
         await queue_round_post_update(session, ctx.round_.id, now=now)
 
     # --- /reschedule ------------------------------------------------------------------------
@@ -669,8 +586,8 @@ class NegotiationService:
         """Propose a new time for an agreed match; it takes effect once the opponent accepts."""
         now = self.clock.now()
         async with transaction(self.sessions) as session:
-            player = await _player(session, discord_id)
-            ctx = await _ctx(session, await _current_match(session, player))
+            player = await player_by_discord(session, discord_id)
+            ctx = await load_context(session, await current_match(session, player))
             _require_open_match(ctx)
             current = ctx.match.agreed_time
             if current is None:
@@ -704,8 +621,8 @@ class NegotiationService:
     async def choose(self, *, discord_id: int, text: str) -> Agreement:
         now = self.clock.now()
         async with self.sessions() as session:
-            player = await _player(session, discord_id)
-            ctx = await _ctx(session, await _current_match(session, player))
+            player = await player_by_discord(session, discord_id)
+            ctx = await load_context(session, await current_match(session, player))
         _require_open_match(ctx)
         if ctx.match.agreed_time is not None:
             raise WrongStage(wording.already_agreed(ctx.match.agreed_time))
@@ -773,7 +690,7 @@ class NegotiationService:
         """The TD sets the time (rules V.F, V.I); it replaces any time agreed before."""
         now = self.clock.now()
         async with self.sessions() as session:
-            ctx = await _ctx_by_id(session, match_id)
+            ctx = await context_by_id(session, match_id)
         _require_open_match(ctx)
         t = self._parse_one(text, ctx.round_)
         problems = self._time_problems(t, ctx.round_, now)
@@ -799,7 +716,7 @@ class NegotiationService:
         now = self.clock.now()
         name = (player_name or "nobody").strip().removeprefix("@")
         async with transaction(self.sessions) as session:
-            ctx = await _ctx_by_id(session, match_id)
+            ctx = await context_by_id(session, match_id)
             b = _require_open_match(ctx)
             if ctx.match.agreed_time is not None:
                 raise WrongStage(
@@ -868,7 +785,13 @@ class NegotiationService:
                 )
             else:
                 for player in (a, b):
-                    self._dm(session, ctx, player, now, wording.nobody_at_fault_dm())
+                    message_player(
+                        session,
+                        player,
+                        thread_id=ctx.thread_id,
+                        now=now,
+                        content=wording.nobody_at_fault_dm(),
+                    )
                 notify_td(
                     session,
                     self.config,
@@ -892,7 +815,7 @@ class NegotiationService:
         offer = await session.get(TimeOffer, action.subject_id)
         if offer is None or offer.state is not OfferState.OPEN or offer.offered_by_id is None:
             return
-        ctx = await _ctx_by_id(session, offer.match_id)
+        ctx = await context_by_id(session, offer.match_id)
         if ctx.b is None or ctx.match.state in OVER or now > ctx.round_.deadline:
             return
         if offer.kind is OfferKind.OFFER and ctx.match.agreed_time is not None:
@@ -922,7 +845,7 @@ class NegotiationService:
 
     async def on_offers_due(self, session: AsyncSession, action: DueAction, now: datetime) -> None:
         """End of Wednesday (rule V.C): one player short → the other chooses (V.E); both → TD."""
-        ctx = await _ctx_by_id(session, action.subject_id)
+        ctx = await context_by_id(session, action.subject_id)
         if ctx.b is None or ctx.match.state is not MatchState.NEGOTIATING:
             return
         if ctx.match.agreed_time is not None or ctx.match.chooser_id or ctx.match.td_assigns:
@@ -950,7 +873,13 @@ class NegotiationService:
                 ),
             )
             for player in (a, b):
-                self._dm(session, ctx, player, now, wording.both_missed_dm())
+                message_player(
+                    session,
+                    player,
+                    thread_id=ctx.thread_id,
+                    now=now,
+                    content=wording.both_missed_dm(),
+                )
         else:
             at_fault, chooser = (a, b) if fault == "a" else (b, a)
             ctx.match.chooser_id = chooser.id
@@ -986,7 +915,7 @@ class NegotiationService:
         self, session: AsyncSession, action: DueAction, now: datetime
     ) -> None:
         """Start of Saturday (rule V.H): both made their offers but nothing agreed → the TD."""
-        ctx = await _ctx_by_id(session, action.subject_id)
+        ctx = await context_by_id(session, action.subject_id)
         if ctx.b is None or ctx.match.state is not MatchState.NEGOTIATING:
             return
         if ctx.match.agreed_time is not None or ctx.match.chooser_id or ctx.match.td_assigns:
@@ -1021,14 +950,20 @@ class NegotiationService:
         self, session: AsyncSession, action: DueAction, now: datetime
     ) -> None:
         """Before the agreed time: remind both players (only if the time is still the same)."""
-        ctx = await _ctx_by_id(session, action.subject_id)
+        ctx = await context_by_id(session, action.subject_id)
         t = ctx.match.agreed_time
         if ctx.b is None or ctx.match.state is not MatchState.SCHEDULED or t is None:
             return
         if t.isoformat() != action.payload.get("agreed_time"):
             return  # rescheduled since: the new time has its own reminders
         for player, other in ((ctx.a, ctx.b), (ctx.b, ctx.a)):
-            self._dm(session, ctx, player, now, wording.match_reminder(other.lichess_username, t))
+            message_player(
+                session,
+                player,
+                thread_id=ctx.thread_id,
+                now=now,
+                content=wording.match_reminder(other.lichess_username, t),
+            )
         record(
             session,
             at=now,

@@ -27,11 +27,12 @@ from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStag
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError, LichessNotFound
 from bot.lichess.models import LichessGame
-from bot.outbox import enqueue_channel, enqueue_dm, enqueue_edit_of
+from bot.outbox import enqueue_channel, enqueue_edit_of
 from bot.rules import final as final_rules
 from bot.rules.attribution import judge, parse_game_id, split_at_end
 from bot.rules.match import match_points
 from bot.services import results_text as text
+from bot.services.matches import message_player
 from bot.services.round_post import queue_round_post_update
 from bot.services.rounds import RoundService
 from bot.services.td_alerts import notify_td
@@ -293,14 +294,13 @@ class ResultsService:
                     content=text.challenge_post(a, b, url, clock, self.config.tournament.variant),
                 )
             for me, opponent in ((ctx.a, b), (ctx.b, a)):
-                if me.discord_id:
-                    enqueue_dm(
-                        session,
-                        user_id=me.discord_id,
-                        now=now,
-                        content=text.challenge_dm(opponent, url, clock),
-                        fallback_channel_id=ctx.thread_id,
-                    )
+                message_player(
+                    session,
+                    me,
+                    thread_id=ctx.thread_id,
+                    now=now,
+                    content=text.challenge_dm(opponent, url, clock),
+                )
             return True
 
     async def poll(self) -> PollReport:
