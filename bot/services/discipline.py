@@ -191,7 +191,7 @@ async def _settle_rounds(
 ) -> None:
     """Update the pairings posts; a Swiss round whose last match got decided closes."""
     # Imported here: rounds imports the negotiation service, which must not import us back.
-    from bot.services.rounds import RoundService
+    from bot.services.rounds import RoundProgress
 
     await session.flush()
     for round_id in sorted(round_ids):
@@ -208,9 +208,7 @@ async def _settle_rounds(
             .limit(1)
         )
         if open_left is None:
-            # RoundService only needs the config to close the round and pair the next one.
-            rounds = RoundService(cast(Any, None), config, cast(Any, None))
-            await rounds._after_result(session, round_id, actor, now)
+            await RoundProgress(config).after_result(session, round_id, actor, now)
 
 
 # --- forfeits (rule VI.F) --------------------------------------------------------------------

@@ -88,23 +88,21 @@ class ResultRecorded:
     stage_finished: bool
 
 
-class RoundService:
-    def __init__(
-        self, sessions: async_sessionmaker[AsyncSession], config: Config, clock: Clock
-    ) -> None:
-        self.sessions = sessions
-        self.config = config
-        self.clock = clock
+class RoundProgress:
+    """The round life cycle inside a caller's transaction: pairing, publishing, closing.
 
-    # --- timing (rule IV) -----------------------------------------------------------------
+    Other services that decide a match (results read from Lichess, forfeits) call
+    `after_result` in their own transaction; it needs only the configuration.
+    """
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
 
     def round_window(self, number: int) -> tuple[datetime, datetime]:
         """Round N runs from its Monday 00:00 UTC to Sunday 23:59:59 UTC (rule IV)."""
         days = timedelta(days=self.config.swiss.round_days)
         starts_at = self.config.swiss.first_round_start + (number - 1) * days
         return starts_at, starts_at + days - timedelta(seconds=1)
-
-    # --- starting the qualification -----------------------------------------------------------
 
     async def _entrants(self, session: AsyncSession) -> list[Player]:
         """Approved, not pre-seeded, not withdrawn: best seeding rating first."""
@@ -129,45 +127,6 @@ class RoundService:
             )
         )
         return [p for p, _ in players]
-
-    async def preview_start(self) -> RoundPreview:
-        """Round 1 as it would be published now; changes nothing."""
-        async with self.sessions() as session:
-            await self._require_not_started(session)
-            players = await self._entrants(session)
-        return self._preview(players, number=1, results=[], withdrawn=set())
-
-    async def start(self, *, td_id: int) -> RoundPreview:
-        """Start the Swiss and publish round 1 from the current approved field."""
-        now = self.clock.now()
-        async with transaction(self.sessions) as session:
-            await self._require_not_started(session)
-            players = await self._entrants(session)
-            preview = self._preview(players, number=1, results=[], withdrawn=set())
-            stage = Stage(
-                kind=StageKind.SWISS,
-                state=StageState.RUNNING,
-                started_at=now,
-                total_rounds=preview.total_rounds,
-                seeding=[p.id for p in players],
-            )
-            session.add(stage)
-            await session.flush()
-            record(
-                session,
-                at=now,
-                actor=Actor.td(td_id),
-                action="swiss_started",
-                subject_type="stage",
-                subject_id=stage.id,
-                details={"players": len(players), "rounds": preview.total_rounds},
-            )
-            return await self._publish(session, stage, preview, Actor.td(td_id), now)
-
-    async def _require_not_started(self, session: AsyncSession) -> None:
-        stage = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
-        if stage is not None:
-            raise WrongStage("The qualification has already started.")
 
     def _preview(
         self,
@@ -208,8 +167,6 @@ class RoundService:
             )
         starts_at, deadline = self.round_window(number)
         return RoundPreview(number, total, len(players), starts_at, deadline, lines)
-
-    # --- publishing -------------------------------------------------------------------------
 
     async def _publish(
         self,
@@ -319,15 +276,6 @@ class RoundService:
         withdrawn = {p.lichess_id for p in players if p.withdrawn_at or p.disqualified_at}
         return stage, players, results, withdrawn, list(stage.rounds)
 
-    async def publish_next(self, *, actor: Actor) -> RoundPreview:
-        """Pair and publish the next round once every match of the current one is decided."""
-        now = self.clock.now()
-        async with transaction(self.sessions) as session:
-            preview = await self._next_preview(session)
-            stage = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
-            assert stage is not None
-            return await self._publish(session, stage, preview, actor, now)
-
     async def _next_preview(self, session: AsyncSession) -> RoundPreview:
         stage, players, results, withdrawn, rounds = await self._swiss_state(session)
         if stage.state is StageState.FINISHED:
@@ -357,6 +305,129 @@ class RoundService:
                 )
             ).all()
         )
+
+    async def _announce_result(self, session: AsyncSession, match: Match, now: datetime) -> None:
+        announce = self.config.discord.announcement_channel_id
+        if not announce or match.player_b_id is None:
+            return
+        a = await session.get(Player, match.player_a_id)
+        b = await session.get(Player, match.player_b_id)
+        assert a is not None and b is not None
+        enqueue_channel(
+            session,
+            channel_id=announce,
+            now=now,
+            content=(
+                f"Result: **{a.lichess_username}** {match.score_a:g}–{match.score_b:g} "
+                f"**{b.lichess_username}**"
+            ),
+        )
+
+    async def after_result(
+        self, session: AsyncSession, round_id: int, actor: Actor, now: datetime
+    ) -> ResultRecorded:
+        """Close the round when its last match is decided, then pair the next one."""
+        round_ = await session.get(Round, round_id)
+        assert round_ is not None
+        if await self._open_matches(session, round_id):
+            return ResultRecorded(round_id, False, None, False)
+        round_.state = RoundState.FINISHED
+        stage = await session.get(Stage, round_.stage_id)
+        assert stage is not None
+        if round_.number >= (stage.total_rounds or 0):
+            stage.state, stage.finished_at = StageState.FINISHED, now
+            record(
+                session,
+                at=now,
+                actor=actor,
+                action="swiss_finished",
+                subject_type="stage",
+                subject_id=stage.id,
+            )
+            notify_td(
+                session,
+                self.config,
+                now=now,
+                content="The qualification is finished: every round has a result.",
+            )
+            return ResultRecorded(round_id, True, None, True)
+        if self.config.swiss.confirm_before_publish:
+            notify_td(
+                session,
+                self.config,
+                now=now,
+                content=(
+                    f"Round {round_.number} is complete. Publish round "
+                    f"{round_.number + 1} with /td swiss publish."
+                ),
+            )
+            return ResultRecorded(round_id, True, None, False)
+        preview = await self._next_preview(session)
+        published = await self._publish(session, stage, preview, actor, now)
+        return ResultRecorded(round_id, True, published, False)
+
+
+class RoundService(RoundProgress):
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession], config: Config, clock: Clock
+    ) -> None:
+        super().__init__(config)
+        self.sessions = sessions
+        self.clock = clock
+
+    # --- timing (rule IV) -----------------------------------------------------------------
+
+    # --- starting the qualification -----------------------------------------------------------
+
+    async def preview_start(self) -> RoundPreview:
+        """Round 1 as it would be published now; changes nothing."""
+        async with self.sessions() as session:
+            await self._require_not_started(session)
+            players = await self._entrants(session)
+        return self._preview(players, number=1, results=[], withdrawn=set())
+
+    async def start(self, *, td_id: int) -> RoundPreview:
+        """Start the Swiss and publish round 1 from the current approved field."""
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            await self._require_not_started(session)
+            players = await self._entrants(session)
+            preview = self._preview(players, number=1, results=[], withdrawn=set())
+            stage = Stage(
+                kind=StageKind.SWISS,
+                state=StageState.RUNNING,
+                started_at=now,
+                total_rounds=preview.total_rounds,
+                seeding=[p.id for p in players],
+            )
+            session.add(stage)
+            await session.flush()
+            record(
+                session,
+                at=now,
+                actor=Actor.td(td_id),
+                action="swiss_started",
+                subject_type="stage",
+                subject_id=stage.id,
+                details={"players": len(players), "rounds": preview.total_rounds},
+            )
+            return await self._publish(session, stage, preview, Actor.td(td_id), now)
+
+    async def _require_not_started(self, session: AsyncSession) -> None:
+        stage = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
+        if stage is not None:
+            raise WrongStage("The qualification has already started.")
+
+    # --- publishing -------------------------------------------------------------------------
+
+    async def publish_next(self, *, actor: Actor) -> RoundPreview:
+        """Pair and publish the next round once every match of the current one is decided."""
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            preview = await self._next_preview(session)
+            stage = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
+            assert stage is not None
+            return await self._publish(session, stage, preview, actor, now)
 
     # --- standings --------------------------------------------------------------------------
 
@@ -427,73 +498,7 @@ class RoundService:
             )
             await queue_round_post_update(session, match.round_id, now=now)
             await self._announce_result(session, match, now)
-            return await self._after_result(session, match.round_id, Actor.td(td_id), now)
-
-    async def _announce_result(self, session: AsyncSession, match: Match, now: datetime) -> None:
-        announce = self.config.discord.announcement_channel_id
-        if not announce or match.player_b_id is None:
-            return
-        a = await session.get(Player, match.player_a_id)
-        b = await session.get(Player, match.player_b_id)
-        assert a is not None and b is not None
-        enqueue_channel(
-            session,
-            channel_id=announce,
-            now=now,
-            content=(
-                f"Result: **{a.lichess_username}** {match.score_a:g}–{match.score_b:g} "
-                f"**{b.lichess_username}**"
-            ),
-        )
-
-    async def after_result(
-        self, session: AsyncSession, round_id: int, actor: Actor, now: datetime
-    ) -> ResultRecorded:
-        """For other services that decide a match (results read from Lichess, forfeits)."""
-        return await self._after_result(session, round_id, actor, now)
-
-    async def _after_result(
-        self, session: AsyncSession, round_id: int, actor: Actor, now: datetime
-    ) -> ResultRecorded:
-        """Close the round when its last match is decided, then pair the next one."""
-        round_ = await session.get(Round, round_id)
-        assert round_ is not None
-        if await self._open_matches(session, round_id):
-            return ResultRecorded(round_id, False, None, False)
-        round_.state = RoundState.FINISHED
-        stage = await session.get(Stage, round_.stage_id)
-        assert stage is not None
-        if round_.number >= (stage.total_rounds or 0):
-            stage.state, stage.finished_at = StageState.FINISHED, now
-            record(
-                session,
-                at=now,
-                actor=actor,
-                action="swiss_finished",
-                subject_type="stage",
-                subject_id=stage.id,
-            )
-            notify_td(
-                session,
-                self.config,
-                now=now,
-                content="The qualification is finished: every round has a result.",
-            )
-            return ResultRecorded(round_id, True, None, True)
-        if self.config.swiss.confirm_before_publish:
-            notify_td(
-                session,
-                self.config,
-                now=now,
-                content=(
-                    f"Round {round_.number} is complete. Publish round "
-                    f"{round_.number + 1} with /td swiss publish."
-                ),
-            )
-            return ResultRecorded(round_id, True, None, False)
-        preview = await self._next_preview(session)
-        published = await self._publish(session, stage, preview, actor, now)
-        return ResultRecorded(round_id, True, published, False)
+            return await self.after_result(session, match.round_id, Actor.td(td_id), now)
 
     # --- due actions --------------------------------------------------------------------------
 
