@@ -37,8 +37,8 @@ __all__ = [
 DEFAULT_MIN_GAP = timedelta(hours=3)
 DEFAULT_MAX_PER_DATE = 2
 DEFAULT_REQUIRED_OFFERS = 3
-#: End of Wednesday = Thursday 00:00 UTC, an exclusive boundary.
-DEFAULT_OFFERS_DUE_OFFSET = timedelta(days=3)
+#: End of Wednesday: its last second, 23:59:59 UTC, inclusive (written like the round's end).
+DEFAULT_OFFERS_DUE_OFFSET = timedelta(days=2, hours=23, minutes=59, seconds=59)
 #: Start of Saturday 00:00 UTC.
 DEFAULT_WEEKEND_OFFSET = timedelta(days=5)
 #: Sunday 23:59:59 UTC, the last instant of the round (inclusive, rule IV.F).

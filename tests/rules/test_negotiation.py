@@ -128,11 +128,11 @@ def test_deadlines_first_round_2019() -> None:
     # Round 1 started Monday 30 September 2019.
     d = deadlines(utc(30, month=9))
     assert d == Deadlines(
-        offers_due=utc(3),  # end of Wednesday 2 October = Thursday 00:00 UTC
+        offers_due=utc(2, 23, 59, 59),  # end of Wednesday 2 October, inclusive
         weekend=utc(5),  # Saturday 00:00 UTC
         round_end=utc(6, 23, 59, 59),  # Sunday 23:59:59 UTC
     )
-    assert d.offers_due.weekday() == 3 and d.weekend.weekday() == 5
+    assert d.offers_due.weekday() == 2 and d.weekend.weekday() == 5
     assert d.round_end.weekday() == 6
     assert d.offers_due.tzinfo is UTC
 
