@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import AuditEntry
 
@@ -53,3 +54,27 @@ def record(
     )
     session.add(entry)
     return entry
+
+
+async def export(
+    sessions: async_sessionmaker[AsyncSession], *, limit: int | None = None
+) -> list[dict[str, Any]]:
+    """The audit log as plain dicts, oldest first (the last `limit` entries when given)."""
+    async with sessions() as session:
+        query = select(AuditEntry).order_by(AuditEntry.id.desc())
+        if limit is not None:
+            query = query.limit(limit)
+        rows = list((await session.scalars(query)).all())
+    return [
+        {
+            "id": row.id,
+            "at": row.at.isoformat().replace("+00:00", "Z"),
+            "actor": row.actor_type,
+            "actor_id": row.actor_id,
+            "action": row.action,
+            "subject": row.subject_type,
+            "subject_id": row.subject_id,
+            "details": row.details,
+        }
+        for row in reversed(rows)
+    ]

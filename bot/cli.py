@@ -37,6 +37,11 @@ def _parser() -> argparse.ArgumentParser:
     db_commands.add_parser(
         "check", parents=[common], help="fail if the models and the migrations disagree"
     )
+    audit = commands.add_parser(
+        "audit", parents=[common], help="print the audit log: who or what changed what"
+    )
+    audit.add_argument("--limit", type=int, default=None, help="only the last N entries")
+    audit.add_argument("--json", action="store_true", help="one JSON object per line")
     check = commands.add_parser(
         "check-player", parents=[common], help="run the entry checks on a Lichess account"
     )
@@ -57,6 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(config, secrets)
     if args.command == "db":
         return _db(config, args.db_command)
+    if args.command == "audit":
+        return asyncio.run(_audit(config, limit=args.limit, as_json=args.json))
     return asyncio.run(_check_player(config, secrets, args.name, as_json=args.json))
 
 
@@ -90,6 +97,27 @@ def _db(config: Config, action: str) -> int:
             print(f"  {difference}", file=sys.stderr)
         return EXIT_FAILURE
     print("Models and migrations agree.")
+    return EXIT_OK
+
+
+async def _audit(config: Config, *, limit: int | None, as_json: bool) -> int:
+    from bot.audit import export
+    from db import migrate
+    from db.engine import make_engine, make_sessionmaker
+
+    await migrate.upgrade(config.database.url)
+    engine = make_engine(config.database.url)
+    try:
+        entries = await export(make_sessionmaker(engine), limit=limit)
+    finally:
+        await engine.dispose()
+    for entry in entries:
+        if as_json:
+            print(json.dumps(entry, ensure_ascii=False))
+        else:
+            who = entry["actor"] + (f" {entry['actor_id']}" if entry["actor_id"] else "")
+            subject = f"{entry['subject']} {entry['subject_id'] or ''}".strip()
+            print(f"{entry['at']}  {who:<24} {entry['action']:<28} {subject}")
     return EXIT_OK
 
 

@@ -207,3 +207,51 @@ async def test_rate_limited_then_success(
     )
     assert code == 0 and json.loads(out)["eligible"] is True
     assert slept and slept[0] > 59.9  # the configured minimum pause of 60 s
+
+
+def test_audit_export_lists_who_changed_what(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import asyncio as aio
+
+    from bot.audit import Actor, record
+    from db import migrate
+    from db.engine import make_engine, make_sessionmaker, transaction
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'audit.sqlite3'}"
+
+    async def seed() -> None:
+        await migrate.upgrade(url)
+        engine = make_engine(url)
+        async with transaction(make_sessionmaker(engine)) as session:
+            record(
+                session,
+                at=datetime(2019, 9, 10, tzinfo=UTC),
+                actor=Actor.td(900),
+                action="registration_approved",
+                subject_type="registration",
+                subject_id=1,
+                details={"reason": None},
+            )
+            record(
+                session,
+                at=datetime(2019, 9, 11, tzinfo=UTC),
+                actor=Actor.job(),
+                action="round_published",
+                subject_type="round",
+                subject_id=1,
+            )
+        await engine.dispose()
+
+    aio.run(seed())
+    monkeypatch.setenv("DATABASE_URL", url)
+    assert cli.main(["audit", "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(e["actor"], e["action"]) for e in lines] == [
+        ("td", "registration_approved"),
+        ("job", "round_published"),
+    ]
+    assert lines[0]["at"] == "2019-09-10T00:00:00Z" and lines[0]["actor_id"] == 900
+    assert cli.main(["audit", "--limit", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "round_published" in out and "registration_approved" not in out
