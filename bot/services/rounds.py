@@ -546,8 +546,20 @@ class RoundService(RoundProgress):
         )
         if later is not None or stage is None or stage.state is not StageState.RUNNING:
             return
-        if await self._open_matches(session, round_.id):
-            return  # the deadline alert asked the TD; the last result pairs the next round
+        open_matches = await self._open_matches(session, round_.id)
+        if open_matches:
+            # Pairing on guesses would let these players meet again; the last result pairs it.
+            notify_td(
+                session,
+                self.config,
+                now=now,
+                content=(
+                    f"Round {round_.number + 1} cannot be paired yet: "
+                    f"{len(open_matches)} match(es) of round {round_.number} have no "
+                    "result. It is paired as soon as you record them (/td set-score)."
+                ),
+            )
+            return
         if self.config.swiss.confirm_before_publish:
             return
         preview = await self._next_preview(session)

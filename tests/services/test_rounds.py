@@ -176,6 +176,9 @@ async def test_round_deadline_lists_open_matches_to_the_td(
         ).all()
     assert any("2 match(es) without a result" in a.content for a in alerts)
     assert any("/td set-score" in a.content for a in alerts)
+    assert any("Round 2 cannot be paired yet" in a.content for a in alerts)
+    async with sessions() as session:
+        assert len((await session.scalars(select(Round))).all()) == 1
 
 
 async def test_last_round_finishes_the_stage(rounds: RoundService, sessions, clock) -> None:
