@@ -456,22 +456,14 @@ class RoundService(RoundProgress):
     ) -> ResultRecorded:
         """The TD records or corrects a match score; the reason goes into the audit log."""
         now = self.clock.now()
-        cfg = self.config.tournament
-        try:
-            finished = match_rules.is_over(score_a, score_b, games=cfg.match_games, early_stop=True)
-        except ValueError as exc:
-            raise InvalidInput(
-                f"{score_a:g}–{score_b:g} is not a possible match score: {exc}"
-            ) from exc
-        if not finished:
-            raise InvalidInput(
-                f"{score_a:g}–{score_b:g} is not a finished match: it ends when all "
-                f"{cfg.match_games} games are played or a side has more than half of them."
-            )
         async with transaction(self.sessions) as session:
             match = await session.get(Match, match_id)
             if match is None or match.player_b_id is None:
                 raise InvalidInput(f"There is no match #{match_id} with two players.")
+            round_ = await session.get(Round, match.round_id)
+            stage = await session.get(Stage, round_.stage_id) if round_ else None
+            assert stage is not None
+            self._check_final_score(stage.kind, score_a, score_b)
             match.score_a, match.score_b = score_a, score_b
             match.points_a, match.points_b = match_rules.match_points(score_a, score_b)
             match.state = MatchState.FINISHED
@@ -498,7 +490,35 @@ class RoundService(RoundProgress):
             )
             await queue_round_post_update(session, match.round_id, now=now)
             await self._announce_result(session, match, now)
+            if stage.kind is not StageKind.SWISS:
+                return ResultRecorded(match.round_id, False, None, False)
             return await self.after_result(session, match.round_id, Actor.td(td_id), now)
+
+    def _check_final_score(self, kind: StageKind, score_a: float, score_b: float) -> None:
+        """A recorded score must end the match by its stage's rules (III.E.1, III.F.2)."""
+        if kind is StageKind.FINAL:
+            raise InvalidInput("The Final is not a fixed-length match: it is read game by game.")
+        cfg = self.config.tournament
+        early_stop = kind is StageKind.SWISS or self.config.stages.candidates_early_stop
+        try:
+            finished = match_rules.is_over(
+                score_a, score_b, games=cfg.match_games, early_stop=early_stop
+            )
+        except ValueError as exc:
+            raise InvalidInput(
+                f"{score_a:g}–{score_b:g} is not a possible match score: {exc}"
+            ) from exc
+        if not finished:
+            if early_stop:
+                ends = f"all {cfg.match_games} games are played or a side has more than half"
+            else:
+                ends = (
+                    f"all {cfg.match_games} games are played (Candidates matches are played "
+                    "out, rule III.F.2)"
+                )
+            raise InvalidInput(
+                f"{score_a:g}–{score_b:g} is not a finished match: it ends when {ends}."
+            )
 
     # --- due actions --------------------------------------------------------------------------
 

@@ -194,3 +194,18 @@ async def test_last_round_finishes_the_stage(rounds: RoundService, sessions, clo
     assert stage is not None and stage.state is StageState.FINISHED
     with pytest.raises(WrongStage):
         await rounds.publish_next(actor=Actor.td(TD_ID))
+
+
+async def test_candidates_scores_must_be_played_out(rounds: RoundService, sessions, fake) -> None:
+    from tests.results_helpers import candidates_match
+
+    match_id = await candidates_match(sessions, fake, "Cand1", "Cand2")
+    with pytest.raises(InvalidInput, match=r"played out, rule III\.F\.2"):
+        await rounds.set_score(td_id=TD_ID, match_id=match_id, score_a=5.5, score_b=0, reason=None)
+    result = await rounds.set_score(
+        td_id=TD_ID, match_id=match_id, score_a=6, score_b=4, reason=None
+    )
+    assert result.next_round is None and not result.stage_finished
+    async with sessions() as session:
+        match = await session.get(Match, match_id)
+    assert match is not None and (match.points_a, match.points_b) == (1.0, 0.0)
