@@ -40,9 +40,11 @@ Pair = tuple[str, str | None]
 #: only trades speed.
 FULL_GRAPH_LIMIT = 24
 #: When a unit cannot be paired at the lower bounds, fields up to this size
-#: are paired again as one unit on the complete graph (exact); larger ones
-#: merge score groups around the failing unit instead (valid, near-optimal).
-EXACT_FALLBACK_LIMIT = 40
+#: are paired again as one unit on the complete graph (exact, about 1 s at 128
+#: players on this project's 2-core machine, in the rare rounds that need it);
+#: larger ones merge score groups around the failing unit instead (valid, but
+#: not proven optimal). Every championship so far had far fewer players.
+EXACT_FALLBACK_LIMIT = 128
 
 
 # --------------------------------------------------------------------------- rounds
