@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from db.models import AuditEntry
+from db.models import AuditEntry, TDDecision
 
 
 @dataclass(frozen=True)
@@ -78,3 +78,39 @@ async def export(
         }
         for row in reversed(rows)
     ]
+
+
+def record_td_decision(
+    session: AsyncSession,
+    *,
+    at: datetime,
+    td_id: int,
+    kind: str,
+    subject_type: str,
+    subject_id: int,
+    decision: str,
+    reason: str | None = None,
+    action: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> None:
+    """A ruling by the TD: the decision row they review later and its audit entry, together."""
+    session.add(
+        TDDecision(
+            kind=kind,
+            subject_type=subject_type,
+            subject_id=subject_id,
+            decision=decision,
+            reason=reason,
+            td_discord_id=td_id,
+            created_at=at,
+        )
+    )
+    record(
+        session,
+        at=at,
+        actor=Actor.td(td_id),
+        action=action or kind,
+        subject_type=subject_type,
+        subject_id=subject_id,
+        details=details if details is not None else {"decision": decision, "reason": reason},
+    )

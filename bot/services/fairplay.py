@@ -16,7 +16,7 @@ from sqlalchemy import ColumnElement, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 
-from bot.audit import Actor, record
+from bot.audit import Actor, record, record_td_decision
 from bot.clock import Clock
 from bot.config import Config
 from bot.errors import InvalidInput, NotAllowed, WrongStage
@@ -34,7 +34,6 @@ from db.models import (
     Registration,
     RegistrationState,
     ReportState,
-    TDDecision,
 )
 
 log = logging.getLogger(__name__)
@@ -276,25 +275,17 @@ class FairPlayService:
             report.td_note = note or report.td_note
             report.updated_at = now
             actor = Actor.td(td_id)
-            record(
+            record_td_decision(
                 session,
                 at=now,
-                actor=actor,
-                action="fairplay.report_state",
+                td_id=td_id,
+                kind="cheat_report",
                 subject_type=REPORT_SUBJECT,
                 subject_id=report.id,
+                decision=state,
+                reason=note,
+                action="fairplay.report_state",
                 details={"from": previous, "to": state, "note": note, "engine_mark": engine_mark},
-            )
-            session.add(
-                TDDecision(
-                    kind="cheat_report",
-                    subject_type=REPORT_SUBJECT,
-                    subject_id=report.id,
-                    decision=state,
-                    reason=note,
-                    td_discord_id=td_id,
-                    created_at=now,
-                )
             )
             disqualified = False
             if state == rules.UPHELD and accused.disqualified_at is None:

@@ -17,7 +17,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import due
-from bot.audit import Actor, record
+from bot.audit import Actor, record, record_td_decision
 from bot.clock import Clock
 from bot.config import Config
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
@@ -41,7 +41,6 @@ from db.models import (
     Player,
     Round,
     RoundState,
-    TDDecision,
 )
 
 NOSHOW_CHECK = "incident_noshow_check"
@@ -794,16 +793,15 @@ class IncidentService:
             elif incident.state not in LIVE:
                 raise WrongStage(wording.incident_closed())
             await self._cancel(session, incident, now, f"overruled by the TD: {reason}", actor)
-            session.add(
-                TDDecision(
-                    kind="overrule",
-                    subject_type=SUBJECT,
-                    subject_id=incident.id,
-                    decision="overruled",
-                    reason=reason,
-                    td_discord_id=td_id,
-                    created_at=now,
-                )
+            record_td_decision(
+                session,
+                at=now,
+                td_id=td_id,
+                kind="overrule",
+                subject_type=SUBJECT,
+                subject_id=incident.id,
+                decision="overruled",
+                reason=reason,
             )
             text = wording.overruled_post(match.id, reason)
             self._post(session, ctx, now, text)
@@ -875,16 +873,15 @@ class IncidentService:
                 actor=Actor.td(td_id),
                 now=now,
             )
-            session.add(
-                TDDecision(
-                    kind="disqualify",
-                    subject_type="player",
-                    subject_id=player.id,
-                    decision="engine" if engine else "dq",
-                    reason=reason,
-                    td_discord_id=td_id,
-                    created_at=now,
-                )
+            record_td_decision(
+                session,
+                at=now,
+                td_id=td_id,
+                kind="disqualify",
+                subject_type="player",
+                subject_id=player.id,
+                decision="engine" if engine else "dq",
+                reason=reason,
             )
             return player.lichess_username
 
@@ -895,16 +892,15 @@ class IncidentService:
             await discipline.reinstate(
                 session, self.config, player_id=player.id, actor=Actor.td(td_id), now=now
             )
-            session.add(
-                TDDecision(
-                    kind="reinstate",
-                    subject_type="player",
-                    subject_id=player.id,
-                    decision="reinstated",
-                    reason=None,
-                    td_discord_id=td_id,
-                    created_at=now,
-                )
+            record_td_decision(
+                session,
+                at=now,
+                td_id=td_id,
+                kind="reinstate",
+                subject_type="player",
+                subject_id=player.id,
+                decision="reinstated",
+                reason=None,
             )
             return player.lichess_username
 

@@ -21,7 +21,7 @@ from sqlalchemy import CursorResult, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import due
-from bot.audit import Actor, record
+from bot.audit import Actor, record, record_td_decision
 from bot.clock import Clock
 from bot.config import Config
 from bot.errors import InvalidInput, NotAllowed, WrongStage
@@ -48,7 +48,6 @@ from db.models import (
     OfferState,
     Player,
     Round,
-    TDDecision,
     TimeOffer,
 )
 
@@ -748,24 +747,16 @@ class NegotiationService:
             if _rowcount(changed) != 1:
                 raise WrongStage(wording.match_over())
             decision = f"fault:{at_fault.lichess_username}" if at_fault else "nobody"
-            session.add(
-                TDDecision(
-                    kind="negotiation_fault",
-                    subject_type=MATCH_SUBJECT,
-                    subject_id=match_id,
-                    decision=decision,
-                    reason=None,
-                    td_discord_id=td_id,
-                    created_at=now,
-                )
-            )
-            record(
+            record_td_decision(
                 session,
                 at=now,
-                actor=Actor.td(td_id),
-                action="negotiation_fault",
+                td_id=td_id,
+                kind="negotiation_fault",
                 subject_type=MATCH_SUBJECT,
                 subject_id=match_id,
+                decision=decision,
+                reason=None,
+                action="negotiation_fault",
                 details={"at_fault": at_fault.lichess_username if at_fault else None},
             )
             if at_fault is not None and chooser is not None:

@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import selectinload
 
-from bot.audit import Actor, record
+from bot.audit import Actor, record, record_td_decision
 from bot.clock import Clock
 from bot.config import Config
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
@@ -38,7 +38,6 @@ from db.models import (
     Stage,
     StageKind,
     StageState,
-    TDDecision,
 )
 
 CHALLENGE_LIFETIME = timedelta(hours=2)
@@ -391,24 +390,16 @@ class RegistrationService:
             registration.decided_by, registration.decided_at = td_id, now
             registration.updated_at = now
             decision = "approved" if approve else "rejected"
-            session.add(
-                TDDecision(
-                    kind="registration",
-                    subject_type="registration",
-                    subject_id=registration.id,
-                    decision=decision,
-                    reason=reason,
-                    td_discord_id=td_id,
-                    created_at=now,
-                )
-            )
-            record(
+            record_td_decision(
                 session,
                 at=now,
-                actor=Actor.td(td_id),
-                action=f"registration_{decision}",
+                td_id=td_id,
+                kind="registration",
                 subject_type="registration",
                 subject_id=registration.id,
+                decision=decision,
+                reason=reason,
+                action=f"registration_{decision}",
                 details={"reason": reason, "problems": list(registration.problems)},
             )
             summary = RegistrationSummary.of(registration)

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.audit import Actor, record
+from bot.audit import Actor, record, record_td_decision
 from bot.clock import Clock
 from bot.config import Config
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
@@ -47,7 +47,6 @@ from db.models import (
     RoundState,
     Stage,
     StageKind,
-    TDDecision,
 )
 
 log = logging.getLogger(__name__)
@@ -659,24 +658,16 @@ class ResultsService:
             was_finished = ctx.match.state is MatchState.FINISHED
             target = next(g for g in ctx.games if g.id == game.id)
             target.counted, target.voided_reason = False, TD_VOID + reason
-            session.add(
-                TDDecision(
-                    kind="void_game",
-                    subject_type="match",
-                    subject_id=ctx.match.id,
-                    decision=lichess_id,
-                    reason=reason,
-                    td_discord_id=td_id,
-                    created_at=now,
-                )
-            )
-            record(
+            record_td_decision(
                 session,
                 at=now,
-                actor=Actor.td(td_id),
-                action="game_voided",
+                td_id=td_id,
+                kind="void_game",
                 subject_type="match",
                 subject_id=ctx.match.id,
+                decision=lichess_id,
+                reason=reason,
+                action="game_voided",
                 details={"game": lichess_id, "reason": reason},
             )
             settled = await self._settle(session, ctx, Actor.td(td_id), now)

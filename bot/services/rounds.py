@@ -15,7 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import selectinload
 
-from bot.audit import Actor, record
+from bot.audit import Actor, record, record_td_decision
 from bot.clock import Clock
 from bot.config import Config
 from bot.due import DueActionRunner, schedule
@@ -39,7 +39,6 @@ from db.models import (
     Stage,
     StageKind,
     StageState,
-    TDDecision,
 )
 
 ROUND_DEADLINE = "round_deadline"
@@ -468,24 +467,16 @@ class RoundService(RoundProgress):
             match.points_a, match.points_b = match_rules.match_points(score_a, score_b)
             match.state = MatchState.FINISHED
             match.finished_at = now
-            session.add(
-                TDDecision(
-                    kind="set_score",
-                    subject_type="match",
-                    subject_id=match.id,
-                    decision=f"{score_a:g}-{score_b:g}",
-                    reason=reason,
-                    td_discord_id=td_id,
-                    created_at=now,
-                )
-            )
-            record(
+            record_td_decision(
                 session,
                 at=now,
-                actor=Actor.td(td_id),
-                action="score_set",
+                td_id=td_id,
+                kind="set_score",
                 subject_type="match",
                 subject_id=match.id,
+                decision=f"{score_a:g}-{score_b:g}",
+                reason=reason,
+                action="score_set",
                 details={"score": [score_a, score_b], "reason": reason},
             )
             await queue_round_post_update(session, match.round_id, now=now)
