@@ -13,18 +13,16 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, or_, select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from bot.audit import Actor, record, record_td_decision
-from bot.clock import Clock
-from bot.config import Config
 from bot.errors import InvalidInput, NotAllowed, WrongStage
-from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError
 from bot.outbox import enqueue_dm
 from bot.rules import fairplay as rules
 from bot.services import fairplay_text as text
+from bot.services.base import LichessService
 from bot.services.td_alerts import notify_td
 from db.engine import transaction
 from db.models import (
@@ -144,19 +142,7 @@ def _info(report: CheatReport, accused: Player) -> ReportInfo:
     )
 
 
-class FairPlayService:
-    def __init__(
-        self,
-        sessions: async_sessionmaker[AsyncSession],
-        lichess: LichessClient,
-        config: Config,
-        clock: Clock,
-    ) -> None:
-        self.sessions = sessions
-        self.lichess = lichess
-        self.config = config
-        self.clock = clock
-
+class FairPlayService(LichessService):
     # --- reports (rule VII.A) -----------------------------------------------------------
 
     async def report(

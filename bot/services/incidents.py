@@ -10,21 +10,21 @@ short transaction, re-checking the incident's state there. Timers are due action
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import or_, select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import due
 from bot.audit import Actor, record, record_td_decision
-from bot.clock import Clock
-from bot.config import Config
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
-from bot.lichess import LichessClient, LichessError
+from bot.lichess import LichessError
 from bot.outbox import enqueue_channel
 from bot.services import discipline
 from bot.services import incidents_text as wording
+from bot.services.base import LichessService
 from bot.services.matches import current_match, message_player, player_by_discord
 from bot.services.negotiation import MATCH_REMINDER
 from bot.services.round_post import queue_round_post_update
@@ -81,19 +81,7 @@ class _Ctx:
         return self.match.thread_id or self.round_.thread_id
 
 
-class IncidentService:
-    def __init__(
-        self,
-        sessions: async_sessionmaker[AsyncSession],
-        lichess: LichessClient,
-        config: Config,
-        clock: Clock,
-    ) -> None:
-        self.sessions = sessions
-        self.lichess = lichess
-        self.config = config
-        self.clock = clock
-
+class IncidentService(LichessService):
     # --- helpers ------------------------------------------------------------------------------
 
     async def _my_match(self, session: AsyncSession, discord_id: int) -> _Ctx:
@@ -292,27 +280,53 @@ class IncidentService:
         self, session: AsyncSession, action: DueAction, now: datetime
     ) -> None:
         """After the grace period: ask the claimant, with buttons, if the opponent is absent."""
-        incident = await session.get(MatchIncident, action.subject_id)
+        await self._ask_claimant(
+            session,
+            action.subject_id,
+            now,
+            match_states=(MatchState.SCHEDULED,),
+            confirm=False,
+            message=wording.noshow_check_dm,
+            view_kind=NOSHOW_CHECK_VIEW,
+            audit_action="noshow_check_asked",
+        )
+
+    async def _ask_claimant(
+        self,
+        session: AsyncSession,
+        incident_id: int,
+        now: datetime,
+        *,
+        match_states: tuple[MatchState, ...],
+        confirm: bool,
+        message: Callable[[str], str],
+        view_kind: str,
+        audit_action: str,
+    ) -> None:
+        """A timer ran out on a live incident: DM the claimant a question with buttons."""
+        incident = await session.get(MatchIncident, incident_id)
         if incident is None or incident.state is not IncidentState.OPEN:
             return
         match = await session.get(Match, incident.match_id)
         me = await session.get(Player, incident.reporter_id)
-        if match is None or me is None or match.state is not MatchState.SCHEDULED:
+        if match is None or me is None or match.state not in match_states:
             return
+        if confirm:
+            incident.state = IncidentState.CONFIRMED
         ctx = await self._ctx(session, match, me)
         self._dm(
             session,
             ctx,
             me,
             now,
-            wording.noshow_check_dm(ctx.opponent.lichess_username),
-            view=(NOSHOW_CHECK_VIEW, {"incident_id": incident.id}),
+            message(ctx.opponent.lichess_username),
+            view=(view_kind, {"incident_id": incident.id}),
         )
         record(
             session,
             at=now,
             actor=Actor.job(),
-            action="noshow_check_asked",
+            action=audit_action,
             subject_type=SUBJECT,
             subject_id=incident.id,
         )
@@ -743,30 +757,15 @@ class IncidentService:
 
     async def on_left_end(self, session: AsyncSession, action: DueAction, now: datetime) -> None:
         """The return period is over: offer the claimant the Claim the win button."""
-        incident = await session.get(MatchIncident, action.subject_id)
-        if incident is None or incident.state is not IncidentState.OPEN:
-            return
-        match = await session.get(Match, incident.match_id)
-        me = await session.get(Player, incident.reporter_id)
-        if match is None or me is None or match.state not in PLAYING:
-            return
-        incident.state = IncidentState.CONFIRMED
-        ctx = await self._ctx(session, match, me)
-        self._dm(
+        await self._ask_claimant(
             session,
-            ctx,
-            me,
+            action.subject_id,
             now,
-            wording.left_claim_dm(ctx.opponent.lichess_username),
-            view=(LEFT_CLAIM_VIEW, {"incident_id": incident.id}),
-        )
-        record(
-            session,
-            at=now,
-            actor=Actor.job(),
-            action="left_claim_offered",
-            subject_type=SUBJECT,
-            subject_id=incident.id,
+            match_states=PLAYING,
+            confirm=True,
+            message=wording.left_claim_dm,
+            view_kind=LEFT_CLAIM_VIEW,
+            audit_action="left_claim_offered",
         )
 
     # --- the TD ---------------------------------------------------------------------------------

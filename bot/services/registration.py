@@ -13,19 +13,17 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from bot.audit import Actor, record, record_td_decision
-from bot.clock import Clock
-from bot.config import Config
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
-from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError, LichessNotFound
 from bot.lichess.models import LichessUser
 from bot.outbox import enqueue_dm
 from bot.rules import eligibility
 from bot.services import registration_text as text
+from bot.services.base import LichessService
 from bot.services.player_check import PlayerReport, check_player, requirements
 from bot.services.td_alerts import notify_td
 from db.engine import transaction
@@ -115,19 +113,7 @@ class WindowState:
     closes_at: datetime
 
 
-class RegistrationService:
-    def __init__(
-        self,
-        sessions: async_sessionmaker[AsyncSession],
-        lichess: LichessClient,
-        config: Config,
-        clock: Clock,
-    ) -> None:
-        self.sessions = sessions
-        self.lichess = lichess
-        self.config = config
-        self.clock = clock
-
+class RegistrationService(LichessService):
     # --- the registration window -------------------------------------------------------
 
     async def window(self) -> WindowState:

@@ -32,6 +32,7 @@ from bot.rules import final as final_rules
 from bot.rules.attribution import judge, parse_game_id, split_at_end
 from bot.rules.match import match_points
 from bot.services import results_text as text
+from bot.services.base import LichessService
 from bot.services.matches import message_player
 from bot.services.round_post import queue_round_post_update
 from bot.services.rounds import RoundService
@@ -120,7 +121,7 @@ def _td_voided(game: Game) -> bool:
     return not game.counted and (game.voided_reason or "").startswith(TD_VOID)
 
 
-class ResultsService:
+class ResultsService(LichessService):
     def __init__(
         self,
         sessions: async_sessionmaker[AsyncSession],
@@ -129,10 +130,7 @@ class ResultsService:
         clock: Clock,
         rounds: RoundService | None = None,
     ) -> None:
-        self.sessions = sessions
-        self.lichess = lichess
-        self.config = config
-        self.clock = clock
+        super().__init__(sessions, lichess, config, clock)
         self.rounds = rounds or RoundService(sessions, config, clock)
 
     # --- rules per stage ----------------------------------------------------------------------
