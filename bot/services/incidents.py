@@ -398,13 +398,19 @@ class IncidentService(LichessService):
 
     # --- claiming the win (rules VI.D, VI.E) --------------------------------------------------
 
-    async def claim_win(self, *, discord_id: int, incident_id: int) -> IncidentResult:
-        """A confirmed no-show or an expired /left: forfeit the match to the claimant."""
-        now = self.clock.now()
+    async def _games_since_claim(
+        self, discord_id: int, incident_id: int, now: datetime
+    ) -> tuple[datetime, list[str] | None]:
+        """What Lichess shows between the two since the claim started (outside transactions)."""
         async with self.sessions() as session:
             incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
             since = self._claim_since(incident, now)
-        seen = await self._games_between(ctx.me, ctx.opponent, since, required=True)
+        return since, await self._games_between(ctx.me, ctx.opponent, since, required=True)
+
+    async def claim_win(self, *, discord_id: int, incident_id: int) -> IncidentResult:
+        """A confirmed no-show or an expired /left: forfeit the match to the claimant."""
+        now = self.clock.now()
+        since, seen = await self._games_since_claim(discord_id, incident_id, now)
         async with transaction(self.sessions) as session:
             incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
             self._claim_since(incident, now)
@@ -482,10 +488,7 @@ class IncidentService(LichessService):
     async def reschedule(self, *, discord_id: int, incident_id: int) -> IncidentResult:
         """Reopen negotiation after a no-show; a forfeit follows at the deadline without a time."""
         now = self.clock.now()
-        async with self.sessions() as session:
-            incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
-            since = self._claim_since(incident, now)
-        seen = await self._games_between(ctx.me, ctx.opponent, since, required=True)
+        since, seen = await self._games_since_claim(discord_id, incident_id, now)
         async with transaction(self.sessions) as session:
             incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
             self._claim_since(incident, now)
