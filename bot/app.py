@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import discord
@@ -102,26 +103,32 @@ class ChampionshipBot(commands.Bot):
         register_due_handlers(self.due, self.services.negotiation)
         self.services.rounds.register_due_handlers(self.due)
         self.services.incidents.register_due_handlers(self.due)
+        self.services.results.register_sweep_steps(self.due)
         self.publisher = RoundPublisher(self, self.sessions, self.clock, self.config)
         await self.services.registration.ensure_pre_seeded()
         install_error_handler(self.tree)
         await load_all(self)
         if self.start_scheduler:
-            jobs = self.config.jobs
-            self.scheduler = build_scheduler(
-                {
-                    "outbox": (self.deliver, jobs.outbox_flush_seconds),
-                    "deadlines": (self.due.sweep, jobs.deadline_sweep_seconds),
-                    "accounts": (
-                        self.services.fairplay.check_accounts,
-                        int(self.config.fair_play.account_check_hours * 3600),
-                    ),
-                    "results": (self.services.results.run_once, jobs.results_poll_seconds),
-                }
-            )
+            self.scheduler = build_scheduler(self.periodic_jobs())
             self.scheduler.start()
         if self.sync_commands:
             await self._sync_commands()
+
+    def periodic_jobs(self) -> dict[str, tuple[Callable[[], Awaitable[object]], int]]:
+        """The periodic jobs by name: (what runs, interval in seconds)."""
+        if self.due is None or self.services is None:
+            raise RuntimeError("the bot has not finished setup_hook")
+        jobs = self.config.jobs
+        return {
+            "outbox": (self.deliver, jobs.outbox_flush_seconds),
+            # Due actions and the game links of matches whose agreed time has come.
+            "deadlines": (self.due.sweep, jobs.deadline_sweep_seconds),
+            "accounts": (
+                self.services.fairplay.check_accounts,
+                int(self.config.fair_play.account_check_hours * 3600),
+            ),
+            "results": (self.services.results.run_once, jobs.results_poll_seconds),
+        }
 
     async def deliver(self) -> None:
         """Post what publication left to create, then send the queued messages."""

@@ -23,6 +23,9 @@ from db.models import DueAction
 log = logging.getLogger(__name__)
 
 Handler = Callable[[AsyncSession, DueAction, datetime], Awaitable[None]]
+# A step the sweep also runs, outside any transaction: work that is due by a time stored on
+# another row (a match's agreed time opens its game link) and needs I/O such as Lichess.
+SweepStep = Callable[[], Awaitable[object]]
 MAX_ATTEMPTS = 5
 
 
@@ -86,12 +89,23 @@ class DueActionRunner:
         self.sessions = sessions
         self.clock = clock
         self.handlers: dict[str, Handler] = {}
+        self.steps: dict[str, SweepStep] = {}
 
     def register(self, kind: str, handler: Handler) -> None:
         self.handlers[kind] = handler
 
+    def add_step(self, name: str, step: SweepStep) -> None:
+        """Run `step` at every sweep, before the due actions; it must be idempotent."""
+        self.steps[name] = step
+
     async def sweep(self, limit: int = 200) -> int:
-        """Run everything due now, oldest first; returns how many actions ran."""
+        """Run the steps, then every action due now, oldest first; returns how many actions
+        ran. A failing step is logged and retried at the next sweep."""
+        for name, step in self.steps.items():
+            try:
+                await step()
+            except Exception:
+                log.exception("sweep step %s failed; it runs again at the next sweep", name)
         now = self.clock.now()
         async with self.sessions() as session:
             due = (

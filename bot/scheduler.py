@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 log = logging.getLogger(__name__)
+
+# Every job runs on multiples of its interval counted from this instant, so a 60-second
+# sweep runs at the start of each UTC minute: a game link agreed for 19:00 goes out at
+# 19:00:00, not up to a minute later.
+ALIGNED_TO = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 def _survive(name: str, job: Callable[[], Awaitable[object]]) -> Callable[[], Awaitable[None]]:
@@ -32,6 +38,7 @@ def build_scheduler(
             _survive(name, job),
             "interval",
             seconds=seconds,
+            start_date=ALIGNED_TO,
             id=name,
             max_instances=1,
             coalesce=True,

@@ -124,3 +124,34 @@ async def test_cancelled_actions_do_not_run(
         await cancel(session, subject_type="match", subject_id=1, now=clock.now())
     assert await runner.sweep() == 1
     assert calls == [2]
+
+
+async def test_sweep_steps_run_every_sweep_and_a_failing_one_does_not_stop_it(
+    sessions: async_sessionmaker[AsyncSession], clock: FakeClock
+) -> None:
+    calls: list[int] = []
+    runner = runner_with_reminder(sessions, clock, calls)
+    ran: list[str] = []
+
+    async def broken() -> None:
+        ran.append("broken")
+        raise RuntimeError("Lichess is down")
+
+    async def links() -> None:
+        ran.append("links")
+
+    runner.add_step("broken", broken)
+    runner.add_step("links", links)
+    async with transaction(sessions) as session:
+        await schedule(
+            session,
+            kind="reminder",
+            subject_type="match",
+            subject_id=3,
+            due_at=clock.now(),
+            payload={"user": 5},
+        )
+    assert await runner.sweep() == 1
+    assert await runner.sweep() == 0
+    assert ran == ["broken", "links", "broken", "links"]
+    assert calls == [3]

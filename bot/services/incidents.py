@@ -25,8 +25,15 @@ from bot.outbox import enqueue_channel
 from bot.services import discipline
 from bot.services import incidents_text as wording
 from bot.services.base import LichessService
-from bot.services.matches import current_match, message_player, player_by_discord
+from bot.services.matches import (
+    current_match,
+    load_context,
+    match_progress,
+    message_player,
+    player_by_discord,
+)
 from bot.services.negotiation import MATCH_REMINDER
+from bot.services.results_text import MatchProgress, progress_board
 from bot.services.round_post import queue_round_post_update
 from bot.services.td_alerts import notify_td
 from db.engine import transaction
@@ -195,7 +202,7 @@ class IncidentService(LichessService):
         md = self.config.match_day
         async with self.sessions() as session:
             ctx = await self._my_match(session, discord_id)
-            agreed = self._noshow_allowed(ctx, now)
+            agreed = await self._noshow_allowed(session, ctx, now)
             if await self._live_incident(session, ctx.match.id, IncidentKind.NO_SHOW):
                 raise WrongStage(wording.noshow_open())
             in_db = await self._db_games_since(session, ctx.match.id, agreed - self._margin())
@@ -206,7 +213,7 @@ class IncidentService(LichessService):
             raise WrongStage(wording.noshow_games_found(seen or []))
         async with transaction(self.sessions) as session:
             ctx = await self._my_match(session, discord_id)
-            agreed = self._noshow_allowed(ctx, now)
+            agreed = await self._noshow_allowed(session, ctx, now)
             if await self._live_incident(session, ctx.match.id, IncidentKind.NO_SHOW):
                 raise WrongStage(wording.noshow_open())
             grace_end = now + timedelta(minutes=md.noshow_grace_minutes)
@@ -263,12 +270,27 @@ class IncidentService(LichessService):
                 wording.noshow_reply(ctx.opponent.lichess_username, grace_end),
             )
 
-    def _noshow_allowed(self, ctx: _Ctx, now: datetime) -> datetime:
-        agreed = ctx.match.agreed_time
-        if agreed is None or ctx.match.state is MatchState.NEGOTIATING:
+    async def _refuse_if_played(self, session: AsyncSession, ctx: _Ctx) -> None:
+        """A decided match, or one with a counted game, has nothing to claim: say why."""
+        if ctx.match.state not in PLAYING:
+            progress = await match_progress(session, await load_context(session, ctx.match))
+            raise WrongStage(wording.match_decided(self._board(progress)))
+        if ctx.match.state is MatchState.IN_PROGRESS:
+            progress = await match_progress(session, await load_context(session, ctx.match))
+            if progress.counted:
+                raise WrongStage(wording.games_played(self._board(progress)))
+
+    def _board(self, progress: MatchProgress) -> str:
+        return progress_board(progress, total_games=self.config.tournament.match_games)
+
+    async def _noshow_allowed(self, session: AsyncSession, ctx: _Ctx, now: datetime) -> datetime:
+        """From the agreed time until a counted game exists, game link posted or not (VI.D)."""
+        if ctx.match.state is MatchState.NEGOTIATING:
             raise WrongStage(wording.noshow_no_time())
-        if ctx.match.state is not MatchState.SCHEDULED:
-            raise WrongStage("Your match is already under way or decided.")
+        await self._refuse_if_played(session, ctx)
+        agreed = ctx.match.agreed_time
+        if agreed is None:
+            raise WrongStage(wording.noshow_no_time())
         if now < agreed:
             raise WrongStage(wording.noshow_too_early(agreed))
         window = self.config.match_day.noshow_claim_window_minutes
@@ -284,7 +306,7 @@ class IncidentService(LichessService):
             session,
             action.subject_id,
             now,
-            match_states=(MatchState.SCHEDULED,),
+            match_states=PLAYING,
             confirm=False,
             message=wording.noshow_check_dm,
             view_kind=NOSHOW_CHECK_VIEW,
@@ -500,8 +522,7 @@ class IncidentService(LichessService):
                 return IncidentResult(
                     incident.id, incident.state, wording.claim_cancelled(seen or [])
                 )
-            if ctx.match.state is not MatchState.SCHEDULED:
-                raise WrongStage("Your match is already under way or decided.")
+            await self._refuse_if_played(session, ctx)
             previous = ctx.match.agreed_time
             ctx.match.state = MatchState.NEGOTIATING
             ctx.match.agreed_time = None
@@ -625,14 +646,13 @@ class IncidentService(LichessService):
         )
         return found is not None
 
-    def _require_started(self, ctx: _Ctx, now: datetime) -> None:
-        if ctx.match.state not in PLAYING or ctx.match.agreed_time is None:
-            raise WrongStage(
-                wording.match_not_started()
-                if ctx.match.state is MatchState.NEGOTIATING
-                else "Your match is decided."
-            )
-        if now < ctx.match.agreed_time:
+    async def _require_started(self, session: AsyncSession, ctx: _Ctx, now: datetime) -> None:
+        """Breaks and /left: from the agreed time until the match is decided."""
+        if ctx.match.state is MatchState.NEGOTIATING:
+            raise WrongStage(wording.match_not_started())
+        if ctx.match.state not in PLAYING:
+            await self._refuse_if_played(session, ctx)
+        if ctx.match.agreed_time is None or now < ctx.match.agreed_time:
             raise WrongStage(wording.match_not_started())
 
     async def take_break(self, *, discord_id: int) -> IncidentResult:
@@ -641,7 +661,7 @@ class IncidentService(LichessService):
         minutes = self.config.match_day.break_minutes
         async with transaction(self.sessions) as session:
             ctx = await self._my_match(session, discord_id)
-            self._require_started(ctx, now)
+            await self._require_started(session, ctx, now)
             if await self._break_used(session, ctx.match.id, ctx.me.id):
                 raise WrongStage(wording.break_used())
             ends = now + timedelta(minutes=minutes)
@@ -706,7 +726,7 @@ class IncidentService(LichessService):
         minutes = self.config.match_day.left_return_minutes
         async with transaction(self.sessions) as session:
             ctx = await self._my_match(session, discord_id)
-            self._require_started(ctx, now)
+            await self._require_started(session, ctx, now)
             if await self._live_incident(session, ctx.match.id, IncidentKind.LEFT):
                 raise WrongStage(wording.left_open())
             break_used = await self._break_used(session, ctx.match.id, ctx.opponent.id)

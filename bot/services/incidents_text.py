@@ -33,6 +33,17 @@ def noshow_no_time() -> str:
     return "Your match has no agreed time, so nobody can be absent from it yet."
 
 
+def match_decided(board: str) -> str:
+    return f"Your match is already decided, so there is nothing to report or claim.\n{board}"
+
+
+def games_played(board: str) -> str:
+    return (
+        "Games of your match have been played and counted, so this is not a no-show "
+        f"(rule VI.D). If your opponent left during the match, use /left.\n{board}"
+    )
+
+
 def noshow_open() -> str:
     return "A no-show report for this match is already open."
 

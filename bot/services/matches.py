@@ -12,7 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import InvalidInput, NotAllowed, WrongStage
 from bot.outbox import enqueue_channel, enqueue_dm
-from db.models import Match, Player, Round, RoundState
+from bot.services.results_text import GameLine, MatchProgress
+from db.models import Game, Match, Player, Round, RoundState
 
 NOT_A_PLAYER = "You are not a player in the championship."
 NO_CURRENT_MATCH = "You have no match in the current round."
@@ -51,6 +52,39 @@ class MatchContext:
     def name(self, player_id: int | None) -> str:
         player = self.player(player_id)
         return player.lichess_username if player else "the TD"
+
+
+async def match_progress(session: AsyncSession, ctx: MatchContext) -> MatchProgress:
+    """The score and every stored game of the match, for replies that must say why."""
+    rows = (
+        await session.scalars(
+            select(Game).where(Game.match_id == ctx.match.id).order_by(Game.number)
+        )
+    ).all()
+    lines = [
+        GameLine(
+            g.number,
+            g.lichess_id,
+            ctx.name(g.white_player_id),
+            ctx.name(g.black_player_id),
+            g.result_a,
+            g.counted,
+            g.voided_reason,
+            g.flagged,
+        )
+        for g in rows
+    ]
+    match = ctx.match
+    return MatchProgress(
+        player_a=ctx.a.lichess_username,
+        player_b=ctx.b.lichess_username if ctx.b else "",
+        state=match.state,
+        score_a=match.score_a,
+        score_b=match.score_b,
+        games=lines,
+        challenge_url=match.challenge_url,
+        forfeit_winner=ctx.name(match.forfeit_winner_id) if match.forfeit_winner_id else None,
+    )
 
 
 async def load_context(session: AsyncSession, match: Match) -> MatchContext:

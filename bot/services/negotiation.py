@@ -34,9 +34,11 @@ from bot.services.matches import (
     context_by_id,
     current_match,
     load_context,
+    match_progress,
     message_player,
     player_by_discord,
 )
+from bot.services.results_text import MatchProgress
 from bot.services.round_post import queue_round_post_update
 from bot.services.td_alerts import notify_td
 from db.engine import transaction
@@ -103,6 +105,10 @@ class MatchView:
     chooser: str | None
     i_choose: bool
     td_assigns: bool
+    # Match day: the score, the games read from Lichess, the game link (None for a bye).
+    progress: MatchProgress | None = None
+    started: bool = False  # the agreed time has come
+    total_games: int = 10
 
 
 @dataclass(frozen=True)
@@ -211,10 +217,12 @@ class NegotiationService:
     # --- /match -----------------------------------------------------------------------------
 
     async def match_view(self, *, discord_id: int) -> MatchView:
+        now = self.clock.now()
         async with self.sessions() as session:
             player = await player_by_discord(session, discord_id)
             ctx = await load_context(session, await current_match(session, player))
             offers = await _offers(session, ctx.match.id)
+            progress = await match_progress(session, ctx) if ctx.b is not None else None
         due_at = _offers_due(ctx.round_, self.config)
         required = self.config.negotiation.required_offers
         opponent = ctx.opponent_of(player.id) if ctx.b is not None else None
@@ -238,6 +246,9 @@ class NegotiationService:
             chooser=ctx.name(ctx.match.chooser_id) if ctx.match.chooser_id else None,
             i_choose=ctx.match.chooser_id == player.id,
             td_assigns=ctx.match.td_assigns,
+            progress=progress,
+            started=ctx.match.agreed_time is not None and now >= ctx.match.agreed_time,
+            total_games=self.config.tournament.match_games,
         )
 
     # --- /offer -----------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from bot.services.results_text import progress_board
 from bot.timefmt import discord_time
 from db.models import OfferKind, OfferState
 
@@ -376,6 +377,14 @@ def match_view(view: MatchView) -> str:
         f"**{view.me}** vs **{view.opponent}**",
         f"Round deadline: {discord_time(view.round_deadline)}",
     ]
+    progress = view.progress
+    if progress is not None and (view.started or progress.games or progress.decided):
+        # Match day: the score comes first, then what was arranged.
+        lines.insert(1, progress_board(progress, total_games=view.total_games))
+        if progress.decided:
+            return "\n".join(lines)[:1990]
+        if progress.challenge_url:
+            lines.insert(2, f"Game link: {progress.challenge_url}")
     if view.agreed_time is not None:
         lines.append(f"Agreed time: {discord_time(view.agreed_time)}")
     else:

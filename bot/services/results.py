@@ -12,6 +12,7 @@ so a failure for one match (a 429, an outage) loses nothing and the next poll re
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.audit import Actor, record, record_td_decision
 from bot.clock import Clock
 from bot.config import Config
+from bot.due import DueActionRunner
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError, LichessNotFound
@@ -132,6 +134,9 @@ class ResultsService(LichessService):
     ) -> None:
         super().__init__(sessions, lichess, config, clock)
         self.rounds = rounds or RoundService(sessions, config, clock)
+        # The sweep and the results job may both open links: one at a time, so a match
+        # never gets two Lichess challenges.
+        self._challenge_lock = asyncio.Lock()
 
     # --- rules per stage ----------------------------------------------------------------------
 
@@ -228,15 +233,23 @@ class ResultsService(LichessService):
     # --- the periodic job -----------------------------------------------------------------------
 
     async def run_once(self) -> None:
-        """The scheduler's job: open the due game links, then read the results."""
+        """The results job: open any game link still missing, then read the results."""
         await self.create_due_challenges()
         await self.poll()
+
+    def register_sweep_steps(self, runner: DueActionRunner) -> None:
+        """Game links open at the agreed minute: the deadline sweep runs every minute."""
+        runner.add_step("game_links", self.create_due_challenges)
 
     async def create_due_challenges(self) -> int:
         """Open a Lichess challenge for every match whose agreed time has come; returns how
         many were created. A Lichess failure leaves the match for the next run."""
         if not self.config.match_day.create_challenge:
             return 0
+        async with self._challenge_lock:
+            return await self._create_due_challenges()
+
+    async def _create_due_challenges(self) -> int:
         now = self.clock.now()
         created = 0
         for ctx in await self._due_matches(now, challenge=True):

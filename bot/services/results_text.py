@@ -28,6 +28,28 @@ class GameLine:
     flagged: bool
 
 
+@dataclass(frozen=True)
+class MatchProgress:
+    """Where a match stands on match day: its score and the games read from Lichess."""
+
+    player_a: str
+    player_b: str
+    state: str  # a MatchState value
+    score_a: float
+    score_b: float
+    games: list[GameLine]
+    challenge_url: str | None
+    forfeit_winner: str | None
+
+    @property
+    def counted(self) -> list[GameLine]:
+        return [g for g in self.games if g.counted]
+
+    @property
+    def decided(self) -> bool:
+        return self.state in ("finished", "forfeited", "bye")
+
+
 def score(value: float) -> str:
     return f"{value:g}"
 
@@ -69,6 +91,25 @@ def scoreboard(
     if not games:
         lines.append("No game yet.")
     return "\n".join(lines)[:2000]
+
+
+def progress_board(progress: MatchProgress, *, total_games: int) -> str:
+    """The scoreboard of a match as /match and refusals show it; a forfeit says who won."""
+    if progress.state == "forfeited":
+        winner = progress.forfeit_winner or "nobody"
+        return (
+            f"📊 **{progress.player_a}** vs **{progress.player_b}**: decided by forfeit, "
+            f"won by **{winner}**."
+        )
+    return scoreboard(
+        progress.player_a,
+        progress.player_b,
+        progress.games,
+        progress.score_a,
+        progress.score_b,
+        total_games=total_games,
+        finished=progress.decided,
+    )
 
 
 def challenge_post(a: str, b: str, url: str, clock: str, variant: str) -> str:
