@@ -29,6 +29,10 @@ from db.engine import make_engine, make_sessionmaker
 
 log = logging.getLogger(__name__)
 
+ALLOWED_MENTIONS = discord.AllowedMentions(
+    everyone=False, roles=False, users=True, replied_user=False
+)
+
 
 @dataclass
 class Services:
@@ -56,7 +60,13 @@ class ChampionshipBot(commands.Bot):
         intents = discord.Intents.default()
         # The rule VII.A watch reads public messages: only then ask for message content.
         intents.message_content = config.fair_play.flag_public_accusations
-        super().__init__(command_prefix=commands.when_mentioned, intents=intents)
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            # Text from users (reasons, reports, names) must never ping @everyone, @here or a
+            # role: only user mentions the bot writes itself ping anyone.
+            allowed_mentions=ALLOWED_MENTIONS,
+        )
         self.config = config
         self.secrets = secrets
         self.clock: Clock = clock or SystemClock()
@@ -79,6 +89,7 @@ class ChampionshipBot(commands.Bot):
     async def setup_hook(self) -> None:
         """Migrate, wire services, load cogs, register persistent buttons, start the jobs."""
         from cogs import load_all
+        from cogs.common import answer_stale_buttons
         from cogs.errors import install_error_handler
 
         url = self.config.database.url
@@ -107,6 +118,7 @@ class ChampionshipBot(commands.Bot):
         self.publisher = RoundPublisher(self, self.sessions, self.clock, self.config)
         await self.services.registration.ensure_pre_seeded()
         install_error_handler(self.tree)
+        self.add_listener(answer_stale_buttons, "on_interaction")
         await load_all(self)
         if self.start_scheduler:
             self.scheduler = build_scheduler(self.periodic_jobs())

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Self, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
 
 import discord
 from discord import app_commands
 
+from bot.errors import InvalidInput
+from bot.ids import MAX_ID, parse_id, valid_id
 from cogs.errors import NotTD, reply_error
 
 if TYPE_CHECKING:
@@ -48,6 +50,46 @@ async def guarded(interaction: discord.Interaction, action: Callable[[], Awaitab
         await reply_error(interaction, error)
 
 
+# Discord's integer options go up to 2**53; the client enforces the bounds, the bot re-checks.
+DISCORD_MAX_INTEGER = 2**53
+
+
+class RowIdTransformer(app_commands.Transformer):
+    """An integer option naming a row (a match, an incident...): refused unless it can be one."""
+
+    def __init__(self, noun: str) -> None:
+        self.noun = noun
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        return discord.AppCommandOptionType.integer
+
+    @property
+    def min_value(self) -> int:
+        return 1
+
+    @property
+    def max_value(self) -> int:
+        return min(MAX_ID, DISCORD_MAX_INTEGER)
+
+    async def transform(self, interaction: discord.Interaction, value: Any, /) -> int:
+        if not valid_id(value):
+            raise InvalidInput(f"There is no {self.noun} #{value}: nothing was changed.")
+        return int(value)
+
+
+MatchId = app_commands.Transform[int, RowIdTransformer("match")]
+IncidentId = app_commands.Transform[int, RowIdTransformer("incident")]
+RegistrationId = app_commands.Transform[int, RowIdTransformer("registration")]
+ReportId = app_commands.Transform[int, RowIdTransformer("report")]
+OfferId = app_commands.Transform[int, RowIdTransformer("offer")]
+
+STALE_BUTTON = (
+    "This button is no longer valid. Use the matching slash command instead (see /match or "
+    "/status)."
+)
+
+
 def embed(data: dict[str, Any]) -> discord.Embed:
     return discord.Embed.from_dict(data)
 
@@ -72,6 +114,11 @@ class IdButton(
     prefix: str = "acwc:unused"
     label: str = ""
     style: discord.ButtonStyle = discord.ButtonStyle.primary
+    kinds: ClassVar[list[type[IdButton]]] = []  # every subclass: what a press can reach
+
+    def __init_subclass__(cls, *, template: str) -> None:
+        super().__init_subclass__(template=template)
+        IdButton.kinds.append(cls)
 
     def __init__(self, ident: int) -> None:
         super().__init__(
@@ -89,7 +136,11 @@ class IdButton(
         match: re.Match[str],
         /,
     ) -> Self:
-        return cls(int(match["id"]))
+        return cls(parse_id(match["id"]) or 0)
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        """An id no row can have is left to `answer_stale_buttons`, which says so."""
+        return valid_id(self.ident)
 
     async def callback(self, interaction: discord.Interaction) -> None:
         await guarded(interaction, lambda: self.run(interaction))
@@ -102,3 +153,26 @@ def single_button_view(item: IdButton) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(item)
     return view
+
+
+def button_is_live(custom_id: str) -> bool:
+    """True when one of the bot's persistent buttons will answer this custom id."""
+    for button in IdButton.kinds:
+        found = button.__discord_ui_compiled_template__.fullmatch(custom_id)
+        if found is not None and parse_id(found["id"]) is not None:
+            return True
+    return False
+
+
+async def answer_stale_buttons(interaction: discord.Interaction) -> None:
+    """A listener for every interaction: a button no handler will answer (malformed, from
+    an older version, an impossible id) gets a short ephemeral reply instead of Discord's
+    "This interaction failed"."""
+    if interaction.type is not discord.InteractionType.component:
+        return
+    data: dict[str, Any] = dict(interaction.data or {})
+    custom_id = str(data.get("custom_id", ""))
+    if button_is_live(custom_id):
+        return
+    if not interaction.response.is_done():
+        await interaction.response.send_message(STALE_BUTTON, ephemeral=True)

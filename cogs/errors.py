@@ -23,6 +23,8 @@ def message_for(error: Exception) -> str | None:
     if isinstance(error, app_commands.CommandInvokeError | app_commands.TransformerError):
         original = getattr(error, "original", None) or error.__cause__
         if isinstance(error, app_commands.TransformerError):
+            if isinstance(error.__cause__, UserFacingError):
+                return error.__cause__.message
             return f"`{error.value}` is not a valid value for this option."
         if isinstance(original, Exception):
             return message_for(original)

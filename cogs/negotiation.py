@@ -10,7 +10,7 @@ from discord.ext import commands
 
 from bot.services import negotiation_text as wording
 from bot.services.negotiation import OFFER_ACCEPT_VIEW
-from cogs.common import IdButton, bot_of, kick_outbox, single_button_view
+from cogs.common import IdButton, OfferId, bot_of, kick_outbox, single_button_view
 
 if TYPE_CHECKING:
     from bot.app import ChampionshipBot
@@ -59,7 +59,7 @@ class NegotiationCog(commands.Cog):
     @app_commands.command(name="accept", description="Accept your opponent's offered time")
     @app_commands.describe(offer="The offer number (see /match); needed if there are several")
     @app_commands.guild_only()
-    async def accept(self, interaction: discord.Interaction, offer: int | None = None) -> None:
+    async def accept(self, interaction: discord.Interaction, offer: OfferId | None = None) -> None:
         agreement = await self.bot.svc.negotiation.accept(
             discord_id=interaction.user.id, offer_id=offer
         )

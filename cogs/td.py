@@ -12,7 +12,7 @@ from bot.errors import NotAllowed
 from bot.services import registration_text as text
 from bot.services.registration import DECISION_VIEW, RegistrationSummary
 from bot.timefmt import discord_time
-from cogs.common import IdButton, bot_of, embed, guarded, is_td, kick_outbox
+from cogs.common import IdButton, RegistrationId, bot_of, embed, guarded, is_td, kick_outbox
 from cogs.errors import NotTD
 from cogs.td_fairplay import FairPlayTDCommands
 from cogs.td_incidents import IncidentsTDCommands
@@ -195,7 +195,9 @@ class TDCog(
 
     @registration.command(name="show", description="Show one registration with its evidence")
     @app_commands.describe(registration="Registration number (see /td registrations)")
-    async def registration_show(self, interaction: discord.Interaction, registration: int) -> None:
+    async def registration_show(
+        self, interaction: discord.Interaction, registration: RegistrationId
+    ) -> None:
         summary = await self.bot.svc.registration.get(registration)
         view = (
             decision_view(summary.id) if summary.state.value == "pending" else discord.utils.MISSING
@@ -209,7 +211,10 @@ class TDCog(
         registration="Registration number", reason="Needed for an exception (rule II.B)"
     )
     async def registration_approve(
-        self, interaction: discord.Interaction, registration: int, reason: str | None = None
+        self,
+        interaction: discord.Interaction,
+        registration: RegistrationId,
+        reason: str | None = None,
     ) -> None:
         summary = await _decide(interaction, registration, approve=True, reason=reason)
         await interaction.response.send_message(
@@ -220,7 +225,7 @@ class TDCog(
     @registration.command(name="reject", description="Reject a registration")
     @app_commands.describe(registration="Registration number", comment="Told to the player")
     async def registration_reject(
-        self, interaction: discord.Interaction, registration: int, comment: str
+        self, interaction: discord.Interaction, registration: RegistrationId, comment: str
     ) -> None:
         summary = await _decide(interaction, registration, approve=False, reason=comment)
         await interaction.response.send_message(

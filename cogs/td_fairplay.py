@@ -12,7 +12,7 @@ import discord
 from discord import app_commands
 
 from bot.services import fairplay_text as text
-from cogs.common import kick_outbox
+from cogs.common import ReportId, kick_outbox
 from db.models import ReportState
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ class FairPlayTDCommands(_MixinBase):
     async def report_state(
         self,
         interaction: discord.Interaction,
-        report: int,
+        report: ReportId,
         state: ReportState,
         note: str | None = None,
         engine: bool = False,

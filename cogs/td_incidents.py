@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
-from cogs.common import kick_outbox
+from cogs.common import IncidentId, kick_outbox
 
 if TYPE_CHECKING:
     # For type checking only: app_commands.command needs its owner to be a Cog or Group.
@@ -28,7 +28,9 @@ class IncidentsTDCommands(_MixinBase):
 
     @app_commands.command(name="overrule", description="Overrule a no-show or left claim")
     @app_commands.describe(incident="Incident number (from the TD message)", reason="Why")
-    async def overrule(self, interaction: discord.Interaction, incident: int, reason: str) -> None:
+    async def overrule(
+        self, interaction: discord.Interaction, incident: IncidentId, reason: str
+    ) -> None:
         result = await self.bot.svc.incidents.overrule(
             td_id=interaction.user.id, incident_id=incident, reason=reason
         )

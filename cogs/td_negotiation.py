@@ -12,7 +12,7 @@ import discord
 from discord import app_commands
 
 from bot.services import negotiation_text as wording
-from cogs.common import kick_outbox
+from cogs.common import MatchId, kick_outbox
 
 if TYPE_CHECKING:
     # For type checking only: app_commands.command needs its owner to be a Cog or Group.
@@ -30,7 +30,9 @@ class NegotiationTDCommands(_MixinBase):
 
     @app_commands.command(name="assign-time", description="Assign a match time (rules V.F, V.I)")
     @app_commands.describe(match="Match number", time="One UTC time, e.g. `2019-10-05 18:00`")
-    async def assign_time(self, interaction: discord.Interaction, match: int, time: str) -> None:
+    async def assign_time(
+        self, interaction: discord.Interaction, match: MatchId, time: str
+    ) -> None:
         agreement = await self.bot.svc.negotiation.assign_time(
             td_id=interaction.user.id, match_id=match, text=time
         )
@@ -41,7 +43,7 @@ class NegotiationTDCommands(_MixinBase):
 
     @app_commands.command(name="fault", description="Rule who is at fault (rules V.H, V.I)")
     @app_commands.describe(match="Match number", player="Lichess username at fault, or `nobody`")
-    async def fault(self, interaction: discord.Interaction, match: int, player: str) -> None:
+    async def fault(self, interaction: discord.Interaction, match: MatchId, player: str) -> None:
         ruling = await self.bot.svc.negotiation.rule_fault(
             td_id=interaction.user.id, match_id=match, player_name=player
         )
@@ -49,3 +51,13 @@ class NegotiationTDCommands(_MixinBase):
             wording.fault_reply(ruling.match_id, ruling.at_fault, ruling.chooser), ephemeral=True
         )
         await kick_outbox(interaction)
+
+    @fault.autocomplete("player")
+    async def fault_player_choices(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        """The two players of the chosen match, then `nobody`: the TD picks, never types."""
+        match = interaction.namespace.match
+        names = await self.bot.svc.negotiation.fault_choices(match if isinstance(match, int) else 0)
+        typed = current.strip().lower()
+        return [app_commands.Choice(name=n, value=n) for n in names if typed in n.lower()]

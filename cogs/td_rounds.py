@@ -11,7 +11,7 @@ from bot.audit import Actor
 from bot.errors import NotAllowed
 from bot.services.rounds import RoundPreview
 from bot.timefmt import discord_time
-from cogs.common import IdButton, bot_of, is_td
+from cogs.common import IdButton, MatchId, bot_of, is_td
 
 if TYPE_CHECKING:
     # For type checking only: app_commands.command needs its owner to be a Cog or Group.
@@ -105,7 +105,7 @@ class RoundsTDCommands(_MixinBase):
     async def set_score(
         self,
         interaction: discord.Interaction,
-        match: int,
+        match: MatchId,
         score_a: float,
         score_b: float,
         reason: str | None = None,

@@ -28,9 +28,14 @@ def check_game_points(value: float, name: str = "game points") -> float:
     """
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"{name} must be a number, got {value!r}")
-    if not math.isfinite(value) or value < 0:
+    try:
+        doubled = float(value) * 2
+    except OverflowError:  # an int too large for a float
+        raise ValueError(f"{name} must be a finite, non-negative number, got {value!r}") from None
+    # Checked on the doubled value too: 1e308 is finite, but twice it is not.
+    if not math.isfinite(doubled) or value < 0:
         raise ValueError(f"{name} must be a finite, non-negative number, got {value!r}")
-    if (value * 2) != int(value * 2):
+    if not doubled.is_integer():
         raise ValueError(f"{name} must be a multiple of 0.5, got {value!r}")
     return float(value)
 

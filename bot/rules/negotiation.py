@@ -211,7 +211,9 @@ def too_late(
     """
     if not isinstance(margin, timedelta) or margin < timedelta(0):
         raise ValueError(f"margin must be a non-negative timedelta, got {margin!r}")
-    return _utc(proposed, "proposed") + margin > _utc(round_end, "round_end")
+    # Subtract from the round end rather than add to the proposal: a proposal near
+    # datetime.max (year 9999) must be refused, not overflow.
+    return _utc(proposed, "proposed") > _utc(round_end, "round_end") - margin
 
 
 def proposed_time_problems(

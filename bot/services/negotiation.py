@@ -25,6 +25,7 @@ from bot.audit import Actor, record, record_td_decision
 from bot.clock import Clock
 from bot.config import Config
 from bot.errors import InvalidInput, NotAllowed, WrongStage
+from bot.ids import valid_id
 from bot.outbox import enqueue_channel
 from bot.rules.negotiation import fault_at_offers_due, in_past, offer_problems, too_late
 from bot.rules.timeinput import TimeInputError, parse_time, parse_times
@@ -63,7 +64,8 @@ OFFER_SUBJECT = "time_offer"
 
 ANSWERABLE = (OfferKind.OFFER, OfferKind.RESCHEDULE)
 OVER = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE, MatchState.IN_PROGRESS)
-NOBODY = frozenset({"nobody", "none", "no one", "noone", "-"})
+# Only words that cannot be mistaken for a Lichess username (a player may be called "none").
+NOBODY = frozenset({"nobody", "no one"})
 HOW = {
     OfferKind.OFFER: "offer accepted",
     OfferKind.RESCHEDULE: "reschedule accepted",
@@ -258,6 +260,8 @@ class NegotiationService:
             return [wording.in_the_past(t)]
         if t < round_.starts_at:
             return [wording.before_round(t, round_.starts_at)]
+        if t > round_.deadline:  # refused before any arithmetic on a far-off time
+            return [wording.after_round(t, round_.deadline)]
         if too_late(t, round_.deadline, margin=self._margin):
             return [
                 wording.too_late(t, round_.deadline, self.config.negotiation.finish_margin_minutes)
@@ -719,12 +723,24 @@ class NegotiationService:
             any_previous=True,
         )
 
+    async def fault_choices(self, match_id: int) -> list[str]:
+        """What /td fault offers for `player:`: the two players of the match, then nobody."""
+        async with self.sessions() as session:
+            match = await session.get(Match, match_id) if valid_id(match_id) else None
+            if match is None or match.player_b_id is None:
+                return ["nobody"]
+            ctx = await load_context(session, match)
+        assert ctx.b is not None
+        return [ctx.a.lichess_username, ctx.b.lichess_username, "nobody"]
+
     async def rule_fault(
         self, *, td_id: int, match_id: int, player_name: str | None
     ) -> FaultRuling:
         """The TD's ruling on a failed negotiation (rules V.H, V.I)."""
         now = self.clock.now()
-        name = (player_name or "nobody").strip().removeprefix("@")
+        name = (player_name or "").strip().removeprefix("@").strip()
+        if not name:
+            raise InvalidInput(wording.fault_player_missing())
         async with transaction(self.sessions) as session:
             ctx = await context_by_id(session, match_id)
             b = _require_open_match(ctx)
@@ -735,15 +751,15 @@ class NegotiationService:
                 )
             a = ctx.a
             at_fault: Player | None
-            if name.lower() in NOBODY:
+            named = [p for p in (a, b) if p.lichess_username.lower() == name.lower()]
+            if named:
+                at_fault = named[0]
+            elif name.lower() in NOBODY:
                 at_fault = None
             else:
-                named = [p for p in (a, b) if p.lichess_username.lower() == name.lower()]
-                if not named:
-                    raise InvalidInput(
-                        wording.unknown_fault_player(name, a.lichess_username, b.lichess_username)
-                    )
-                at_fault = named[0]
+                raise InvalidInput(
+                    wording.unknown_fault_player(name, a.lichess_username, b.lichess_username)
+                )
             chooser = ctx.opponent_of(at_fault.id) if at_fault else None
             changed = await session.execute(
                 update(Match)

@@ -104,6 +104,10 @@ def before_round(t: datetime, starts_at: datetime) -> str:
     return f"{discord_time(t)} is before the round starts ({discord_time(starts_at)})."
 
 
+def after_round(t: datetime, deadline: datetime) -> str:
+    return f"{discord_time(t)} is after the round ends ({discord_time(deadline)}, rule IV.F)."
+
+
 def too_late(t: datetime, deadline: datetime, minutes: int) -> str:
     return (
         f"{discord_time(t)} is too late: allowing {minutes} minutes for the match, it would "
@@ -333,6 +337,13 @@ def td_assign_request(match_id: int, a: str, b: str) -> str:
     return (
         f"You ruled nobody at fault in match #{match_id}, **{a}** vs **{b}**: assign its time "
         f"with `/td assign-time match:{match_id} time:` (rule V.I)."
+    )
+
+
+def fault_player_missing() -> str:
+    return (
+        "Name the player at fault (their Lichess username), or write `nobody` when neither "
+        "is; nothing was changed."
     )
 
 

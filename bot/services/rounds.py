@@ -490,6 +490,12 @@ class RoundService(RoundProgress):
         if kind is StageKind.FINAL:
             raise InvalidInput("The Final is not a fixed-length match: it is read game by game.")
         cfg = self.config.tournament
+        for value in (score_a, score_b):
+            if not _possible_points(value, cfg.match_games):
+                raise InvalidInput(
+                    f"{value:g} is not a possible score: a side scores from 0 to "
+                    f"{cfg.match_games} game points, in halves (a game is worth 1, ½ or 0)."
+                )
         early_stop = kind is StageKind.SWISS or self.config.stages.candidates_early_stop
         try:
             finished = match_rules.is_over(
@@ -575,3 +581,9 @@ class RoundService(RoundProgress):
             return
         preview = await self._next_preview(session)
         await self._publish(session, stage, preview, Actor.job(), now)
+
+
+def _possible_points(value: float, games: int) -> bool:
+    """0 to `games` in steps of 0.5; compared before any arithmetic, so 1e308 or NaN is
+    refused rather than overflowing."""
+    return 0 <= value <= games and float(value * 2).is_integer()

@@ -1296,9 +1296,12 @@ class DiscordHarness:
         return await self._run(payload, st, via_tree=False)
 
     def _view_tasks(self) -> set[asyncio.Task[Any]]:
+        """View and modal callbacks, and the event listeners discord.py scheduled for the
+        interaction (``on_interaction``: e.g. the bot's answer to a stale button)."""
         store = self.bot._connection._view_store
-        tasks: set[asyncio.Task[Any]] = getattr(store, "_ViewStore__tasks", set())
-        return set(tasks)
+        tasks: set[asyncio.Task[Any]] = set(getattr(store, "_ViewStore__tasks", set()))
+        tasks |= {t for t in asyncio.all_tasks() if t.get_name() == "discord.py: on_interaction"}
+        return tasks
 
     async def settle(self, rounds: int = 5, *, within: float | None = None) -> None:
         """Wait for view / modal callbacks and let freshly scheduled listeners run.

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.rules.match import is_over, match_points
+from bot.rules.match import check_game_points, is_over, match_points
 
 
 def test_match_points_win_loss_draw() -> None:
@@ -82,3 +82,9 @@ def test_early_stop_means_result_cannot_change(games: int, data: st.DataObject) 
     # Over with early stop exactly when no continuation can change the match points.
     assert is_over(a, b, games=games) == (len(_outcomes(a, b, games)) == 1)
     assert is_over(a, b, games=games, early_stop=False) == (played == games)
+
+
+@pytest.mark.parametrize("value", [1e308, -1e308, 10**400, float("nan")])
+def test_game_points_that_overflow_when_doubled_are_refused(value: float) -> None:
+    with pytest.raises(ValueError, match="finite"):
+        check_game_points(value)

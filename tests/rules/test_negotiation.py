@@ -227,3 +227,8 @@ def test_proposed_time_problems() -> None:
         "2019-10-06 23:00 UTC is too late: allowing 2 hours for the match, it would not "
         "finish by the round end 2019-10-06 23:59:59 UTC (rule IV.F)"
     ]
+
+
+def test_too_late_does_not_overflow_near_the_end_of_time() -> None:
+    end = datetime(2019, 10, 6, 23, 59, 59, tzinfo=UTC)
+    assert too_late(datetime(9999, 12, 31, 23, 59, tzinfo=UTC), end)
