@@ -29,8 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bot.clock import FakeClock
 from bot.config import DiscordConfig, load_config
 from bot.lichess.client import LichessClient
-from bot.services.results import ResultsService
-from bot.services.rounds import RoundService
+from bot.wiring import build_services
 from db import migrate
 from db.engine import make_engine, make_sessionmaker
 from db.models import Match, MatchState
@@ -103,8 +102,7 @@ async def main() -> None:
             pending.sort(key=lambda g: g["last_move_at"])
             clock = FakeClock(FIRST_GAME - timedelta(minutes=10))
             client = LichessClient(base_url=fake.base_url, timeout=10.0, rate_limit_pause=0.05)
-            rounds = RoundService(sessions, config, clock)
-            service = ResultsService(sessions, client, config, clock, rounds)
+            service = build_services(sessions, config, clock, client).results
             step = timedelta(seconds=config.jobs.results_poll_seconds)
             runs = 0
             began = time.perf_counter()

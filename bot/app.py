@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -14,34 +13,30 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.clock import Clock, SystemClock
 from bot.config import Config, Secrets
 from bot.due import DueActionRunner
+from bot.features.rounds.publisher import RoundPublisher
 from bot.lichess.client import LichessClient
 from bot.outbox import OutboxWorker
-from bot.publisher import RoundPublisher
 from bot.scheduler import build_scheduler
-from bot.services.fairplay import FairPlayService
-from bot.services.incidents import IncidentService
-from bot.services.negotiation import NegotiationService, register_due_handlers
-from bot.services.registration import RegistrationService
-from bot.services.results import ResultsService
-from bot.services.rounds import RoundService
+from bot.wiring import Services, build_services, register_timers
 from db import migrate
 from db.engine import make_engine, make_sessionmaker
 
 log = logging.getLogger(__name__)
 
+# The features' Discord sides, loaded as discord.py extensions (each has `setup(bot)`).
+EXTENSIONS = (
+    "bot.features.registration.cog",
+    "bot.features.rounds.cog",
+    "bot.features.negotiation.cog",
+    "bot.features.results.cog",
+    "bot.features.incidents.cog",
+    "bot.features.discipline.cog",
+    "bot.features.fairplay.cog",
+)
+
 ALLOWED_MENTIONS = discord.AllowedMentions(
     everyone=False, roles=False, users=True, replied_user=False
 )
-
-
-@dataclass
-class Services:
-    registration: RegistrationService
-    negotiation: NegotiationService
-    rounds: RoundService
-    fairplay: FairPlayService
-    results: ResultsService
-    incidents: IncidentService
 
 
 class ChampionshipBot(commands.Bot):
@@ -88,7 +83,6 @@ class ChampionshipBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         """Migrate, wire services, load cogs, register persistent buttons, start the jobs."""
-        from cogs import load_all
         from cogs.common import answer_stale_buttons
         from cogs.errors import install_error_handler
 
@@ -103,23 +97,14 @@ class ChampionshipBot(commands.Bot):
             td_alert_channel_id=self.config.discord.td_alert_channel_id,
         )
         self.due = DueActionRunner(self.sessions, self.clock)
-        self.services = Services(
-            registration=RegistrationService(self.sessions, self.lichess, self.config, self.clock),
-            negotiation=NegotiationService(self.sessions, self.config, self.clock),
-            rounds=RoundService(self.sessions, self.config, self.clock),
-            fairplay=FairPlayService(self.sessions, self.lichess, self.config, self.clock),
-            results=ResultsService(self.sessions, self.lichess, self.config, self.clock),
-            incidents=IncidentService(self.sessions, self.lichess, self.config, self.clock),
-        )
-        register_due_handlers(self.due, self.services.negotiation)
-        self.services.rounds.register_due_handlers(self.due)
-        self.services.incidents.register_due_handlers(self.due)
-        self.services.results.register_sweep_steps(self.due)
+        self.services = build_services(self.sessions, self.config, self.clock, self.lichess)
+        register_timers(self.services, self.due)
         self.publisher = RoundPublisher(self, self.sessions, self.clock, self.config)
         await self.services.registration.ensure_pre_seeded()
         install_error_handler(self.tree)
         self.add_listener(answer_stale_buttons, "on_interaction")
-        await load_all(self)
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
         if self.start_scheduler:
             self.scheduler = build_scheduler(self.periodic_jobs())
             self.scheduler.start()

@@ -9,9 +9,9 @@ import sys
 from collections.abc import Sequence
 
 from bot.config import Config, ConfigError, Secrets, load_config
+from bot.features.registration.player_check import PlayerReport, check_player
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError
-from bot.services.player_check import PlayerReport, check_player
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 

@@ -8,6 +8,7 @@ nor repeats an action.
 
 from __future__ import annotations
 
+import enum
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -23,6 +24,26 @@ from db.models import DueAction
 log = logging.getLogger(__name__)
 
 Handler = Callable[[AsyncSession, DueAction, datetime], Awaitable[None]]
+
+
+class DueKind(enum.StrEnum):
+    """Every kind of due action the bot schedules, in one place; the value is stored."""
+
+    # negotiation (rule V)
+    OFFER_UNANSWERED = "offer_unanswered"  # remind the opponent of an unanswered offer
+    OFFERS_DUE = "offers_due"  # end of Wednesday: who made their offers (V.C, V.E, V.F)
+    WEEKEND_CHECK = "weekend_check"  # Saturday: no agreement goes to the TD (V.H)
+    MATCH_REMINDER = "match_reminder"  # 24 h and 1 h before the agreed time
+    # rounds (rule IV)
+    ROUND_DEADLINE = "round_deadline"  # Sunday night: matches without a result to the TD
+    NEXT_ROUND = "next_round"  # the Monday after: pair the next round
+    # incidents (rule VI)
+    NOSHOW_CHECK = "incident_noshow_check"  # end of the no-show grace period (VI.D)
+    RESCHEDULE_DEADLINE = "incident_reschedule_deadline"  # no new time after a no-show
+    BREAK_END = "incident_break_end"  # a break is over (VI.A)
+    LEFT_END = "incident_left_end"  # the return period after /left is over (VI.E)
+
+
 # A step the sweep also runs, outside any transaction: work that is due by a time stored on
 # another row (a match's agreed time opens its game link) and needs I/O such as Lichess.
 SweepStep = Callable[[], Awaitable[object]]
@@ -32,7 +53,7 @@ MAX_ATTEMPTS = 5
 async def schedule(
     session: AsyncSession,
     *,
-    kind: str,
+    kind: DueKind,
     subject_type: str,
     subject_id: int,
     due_at: datetime,
@@ -68,7 +89,7 @@ async def cancel(
     subject_type: str,
     subject_id: int,
     now: datetime,
-    kinds: tuple[str, ...] | None = None,
+    kinds: tuple[DueKind, ...] | None = None,
 ) -> None:
     """Cancel the pending actions of a subject (all, or only some kinds)."""
     statement = update(DueAction).where(
@@ -91,7 +112,9 @@ class DueActionRunner:
         self.handlers: dict[str, Handler] = {}
         self.steps: dict[str, SweepStep] = {}
 
-    def register(self, kind: str, handler: Handler) -> None:
+    def register(self, kind: DueKind, handler: Handler) -> None:
+        if kind in self.handlers:
+            raise ValueError(f"two handlers for due action kind {kind!r}")
         self.handlers[kind] = handler
 
     def add_step(self, name: str, step: SweepStep) -> None:

@@ -1,234 +1,94 @@
-"""The tournament director's commands (/td …) and the Approve / Reject buttons sent to them."""
+"""The /td command group: one root, one subgroup per feature (`/td round ...`, `/td incident ...`).
+
+Features declare their TD commands as plain functions (`TDCommand`) and attach them with
+`add_td_commands` from their extension's `setup`. Every command under /td is TD-only: each
+group checks the caller, because discord.py runs only the nearest group's check.
+
+The flat names of earlier versions (`/td set-score`, `/td fault`, `/td swiss start`...) stay
+as aliases of the grouped commands, so a TD's habits and notes keep working.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
-from bot.errors import NotAllowed
-from bot.services import registration_text as text
-from bot.services.registration import DECISION_VIEW, RegistrationSummary
-from bot.timefmt import discord_time
-from cogs.common import IdButton, RegistrationId, bot_of, embed, guarded, is_td, kick_outbox
+from cogs.common import is_td
 from cogs.errors import NotTD
-from cogs.td_fairplay import FairPlayTDCommands
-from cogs.td_incidents import IncidentsTDCommands
-from cogs.td_negotiation import NegotiationTDCommands
-from cogs.td_results import ResultsTDCommands
-from cogs.td_rounds import CancelSwissButton, PublishSwissButton, RoundsTDCommands
-from db.models import RegistrationState
 
 if TYPE_CHECKING:
     from bot.app import ChampionshipBot
 
-EMBED_TEXT_LIMIT = 4000
+Callback = Callable[..., Coroutine[Any, Any, None]]
 
 
-def decision_view(registration_id: int) -> discord.ui.View:
-    """The Approve / Reject buttons; persistent across restarts through their custom ids."""
-    view = discord.ui.View(timeout=None)
-    view.add_item(ApproveButton(registration_id))
-    view.add_item(RejectButton(registration_id))
-    return view
-
-
-def _require_td(interaction: discord.Interaction) -> None:
-    if not is_td(interaction):
-        raise NotAllowed("Only the tournament director can decide on registrations.")
-
-
-async def _decide(
-    interaction: discord.Interaction, registration_id: int, *, approve: bool, reason: str | None
-) -> RegistrationSummary:
-    _require_td(interaction)
-    return await bot_of(interaction).svc.registration.decide(
-        registration_id=registration_id, td_id=interaction.user.id, approve=approve, reason=reason
-    )
-
-
-def _decided_text(summary: RegistrationSummary, td_id: int) -> str:
-    state = summary.state.value
-    return f"Registration #{summary.id} ({summary.lichess_username}): {state} by <@{td_id}>."
-
-
-class DecisionModal(discord.ui.Modal):
-    """Asks for the exception reason (rule II.B) or the rejection comment."""
-
-    reason: discord.ui.TextInput[DecisionModal]
-
-    def __init__(self, registration_id: int, *, approve: bool) -> None:
-        title = "Approve as an exception" if approve else "Reject registration"
-        super().__init__(title=title, custom_id=f"acwc:reg:modal:{registration_id}:{int(approve)}")
-        self.registration_id = registration_id
-        self.approve = approve
-        self.reason = discord.ui.TextInput(
-            label="Reason (rule II.B)" if approve else "Comment for the player",
-            style=discord.TextStyle.paragraph,
-            required=True,
-            max_length=1000,
-            custom_id="reason",
-        )
-        self.add_item(self.reason)
-
-    async def on_submit(self, interaction: discord.Interaction) -> None:
-        async def run() -> None:
-            summary = await _decide(
-                interaction, self.registration_id, approve=self.approve, reason=self.reason.value
-            )
-            await _show_decision(interaction, summary)
-
-        await guarded(interaction, run)
-
-
-async def _show_decision(interaction: discord.Interaction, summary: RegistrationSummary) -> None:
-    """Replace the buttons with the decision where they were pressed; else confirm ephemerally."""
-    content = _decided_text(summary, interaction.user.id)
-    review = embed(text.registration_embed(summary, for_td=True))
-    if interaction.message is not None:
-        await interaction.response.edit_message(content=content, embed=review, view=None)
-    else:
-        await interaction.response.send_message(content, embed=review, ephemeral=True)
-    await kick_outbox(interaction)
-
-
-class ApproveButton(IdButton, template=r"acwc:reg:approve:(?P<id>\d+)"):
-    """Approves registration `ident`; a flagged one first asks for the exception reason."""
-
-    prefix, label, style = "acwc:reg:approve", "Approve", discord.ButtonStyle.success
-
-    async def run(self, interaction: discord.Interaction) -> None:
-        _require_td(interaction)
-        current = await bot_of(interaction).svc.registration.get(self.ident)
-        if current.problems and current.state is RegistrationState.PENDING:
-            await interaction.response.send_modal(DecisionModal(self.ident, approve=True))
-            return
-        summary = await _decide(interaction, self.ident, approve=True, reason=None)
-        await _show_decision(interaction, summary)
-
-
-class RejectButton(IdButton, template=r"acwc:reg:reject:(?P<id>\d+)"):
-    """Rejects registration `ident` after asking for the comment to the player."""
-
-    prefix, label, style = "acwc:reg:reject", "Reject", discord.ButtonStyle.danger
-
-    async def run(self, interaction: discord.Interaction) -> None:
-        _require_td(interaction)
-        await interaction.response.send_modal(DecisionModal(self.ident, approve=False))
-
-
-def _listing_embeds(summaries: list[RegistrationSummary]) -> list[discord.Embed]:
-    """Best seed first, split over several embeds when the list is long."""
-    chunks: list[str] = []
-    current = ""
-    for rank, summary in enumerate(summaries, start=1):
-        line = text.listing_line(rank, summary) + "\n"
-        if len(current) + len(line) > EMBED_TEXT_LIMIT:
-            chunks.append(current)
-            current = ""
-        current += line
-    if current:
-        chunks.append(current)
-    counts: dict[str, int] = {}
-    for s in summaries:
-        counts[s.state.value] = counts.get(s.state.value, 0) + 1
-    summary_line = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
-    embeds = []
-    for index, chunk in enumerate(chunks[:10]):
-        title = f"Registrations ({summary_line})" if index == 0 else None
-        embeds.append(discord.Embed(title=title, description=chunk))
-    return embeds
-
-
-@app_commands.guild_only()
-@app_commands.default_permissions(manage_guild=True)
-class TDCog(
-    FairPlayTDCommands,
-    IncidentsTDCommands,
-    NegotiationTDCommands,
-    ResultsTDCommands,
-    RoundsTDCommands,
-    commands.GroupCog,
-    group_name="td",
-    group_description="Tournament director commands",
-):
-    registration = app_commands.Group(name="registration", description="Registration controls")
-
-    def __init__(self, bot: ChampionshipBot) -> None:
-        self.bot = bot
-        bot.add_dynamic_items(ApproveButton, RejectButton, PublishSwissButton, CancelSwissButton)
-        if bot.outbox is not None:
-            bot.outbox.register_view(DECISION_VIEW, lambda a: decision_view(a["registration_id"]))
-        super().__init__()
+class TDGroup(app_commands.Group):
+    """A /td group or subgroup: refuses everyone but the TD before any command runs."""
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
         if not is_td(interaction):
             raise NotTD("TD only")
         return True
 
-    @app_commands.command(name="registrations", description="List every registration")
-    async def registrations(self, interaction: discord.Interaction) -> None:
-        summaries = await self.bot.svc.registration.all()
-        if not summaries:
-            await interaction.response.send_message("Nobody has registered yet.", ephemeral=True)
-            return
-        await interaction.response.send_message(embeds=_listing_embeds(summaries), ephemeral=True)
 
-    @registration.command(name="open", description="Open registration now")
-    async def registration_open(self, interaction: discord.Interaction) -> None:
-        await self._set_window(interaction, open_=True)
+@dataclass(frozen=True)
+class TDCommand:
+    """One TD command: its name in its feature's subgroup, and its old flat name if any."""
 
-    @registration.command(name="close", description="Close registration now")
-    async def registration_close(self, interaction: discord.Interaction) -> None:
-        await self._set_window(interaction, open_=False)
+    name: str
+    description: str
+    callback: Callback
+    alias: str | None = None  # "set-score" or "swiss start": the path under /td before
 
-    async def _set_window(self, interaction: discord.Interaction, *, open_: bool) -> None:
-        state = await self.bot.svc.registration.set_window(td_id=interaction.user.id, open_=open_)
-        word = "open" if state.is_open else "closed"
-        await interaction.response.send_message(
-            f"Registration is now **{word}** (set by the TD; the configured window was "
-            f"{discord_time(state.opens_at)} to {discord_time(state.closes_at)}).",
-            ephemeral=True,
-        )
 
-    @registration.command(name="show", description="Show one registration with its evidence")
-    @app_commands.describe(registration="Registration number (see /td registrations)")
-    async def registration_show(
-        self, interaction: discord.Interaction, registration: RegistrationId
-    ) -> None:
-        summary = await self.bot.svc.registration.get(registration)
-        view = (
-            decision_view(summary.id) if summary.state.value == "pending" else discord.utils.MISSING
-        )
-        await interaction.response.send_message(
-            embed=embed(text.registration_embed(summary, for_td=True)), view=view, ephemeral=True
-        )
-
-    @registration.command(name="approve", description="Approve a registration")
-    @app_commands.describe(
-        registration="Registration number", reason="Needed for an exception (rule II.B)"
+def td_root(bot: ChampionshipBot) -> TDGroup:
+    """The bot's /td group, created and added to the command tree on first use."""
+    existing = bot.tree.get_command("td")
+    if isinstance(existing, TDGroup):
+        return existing
+    root = TDGroup(
+        name="td",
+        description="Tournament director commands",
+        guild_only=True,
+        default_permissions=discord.Permissions(manage_guild=True),
     )
-    async def registration_approve(
-        self,
-        interaction: discord.Interaction,
-        registration: RegistrationId,
-        reason: str | None = None,
-    ) -> None:
-        summary = await _decide(interaction, registration, approve=True, reason=reason)
-        await interaction.response.send_message(
-            _decided_text(summary, interaction.user.id), ephemeral=True
-        )
-        await kick_outbox(interaction)
+    bot.tree.add_command(root)
+    return root
 
-    @registration.command(name="reject", description="Reject a registration")
-    @app_commands.describe(registration="Registration number", comment="Told to the player")
-    async def registration_reject(
-        self, interaction: discord.Interaction, registration: RegistrationId, comment: str
-    ) -> None:
-        summary = await _decide(interaction, registration, approve=False, reason=comment)
-        await interaction.response.send_message(
-            _decided_text(summary, interaction.user.id), ephemeral=True
-        )
-        await kick_outbox(interaction)
+
+def _subgroup(parent: app_commands.Group, name: str, description: str) -> app_commands.Group:
+    for command in parent.commands:
+        if command.name == name and isinstance(command, app_commands.Group):
+            return command
+    group = TDGroup(name=name, description=description)
+    parent.add_command(group)
+    return group
+
+
+def _command(item: TDCommand, name: str) -> app_commands.Command[Any, ..., None]:
+    return app_commands.Command(name=name, description=item.description, callback=item.callback)
+
+
+def add_td_commands(
+    bot: ChampionshipBot, group: str, description: str, commands: list[TDCommand]
+) -> None:
+    """Attach a feature's commands as `/td <group> <name>`, plus their old flat aliases."""
+    root = td_root(bot)
+    sub = _subgroup(root, group, description)
+    for item in commands:
+        sub.add_command(_command(item, item.name))
+        if item.alias is None:
+            continue
+        *path, leaf = item.alias.split()
+        parent: app_commands.Group = root
+        for part in path:
+            parent = _subgroup(parent, part, f"{part} (also under /td {group})")
+        parent.add_command(_command(item, leaf))
+
+
+def remove_td_group(bot: ChampionshipBot) -> None:
+    bot.tree.remove_command("td")

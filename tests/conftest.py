@@ -11,8 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import FakeClock
 from bot.config import Config, DiscordConfig, load_config
+from bot.features.registration.service import RegistrationService
 from bot.lichess.client import LichessClient
-from bot.services.registration import RegistrationService
 from db import migrate
 from db.engine import make_engine, make_sessionmaker
 from tests.fakes.lichess import FakeLichess, fake_lichess
@@ -104,4 +104,11 @@ def registration(
     config: Config,
     clock: FakeClock,
 ) -> RegistrationService:
-    return RegistrationService(sessions, lichess, config, clock)
+    return RegistrationService(sessions, config, clock, lichess=lichess)
+
+
+# The running bot (the real command tree over the fake Lichess) for every test package. It
+# needs the constants above, so it is imported last.
+from tests.running import running_bot  # noqa: E402
+
+__all__ = ["running_bot"]

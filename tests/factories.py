@@ -8,8 +8,11 @@ from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.clock import Clock
 from bot.config import Config
-from bot.services.negotiation import schedule_match_deadlines
+from bot.features.negotiation.service import schedule_match_deadlines
+from bot.lichess.client import LichessClient
+from bot.wiring import Services, build_services
 from db.engine import transaction
 from db.models import Match, MatchState, Player, Round, RoundState, Stage, StageKind, StageState
 
@@ -98,3 +101,14 @@ async def seed_round(
             player_ids={p.lichess_username: p.id for p in rows},
             match_ids=[m.id for m in matches],
         )
+
+
+def wired(
+    sessions: async_sessionmaker[AsyncSession],
+    config: Config,
+    clock: Clock,
+    lichess: LichessClient | None = None,
+) -> Services:
+    """Every service on one event bus, as the bot wires them (events reach the other
+    features, e.g. a finished match closes its round)."""
+    return build_services(sessions, config, clock, lichess)

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from bot.app import ChampionshipBot
 from bot.errors import InvalidInput
 from db.models import Player, StageKind
-from tests.cogs.conftest import ALICE, RunningBot
+from tests.running import ALICE, RunningBot
 
 
 async def test_setup_hook_migrates_loads_commands_and_enters_pre_seeded(

@@ -16,10 +16,10 @@ from bot.config import Config
 from cogs.common import STALE_BUTTON
 from cogs.errors import UNEXPECTED
 from db.models import Base, Match, MatchState
-from tests.cogs.conftest import ALICE, BOB, RunningBot
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID, TD_ROLE_ID
 from tests.factories import ROUND_THREAD, SeededRound, seed_round
 from tests.harness import DiscordHarness, InteractionRecord
+from tests.running import ALICE, BOB, RunningBot
 
 CAROL, DAVE = 104, 105
 MONDAY = datetime(2019, 9, 30, 9, 0, tzinfo=UTC)

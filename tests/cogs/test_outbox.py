@@ -11,9 +11,9 @@ from bot.clock import FakeClock
 from bot.outbox import MAX_ATTEMPTS, enqueue_channel, enqueue_dm
 from db.engine import transaction
 from db.models import OutboxMessage
-from tests.cogs.conftest import ALICE, RunningBot
 from tests.conftest import TD_ALERT_CHANNEL
 from tests.harness.discord import RecordedRequest
+from tests.running import ALICE, RunningBot
 
 CHANNEL = 4242
 POST_MESSAGE = "/channels/{channel_id}/messages"

@@ -1,5 +1,5 @@
 """The end-to-end tests drive the same running bot as the cog tests."""
 
-from tests.cogs.conftest import running_bot
+from tests.running import running_bot
 
 __all__ = ["running_bot"]

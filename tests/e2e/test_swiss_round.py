@@ -10,10 +10,10 @@ from sqlalchemy import select
 from bot.clock import FakeClock
 from bot.config import Config
 from db.models import Match, MatchState, Player, Round
-from tests.cogs.conftest import RunningBot
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID, add_player
 from tests.fakes.lichess import FakeLichess
 from tests.harness import DiscordHarness
+from tests.running import RunningBot
 
 PAIRINGS = 3100
 NAMES = ["Ann", "Ben", "Cid", "Dee"]

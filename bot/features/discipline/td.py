@@ -1,0 +1,76 @@
+"""The TD's discipline use cases: disqualify a player, reinstate one (rules VI.F, VIII)."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.audit import Actor, record_td_decision
+from bot.errors import InvalidInput
+from bot.features.discipline import service as discipline
+from bot.service import Service
+from db.engine import transaction
+from db.models import Player
+
+
+def no_such_player(name: str) -> str:
+    return f"There is no player called {name!r}."
+
+
+class DisciplineService(Service):
+    """Each TD ruling is one transaction: the effects of rule VIII and its audit entry."""
+
+    async def _player_named(self, session: AsyncSession, name: str) -> Player:
+        player = await session.scalar(
+            select(Player).where(Player.lichess_id == name.strip().lower())
+        )
+        if player is None:
+            raise InvalidInput(no_such_player(name))
+        return player
+
+    async def td_disqualify(
+        self, *, td_id: int, player_name: str, reason: str, engine: bool
+    ) -> str:
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            player = await self._player_named(session, player_name)
+            await discipline.disqualify(
+                session,
+                self.config,
+                self.events,
+                player_id=player.id,
+                reason=reason,
+                engine_mark=engine,
+                actor=Actor.td(td_id),
+                now=now,
+            )
+            record_td_decision(
+                session,
+                at=now,
+                td_id=td_id,
+                kind="disqualify",
+                subject_type="player",
+                subject_id=player.id,
+                decision="engine" if engine else "dq",
+                reason=reason,
+            )
+            return player.lichess_username
+
+    async def td_reinstate(self, *, td_id: int, player_name: str) -> str:
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            player = await self._player_named(session, player_name)
+            await discipline.reinstate(
+                session, self.config, player_id=player.id, actor=Actor.td(td_id), now=now
+            )
+            record_td_decision(
+                session,
+                at=now,
+                td_id=td_id,
+                kind="reinstate",
+                subject_type="player",
+                subject_id=player.id,
+                decision="reinstated",
+                reason=None,
+            )
+            return player.lichess_username

@@ -1,0 +1,44 @@
+"""The TD's discipline commands (/td discipline disqualify, reinstate): rules VI.F, VIII."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+
+from cogs.common import bot_of, kick_outbox
+from cogs.td import TDCommand
+
+
+@app_commands.describe(player="Lichess username")
+async def reinstate(interaction: discord.Interaction, player: str) -> None:
+    name = await bot_of(interaction).svc.discipline.td_reinstate(
+        td_id=interaction.user.id, player_name=player
+    )
+    await interaction.response.send_message(
+        f"{name} is reinstated; the announcement and your summary are on their way.",
+        ephemeral=True,
+    )
+    await kick_outbox(interaction)
+
+
+@app_commands.describe(
+    player="Lichess username",
+    reason="Why (kept for the TD and the audit log)",
+    engine="A Lichess engine mark (not booster): adjudicates their Swiss games (VIII.A.2)",
+)
+async def disqualify(
+    interaction: discord.Interaction, player: str, reason: str, engine: bool = False
+) -> None:
+    name = await bot_of(interaction).svc.discipline.td_disqualify(
+        td_id=interaction.user.id, player_name=player, reason=reason, engine=engine
+    )
+    await interaction.response.send_message(
+        f"{name} is disqualified; rule VIII has been applied to their results.", ephemeral=True
+    )
+    await kick_outbox(interaction)
+
+
+TD_COMMANDS = [
+    TDCommand("disqualify", "Disqualify a player (rule VIII)", disqualify, alias="disqualify"),
+    TDCommand("reinstate", "Reverse a disqualification", reinstate, alias="reinstate"),
+]

@@ -1,0 +1,212 @@
+"""Breaks between games (rule VI.A) and a player who left mid-match (rule VI.E)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot import due
+from bot.audit import Actor, record
+from bot.due import DueKind
+from bot.errors import WrongStage
+from bot.features.incidents import text as wording
+from bot.features.incidents.core import (
+    LEFT_CLAIM_VIEW,
+    PLAYING,
+    SUBJECT,
+    IncidentContext,
+    IncidentCore,
+)
+from bot.features.incidents.types import IncidentResult
+from bot.td_alerts import notify_td
+from db.engine import transaction
+from db.models import (
+    DueAction,
+    IncidentKind,
+    IncidentState,
+    Match,
+    MatchIncident,
+    MatchState,
+    Player,
+)
+
+
+class Breaks(IncidentCore):
+    """/break and /left: each a timer; /left counts as the absent player's break."""
+
+    # --- /break (rule VI.A) -------------------------------------------------------------------
+
+    async def _break_used(self, session: AsyncSession, match_id: int, player_id: int) -> bool:
+        """A break taken, or a /left against the player (it counts as their break, VI.E)."""
+        found = await session.scalar(
+            select(MatchIncident.id)
+            .where(
+                MatchIncident.match_id == match_id,
+                MatchIncident.state != IncidentState.CANCELLED,
+                or_(
+                    (MatchIncident.kind == IncidentKind.BREAK)
+                    & (MatchIncident.reporter_id == player_id),
+                    (MatchIncident.kind == IncidentKind.LEFT)
+                    & (MatchIncident.against_id == player_id),
+                ),
+            )
+            .limit(1)
+        )
+        return found is not None
+
+    async def _require_started(
+        self, session: AsyncSession, ctx: IncidentContext, now: datetime
+    ) -> None:
+        """Breaks and /left: from the agreed time until the match is decided."""
+        if ctx.match.state is MatchState.NEGOTIATING:
+            raise WrongStage(wording.match_not_started())
+        if ctx.match.state not in PLAYING:
+            await self._refuse_if_played(session, ctx)
+        if ctx.match.agreed_time is None or now < ctx.match.agreed_time:
+            raise WrongStage(wording.match_not_started())
+
+    async def take_break(self, *, discord_id: int) -> IncidentResult:
+        """One break per player per match, between games, at most break_minutes (VI.A)."""
+        now = self.clock.now()
+        minutes = self.config.match_day.break_minutes
+        async with transaction(self.sessions) as session:
+            ctx = await self._my_match(session, discord_id)
+            await self._require_started(session, ctx, now)
+            if await self._break_used(session, ctx.match.id, ctx.me.id):
+                raise WrongStage(wording.break_used())
+            ends = now + timedelta(minutes=minutes)
+            incident = MatchIncident(
+                match_id=ctx.match.id,
+                kind=IncidentKind.BREAK,
+                state=IncidentState.OPEN,
+                reporter_id=ctx.me.id,
+                against_id=None,
+                created_at=now,
+                ends_at=ends,
+                details={},
+            )
+            session.add(incident)
+            await session.flush()
+            await due.schedule(
+                session,
+                kind=DueKind.BREAK_END,
+                subject_type=SUBJECT,
+                subject_id=incident.id,
+                due_at=ends,
+            )
+            text = wording.break_post(ctx.me.lichess_username, ends, minutes)
+            self._post(session, ctx, now, text)
+            self._dm(session, ctx, ctx.opponent, now, text)
+            record(
+                session,
+                at=now,
+                actor=Actor.player(discord_id),
+                action="break_started",
+                subject_type=SUBJECT,
+                subject_id=incident.id,
+                details={"match_id": ctx.match.id, "ends_at": ends.isoformat()},
+            )
+            return IncidentResult(incident.id, incident.state, wording.break_reply(ends))
+
+    async def on_break_end(self, session: AsyncSession, action: DueAction, now: datetime) -> None:
+        incident = await session.get(MatchIncident, action.subject_id)
+        if incident is None or incident.state is not IncidentState.OPEN:
+            return
+        match = await session.get(Match, incident.match_id)
+        me = await session.get(Player, incident.reporter_id)
+        incident.state = IncidentState.RESOLVED
+        incident.resolved_at = now
+        record(
+            session,
+            at=now,
+            actor=Actor.job(),
+            action="break_ended",
+            subject_type=SUBJECT,
+            subject_id=incident.id,
+        )
+        if match is None or me is None or match.state not in PLAYING:
+            return
+        ctx = await self._ctx(session, match, me)
+        text = wording.break_over(me.lichess_username)
+        self._post(session, ctx, now, text)
+        self._dm(session, ctx, me, now, text)
+        self._dm(session, ctx, ctx.opponent, now, text)
+
+    # --- /left (rule VI.E) --------------------------------------------------------------------
+
+    async def left(self, *, discord_id: int) -> IncidentResult:
+        """The opponent left mid-match: they get left_return_minutes, counted as their break."""
+        now = self.clock.now()
+        minutes = self.config.match_day.left_return_minutes
+        async with transaction(self.sessions) as session:
+            ctx = await self._my_match(session, discord_id)
+            await self._require_started(session, ctx, now)
+            if await self._live_incident(session, ctx.match.id, IncidentKind.LEFT):
+                raise WrongStage(wording.left_open())
+            break_used = await self._break_used(session, ctx.match.id, ctx.opponent.id)
+            ends = now + timedelta(minutes=minutes)
+            incident = MatchIncident(
+                match_id=ctx.match.id,
+                kind=IncidentKind.LEFT,
+                state=IncidentState.OPEN,
+                reporter_id=ctx.me.id,
+                against_id=ctx.opponent.id,
+                created_at=now,
+                ends_at=ends,
+                details={"break_already_used": break_used},
+            )
+            session.add(incident)
+            await session.flush()
+            await due.schedule(
+                session,
+                kind=DueKind.LEFT_END,
+                subject_type=SUBJECT,
+                subject_id=incident.id,
+                due_at=ends,
+            )
+            self._post(
+                session, ctx, now, wording.left_post(ctx.opponent.lichess_username, ends, minutes)
+            )
+            self._dm(
+                session, ctx, ctx.opponent, now, wording.left_dm(ctx.me.lichess_username, ends)
+            )
+            if break_used:
+                notify_td(
+                    session,
+                    self.config,
+                    now=now,
+                    content=wording.left_break_used_td(
+                        ctx.match.id, ctx.opponent.lichess_username, ctx.me.lichess_username
+                    ),
+                )
+            record(
+                session,
+                at=now,
+                actor=Actor.player(discord_id),
+                action="left_reported",
+                subject_type=SUBJECT,
+                subject_id=incident.id,
+                details={
+                    "match_id": ctx.match.id,
+                    "against_id": ctx.opponent.id,
+                    "break_already_used": break_used,
+                },
+            )
+            return IncidentResult(
+                incident.id, incident.state, wording.left_reply(ctx.opponent.lichess_username, ends)
+            )
+
+    async def on_left_end(self, session: AsyncSession, action: DueAction, now: datetime) -> None:
+        """The return period is over: offer the claimant the Claim the win button."""
+        await self._ask_claimant(
+            session,
+            action.subject_id,
+            now,
+            match_states=PLAYING,
+            confirm=True,
+            message=wording.left_claim_dm,
+            view_kind=LEFT_CLAIM_VIEW,
+            audit_action="left_claim_offered",
+        )

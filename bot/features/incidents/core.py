@@ -1,0 +1,228 @@
+"""Match-day incidents (rule VI): the match context, Lichess checks and incident bookkeeping.
+
+Each use case reads and validates first, asks Lichess (outside any transaction) what it
+needs, then writes the incident, its audit row, its due actions and its messages in one
+short transaction, re-checking the incident's state there. Forfeits and disqualifications
+go through `bot.features.discipline`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot import due
+from bot.audit import Actor, record
+from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
+from bot.features.incidents import text as wording
+from bot.features.matches.context import (
+    current_match,
+    load_context,
+    match_progress,
+    message_player,
+    player_by_discord,
+)
+from bot.features.matches.text import progress_board
+from bot.features.matches.types import MatchProgress
+from bot.lichess import LichessError
+from bot.outbox import enqueue_channel
+from bot.service import Service
+from db.models import (
+    Game,
+    IncidentKind,
+    IncidentState,
+    Match,
+    MatchIncident,
+    MatchState,
+    Player,
+    Round,
+)
+
+SUBJECT = "incident"
+
+NOSHOW_CHECK_VIEW = "incident_noshow_check"
+NOSHOW_CHOICE_VIEW = "incident_noshow_choice"
+LEFT_CLAIM_VIEW = "incident_left_claim"
+
+LIVE = (IncidentState.OPEN, IncidentState.CONFIRMED)
+PLAYING = (MatchState.SCHEDULED, MatchState.IN_PROGRESS)
+NOT_PLAYED = frozenset({"aborted", "noStart"})
+
+
+@dataclass
+class IncidentContext:
+    match: Match
+    round_: Round
+    me: Player
+    opponent: Player
+
+    @property
+    def thread_id(self) -> int | None:
+        return self.match.thread_id or self.round_.thread_id
+
+
+class IncidentCore(Service):
+    """What every incident use case shares: the caller's match, Lichess's view of the
+    games between the two players, and the bookkeeping of an incident's timers."""
+
+    # --- helpers ------------------------------------------------------------------------------
+
+    async def _my_match(self, session: AsyncSession, discord_id: int) -> IncidentContext:
+        player = await player_by_discord(session, discord_id)
+        match = await current_match(session, player)
+        return await self._ctx(session, match, player)
+
+    async def _ctx(self, session: AsyncSession, match: Match, me: Player) -> IncidentContext:
+        if match.player_b_id is None:
+            raise WrongStage("You have a bye this round: there is no opponent.")
+        other_id = match.player_b_id if me.id == match.player_a_id else match.player_a_id
+        opponent = await session.get(Player, other_id)
+        round_ = await session.get(Round, match.round_id)
+        assert opponent is not None and round_ is not None
+        return IncidentContext(match, round_, me, opponent)
+
+    async def _incident_ctx(
+        self, session: AsyncSession, discord_id: int, incident_id: int
+    ) -> tuple[MatchIncident, IncidentContext]:
+        """The incident and its match, for its reporter only."""
+        incident = await session.get(MatchIncident, incident_id)
+        if incident is None:
+            raise InvalidInput(wording.no_such_incident(incident_id))
+        player = await player_by_discord(session, discord_id)
+        if incident.reporter_id != player.id:
+            raise NotAllowed(wording.not_yours())
+        match = await session.get(Match, incident.match_id)
+        assert match is not None
+        return incident, await self._ctx(session, match, player)
+
+    def _dm(
+        self,
+        session: AsyncSession,
+        ctx: IncidentContext,
+        player: Player,
+        now: datetime,
+        text: str,
+        view: tuple[str, dict[str, int]] | None = None,
+    ) -> None:
+        """A DM; closed DMs (or no Discord link) fall back to the match thread."""
+        message_player(session, player, thread_id=ctx.thread_id, now=now, content=text, view=view)
+
+    def _post(self, session: AsyncSession, ctx: IncidentContext, now: datetime, text: str) -> None:
+        if ctx.thread_id:
+            enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=text)
+
+    async def _games_between(
+        self, a: Player, b: Player, since: datetime, *, required: bool
+    ) -> list[str] | None:
+        """Lichess game links between a and b created since `since` (outside transactions).
+
+        None when Lichess cannot be reached and `required` is False; with `required` the
+        player is told to try again and nothing changes.
+        """
+        try:
+            games = await self.lichess.export_games(
+                a.lichess_username, since=since, vs=b.lichess_username, max_games=20
+            )
+        except LichessError as exc:
+            if required:
+                raise ExternalServiceError(
+                    "Lichess could not be checked right now; nothing was changed. Try again "
+                    "in a minute."
+                ) from exc
+            return None
+        return [g.url for g in games if g.status not in NOT_PLAYED]
+
+    async def _db_games_since(self, session: AsyncSession, match_id: int, since: datetime) -> bool:
+        """A game the results job already attributed to the match, created since `since`."""
+        found = await session.scalar(
+            select(Game.id).where(Game.match_id == match_id, Game.created_at >= since).limit(1)
+        )
+        return found is not None
+
+    def _margin(self) -> timedelta:
+        return timedelta(minutes=self.config.match_day.game_time_margin_minutes)
+
+    async def _cancel(
+        self, session: AsyncSession, incident: MatchIncident, now: datetime, why: str, actor: Actor
+    ) -> None:
+        incident.state = IncidentState.CANCELLED
+        incident.resolved_at = now
+        incident.details = {**incident.details, "cancelled": why}
+        await due.cancel(session, subject_type=SUBJECT, subject_id=incident.id, now=now)
+        record(
+            session,
+            at=now,
+            actor=actor,
+            action="incident_cancelled",
+            subject_type=SUBJECT,
+            subject_id=incident.id,
+            details={"why": why},
+        )
+
+    async def _live_incident(
+        self, session: AsyncSession, match_id: int, kind: IncidentKind
+    ) -> MatchIncident | None:
+        return await session.scalar(
+            select(MatchIncident).where(
+                MatchIncident.match_id == match_id,
+                MatchIncident.kind == kind,
+                MatchIncident.state.in_(LIVE),
+            )
+        )
+
+    async def _refuse_if_played(self, session: AsyncSession, ctx: IncidentContext) -> None:
+        """A decided match, or one with a counted game, has nothing to claim: say why."""
+        if ctx.match.state not in PLAYING:
+            progress = await match_progress(session, await load_context(session, ctx.match))
+            raise WrongStage(wording.match_decided(self._board(progress)))
+        if ctx.match.state is MatchState.IN_PROGRESS:
+            progress = await match_progress(session, await load_context(session, ctx.match))
+            if progress.counted:
+                raise WrongStage(wording.games_played(self._board(progress)))
+
+    def _board(self, progress: MatchProgress) -> str:
+        return progress_board(progress, total_games=self.config.tournament.match_games)
+
+    async def _ask_claimant(
+        self,
+        session: AsyncSession,
+        incident_id: int,
+        now: datetime,
+        *,
+        match_states: tuple[MatchState, ...],
+        confirm: bool,
+        message: Callable[[str], str],
+        view_kind: str,
+        audit_action: str,
+    ) -> None:
+        """A timer ran out on a live incident: DM the claimant a question with buttons."""
+        incident = await session.get(MatchIncident, incident_id)
+        if incident is None or incident.state is not IncidentState.OPEN:
+            return
+        match = await session.get(Match, incident.match_id)
+        me = await session.get(Player, incident.reporter_id)
+        if match is None or me is None or match.state not in match_states:
+            return
+        if confirm:
+            incident.state = IncidentState.CONFIRMED
+        ctx = await self._ctx(session, match, me)
+        self._dm(
+            session,
+            ctx,
+            me,
+            now,
+            message(ctx.opponent.lichess_username),
+            view=(view_kind, {"incident_id": incident.id}),
+        )
+        record(
+            session,
+            at=now,
+            actor=Actor.job(),
+            action=audit_action,
+            subject_type=SUBJECT,
+            subject_id=incident.id,
+        )

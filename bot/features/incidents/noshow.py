@@ -1,0 +1,426 @@
+"""No-shows (rule VI.D): the report, the grace period, the second message, claim or reschedule.
+
+A claim is open from the agreed time until a game of the match has been counted, whether
+or not the game link is out; a game between the two players cancels it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot import due
+from bot.audit import Actor, record
+from bot.due import DueKind
+from bot.errors import WrongStage
+from bot.features.discipline import service as discipline
+from bot.features.incidents import text as wording
+from bot.features.incidents.core import (
+    LIVE,
+    NOSHOW_CHECK_VIEW,
+    NOSHOW_CHOICE_VIEW,
+    PLAYING,
+    SUBJECT,
+    IncidentContext,
+    IncidentCore,
+)
+from bot.features.incidents.types import IncidentResult
+from bot.features.matches.round_post import queue_round_post_update
+from bot.td_alerts import notify_td
+from db.engine import transaction
+from db.models import (
+    DueAction,
+    IncidentKind,
+    IncidentState,
+    Match,
+    MatchIncident,
+    MatchState,
+)
+
+
+class NoShows(IncidentCore):
+    """/noshow and the claimant's buttons; claiming the win also serves /left (VI.E)."""
+
+    # --- /noshow (rule VI.D) ------------------------------------------------------------------
+
+    async def noshow(self, *, discord_id: int) -> IncidentResult:
+        """The appearing player reports the opponent absent; the TD gets the first message."""
+        now = self.clock.now()
+        md = self.config.match_day
+        async with self.sessions() as session:
+            ctx = await self._my_match(session, discord_id)
+            agreed = await self._noshow_allowed(session, ctx, now)
+            if await self._live_incident(session, ctx.match.id, IncidentKind.NO_SHOW):
+                raise WrongStage(wording.noshow_open())
+            in_db = await self._db_games_since(session, ctx.match.id, agreed - self._margin())
+        seen = await self._games_between(
+            ctx.me, ctx.opponent, agreed - self._margin(), required=False
+        )
+        if in_db or seen:
+            raise WrongStage(wording.noshow_games_found(seen or []))
+        async with transaction(self.sessions) as session:
+            ctx = await self._my_match(session, discord_id)
+            agreed = await self._noshow_allowed(session, ctx, now)
+            if await self._live_incident(session, ctx.match.id, IncidentKind.NO_SHOW):
+                raise WrongStage(wording.noshow_open())
+            grace_end = now + timedelta(minutes=md.noshow_grace_minutes)
+            incident = MatchIncident(
+                match_id=ctx.match.id,
+                kind=IncidentKind.NO_SHOW,
+                state=IncidentState.OPEN,
+                reporter_id=ctx.me.id,
+                against_id=ctx.opponent.id,
+                created_at=now,
+                ends_at=grace_end,
+                details={"agreed_time": agreed.isoformat(), "first_check": seen},
+            )
+            session.add(incident)
+            await session.flush()
+            await due.schedule(
+                session,
+                kind=DueKind.NOSHOW_CHECK,
+                subject_type=SUBJECT,
+                subject_id=incident.id,
+                due_at=grace_end,
+            )
+            notify_td(
+                session,
+                self.config,
+                now=now,
+                content=wording.noshow_td_first(
+                    ctx.match.id,
+                    ctx.me.lichess_username,
+                    ctx.opponent.lichess_username,
+                    agreed,
+                    seen,
+                ),
+            )
+            self._dm(
+                session,
+                ctx,
+                ctx.opponent,
+                now,
+                wording.noshow_opponent_dm(ctx.me.lichess_username, grace_end),
+            )
+            record(
+                session,
+                at=now,
+                actor=Actor.player(discord_id),
+                action="noshow_reported",
+                subject_type=SUBJECT,
+                subject_id=incident.id,
+                details={"match_id": ctx.match.id, "against_id": ctx.opponent.id, "seen": seen},
+            )
+            return IncidentResult(
+                incident.id,
+                incident.state,
+                wording.noshow_reply(ctx.opponent.lichess_username, grace_end),
+            )
+
+    async def _noshow_allowed(
+        self, session: AsyncSession, ctx: IncidentContext, now: datetime
+    ) -> datetime:
+        """From the agreed time until a counted game exists, game link posted or not (VI.D)."""
+        if ctx.match.state is MatchState.NEGOTIATING:
+            raise WrongStage(wording.noshow_no_time())
+        await self._refuse_if_played(session, ctx)
+        agreed = ctx.match.agreed_time
+        if agreed is None:
+            raise WrongStage(wording.noshow_no_time())
+        if now < agreed:
+            raise WrongStage(wording.noshow_too_early(agreed))
+        window = self.config.match_day.noshow_claim_window_minutes
+        if now > agreed + timedelta(minutes=window):
+            raise WrongStage(wording.noshow_too_late(agreed, window))
+        return agreed
+
+    async def on_noshow_check(
+        self, session: AsyncSession, action: DueAction, now: datetime
+    ) -> None:
+        """After the grace period: ask the claimant, with buttons, if the opponent is absent."""
+        await self._ask_claimant(
+            session,
+            action.subject_id,
+            now,
+            match_states=PLAYING,
+            confirm=False,
+            message=wording.noshow_check_dm,
+            view_kind=NOSHOW_CHECK_VIEW,
+            audit_action="noshow_check_asked",
+        )
+
+    async def still_absent(self, *, discord_id: int, incident_id: int) -> IncidentResult:
+        """The claimant confirms the opponent is still absent: the TD's second message."""
+        now = self.clock.now()
+        async with self.sessions() as session:
+            incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
+            self._require(incident, IncidentKind.NO_SHOW, IncidentState.OPEN)
+            if incident.ends_at and now < incident.ends_at:
+                raise WrongStage("The grace period is not over yet; I will ask you when it is.")
+            since = datetime.fromisoformat(incident.details["agreed_time"]) - self._margin()
+        seen = await self._games_between(ctx.me, ctx.opponent, since, required=True)
+        async with transaction(self.sessions) as session:
+            incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
+            self._require(incident, IncidentKind.NO_SHOW, IncidentState.OPEN)
+            if seen or await self._db_games_since(session, ctx.match.id, since):
+                await self._cancel(
+                    session,
+                    incident,
+                    now,
+                    "a game between them was found",
+                    Actor.player(discord_id),
+                )
+                return IncidentResult(
+                    incident.id, incident.state, wording.claim_cancelled(seen or [])
+                )
+            incident.state = IncidentState.CONFIRMED
+            incident.details = {**incident.details, "confirmed_at": now.isoformat()}
+            notify_td(
+                session,
+                self.config,
+                now=now,
+                content=wording.noshow_td_second(
+                    ctx.match.id, ctx.me.lichess_username, ctx.opponent.lichess_username, seen
+                ),
+            )
+            record(
+                session,
+                at=now,
+                actor=Actor.player(discord_id),
+                action="noshow_confirmed",
+                subject_type=SUBJECT,
+                subject_id=incident.id,
+            )
+            return IncidentResult(
+                incident.id,
+                incident.state,
+                wording.noshow_choice(ctx.opponent.lichess_username),
+                view=NOSHOW_CHOICE_VIEW,
+            )
+
+    async def arrived(self, *, discord_id: int, incident_id: int) -> IncidentResult:
+        """The claimant says the opponent showed up: the report is closed."""
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            incident, _ = await self._incident_ctx(session, discord_id, incident_id)
+            if incident.state not in LIVE:
+                raise WrongStage(wording.incident_closed())
+            await self._cancel(
+                session, incident, now, "the opponent showed up", Actor.player(discord_id)
+            )
+            return IncidentResult(incident.id, incident.state, wording.arrived_reply())
+
+    def _require(self, incident: MatchIncident, kind: IncidentKind, *states: IncidentState) -> None:
+        if incident.kind is not kind or incident.state not in states:
+            raise WrongStage(wording.incident_closed())
+
+    # --- claiming the win (rules VI.D, VI.E) --------------------------------------------------
+
+    async def _games_since_claim(
+        self, discord_id: int, incident_id: int, now: datetime
+    ) -> tuple[datetime, list[str] | None]:
+        """What Lichess shows between the two since the claim started (outside transactions)."""
+        async with self.sessions() as session:
+            incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
+            since = self._claim_since(incident, now)
+        return since, await self._games_between(ctx.me, ctx.opponent, since, required=True)
+
+    async def claim_win(self, *, discord_id: int, incident_id: int) -> IncidentResult:
+        """A confirmed no-show or an expired /left: forfeit the match to the claimant."""
+        now = self.clock.now()
+        since, seen = await self._games_since_claim(discord_id, incident_id, now)
+        async with transaction(self.sessions) as session:
+            incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
+            self._claim_since(incident, now)
+            actor = Actor.player(discord_id)
+            if seen or await self._db_games_since(session, ctx.match.id, since):
+                await self._cancel(session, incident, now, "a game between them was found", actor)
+                return IncidentResult(
+                    incident.id, incident.state, wording.claim_cancelled(seen or [])
+                )
+            kind = (
+                "no-show, rule VI.D"
+                if incident.kind is IncidentKind.NO_SHOW
+                else ("left the match, rule VI.E")
+            )
+            disqualified = await discipline.forfeit_match(
+                session,
+                self.config,
+                self.events,
+                match_id=ctx.match.id,
+                winner_id=ctx.me.id,
+                reason=kind,
+                actor=actor,
+                now=now,
+            )
+            incident.state = IncidentState.CLAIMED
+            incident.resolved_at = now
+            incident.details = {
+                **incident.details,
+                "claimed_at": now.isoformat(),
+                "disqualified": disqualified,
+            }
+            await due.cancel(session, subject_type=SUBJECT, subject_id=incident.id, now=now)
+            notify_td(
+                session,
+                self.config,
+                now=now,
+                content=wording.claimed_td(
+                    ctx.match.id,
+                    incident.id,
+                    ctx.me.lichess_username,
+                    ctx.opponent.lichess_username,
+                    kind,
+                ),
+            )
+            record(
+                session,
+                at=now,
+                actor=actor,
+                action="incident_claimed",
+                subject_type=SUBJECT,
+                subject_id=incident.id,
+                details={"match_id": ctx.match.id},
+            )
+            return IncidentResult(
+                incident.id,
+                incident.state,
+                wording.claimed_reply(ctx.opponent.lichess_username),
+                disqualified=disqualified,
+            )
+
+    def _claim_since(self, incident: MatchIncident, now: datetime) -> datetime:
+        """When games between them would cancel this claim; refuses claims not yet allowed."""
+        if incident.kind is IncidentKind.NO_SHOW and incident.state is IncidentState.CONFIRMED:
+            if incident.details.get("rescheduling"):
+                raise WrongStage("You chose to reschedule this match; agree on a new time.")
+            return datetime.fromisoformat(incident.details["agreed_time"]) - self._margin()
+        if incident.kind is IncidentKind.LEFT and incident.state in LIVE:
+            if incident.ends_at is not None and now < incident.ends_at:
+                raise WrongStage(
+                    "Your opponent still has time to come back; you can claim after the "
+                    "return period."
+                )
+            return incident.created_at
+        raise WrongStage(wording.incident_closed())
+
+    async def reschedule(self, *, discord_id: int, incident_id: int) -> IncidentResult:
+        """Reopen negotiation after a no-show; a forfeit follows at the deadline without a time."""
+        now = self.clock.now()
+        since, seen = await self._games_since_claim(discord_id, incident_id, now)
+        async with transaction(self.sessions) as session:
+            incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
+            self._claim_since(incident, now)
+            if incident.kind is not IncidentKind.NO_SHOW:
+                raise WrongStage(wording.incident_closed())
+            actor = Actor.player(discord_id)
+            if seen or await self._db_games_since(session, ctx.match.id, since):
+                await self._cancel(session, incident, now, "a game between them was found", actor)
+                return IncidentResult(
+                    incident.id, incident.state, wording.claim_cancelled(seen or [])
+                )
+            await self._refuse_if_played(session, ctx)
+            previous = ctx.match.agreed_time
+            ctx.match.state = MatchState.NEGOTIATING
+            ctx.match.agreed_time = None
+            ctx.match.challenge_url = None
+            await due.cancel(
+                session,
+                subject_type="match",
+                subject_id=ctx.match.id,
+                now=now,
+                kinds=(DueKind.MATCH_REMINDER,),
+            )
+            deadline = ctx.round_.deadline
+            incident.details = {
+                **incident.details,
+                "rescheduling": True,
+                "rescheduled_at": now.isoformat(),
+            }
+            await due.schedule(
+                session,
+                kind=DueKind.RESCHEDULE_DEADLINE,
+                subject_type=SUBJECT,
+                subject_id=incident.id,
+                due_at=deadline,
+            )
+            self._post(
+                session,
+                ctx,
+                now,
+                wording.rescheduled_post(
+                    ctx.me.lichess_username, ctx.opponent.lichess_username, deadline
+                ),
+            )
+            self._dm(
+                session,
+                ctx,
+                ctx.opponent,
+                now,
+                wording.rescheduled_post(
+                    ctx.me.lichess_username, ctx.opponent.lichess_username, deadline
+                ),
+            )
+            record(
+                session,
+                at=now,
+                actor=actor,
+                action="noshow_rescheduled",
+                subject_type=SUBJECT,
+                subject_id=incident.id,
+                details={
+                    "match_id": ctx.match.id,
+                    "previous": previous.isoformat() if previous else None,
+                },
+            )
+            await queue_round_post_update(session, ctx.round_.id, now=now)
+            return IncidentResult(incident.id, incident.state, wording.rescheduled_reply(deadline))
+
+    async def on_reschedule_deadline(
+        self, session: AsyncSession, action: DueAction, now: datetime
+    ) -> None:
+        """Round deadline after a no-show reschedule: no new time means a forfeit (VI.D)."""
+        incident = await session.get(MatchIncident, action.subject_id)
+        if incident is None or incident.state is not IncidentState.CONFIRMED:
+            return
+        match = await session.get(Match, incident.match_id)
+        if match is None:
+            return
+        if match.state is not MatchState.NEGOTIATING:
+            incident.state = IncidentState.RESOLVED
+            incident.resolved_at = now
+            record(
+                session,
+                at=now,
+                actor=Actor.job(),
+                action="noshow_reschedule_agreed",
+                subject_type=SUBJECT,
+                subject_id=incident.id,
+            )
+            return
+        disqualified = await discipline.forfeit_match(
+            session,
+            self.config,
+            self.events,
+            match_id=match.id,
+            winner_id=incident.reporter_id,
+            reason=wording.reschedule_failed_reason(),
+            actor=Actor.job(),
+            now=now,
+        )
+        incident.state = IncidentState.CLAIMED
+        incident.resolved_at = now
+        incident.details = {
+            **incident.details,
+            "forfeited_at_deadline": True,
+            "disqualified": disqualified,
+        }
+        record(
+            session,
+            at=now,
+            actor=Actor.job(),
+            action="noshow_reschedule_failed",
+            subject_type=SUBJECT,
+            subject_id=incident.id,
+        )

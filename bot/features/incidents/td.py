@@ -1,0 +1,115 @@
+"""The TD's incident ruling: overrule a no-show or left claim, taking back its forfeit."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.audit import Actor, record, record_td_decision
+from bot.errors import InvalidInput, WrongStage
+from bot.features.discipline import service as discipline
+from bot.features.incidents import text as wording
+from bot.features.incidents.core import (
+    LIVE,
+    SUBJECT,
+    IncidentContext,
+    IncidentCore,
+)
+from bot.features.incidents.types import IncidentResult
+from bot.features.matches.round_post import queue_round_post_update
+from db.engine import transaction
+from db.models import (
+    IncidentKind,
+    IncidentState,
+    Match,
+    MatchIncident,
+    MatchState,
+    Player,
+    RoundState,
+)
+
+
+class Overrules(IncidentCore):
+    """/td incident overrule."""
+
+    # --- the TD ---------------------------------------------------------------------------------
+
+    async def overrule(self, *, td_id: int, incident_id: int, reason: str) -> IncidentResult:
+        """The TD overrules a claim: an open one is cancelled, a forfeit is taken back."""
+        now = self.clock.now()
+        reason = reason.strip()
+        if not reason:
+            raise InvalidInput("Give a reason: it goes to both players and the audit log.")
+        actor = Actor.td(td_id)
+        async with transaction(self.sessions) as session:
+            incident = await session.get(MatchIncident, incident_id)
+            if incident is None:
+                raise InvalidInput(wording.no_such_incident(incident_id))
+            if incident.kind not in (IncidentKind.NO_SHOW, IncidentKind.LEFT):
+                raise WrongStage("Only no-show and left claims can be overruled.")
+            match = await session.get(Match, incident.match_id)
+            me = await session.get(Player, incident.reporter_id)
+            assert match is not None and me is not None
+            ctx = await self._ctx(session, match, me)
+            if incident.state is IncidentState.CLAIMED:
+                await self._undo_forfeit(session, incident, ctx, actor, now)
+            elif incident.state not in LIVE:
+                raise WrongStage(wording.incident_closed())
+            await self._cancel(session, incident, now, f"overruled by the TD: {reason}", actor)
+            record_td_decision(
+                session,
+                at=now,
+                td_id=td_id,
+                kind="overrule",
+                subject_type=SUBJECT,
+                subject_id=incident.id,
+                decision="overruled",
+                reason=reason,
+            )
+            text = wording.overruled_post(match.id, reason)
+            self._post(session, ctx, now, text)
+            self._dm(session, ctx, ctx.me, now, text)
+            self._dm(session, ctx, ctx.opponent, now, text)
+            return IncidentResult(incident.id, incident.state, wording.overrule_reply(incident.id))
+
+    async def _undo_forfeit(
+        self,
+        session: AsyncSession,
+        incident: MatchIncident,
+        ctx: IncidentContext,
+        actor: Actor,
+        now: datetime,
+    ) -> None:
+        """Take a claimed forfeit back: the match reopens for negotiation in its round."""
+        match = ctx.match
+        if match.state is not MatchState.FORFEITED or match.forfeit_winner_id != ctx.me.id:
+            raise WrongStage(
+                f"Match #{match.id} no longer stands as this forfeit; correct it with "
+                "/td set-score."
+            )
+        if ctx.round_.state is not RoundState.PUBLISHED:
+            raise WrongStage(
+                f"Round {ctx.round_.number} is closed; correct match #{match.id} with "
+                "/td set-score."
+            )
+        if incident.details.get("disqualified") and ctx.opponent.disqualified_at is not None:
+            await discipline.reinstate(
+                session, self.config, player_id=ctx.opponent.id, actor=actor, now=now
+            )
+        match.state = MatchState.NEGOTIATING
+        match.agreed_time = None
+        match.challenge_url = None
+        match.forfeit_winner_id = None
+        match.points_a = match.points_b = None
+        match.finished_at = None
+        record(
+            session,
+            at=now,
+            actor=actor,
+            action="forfeit_overruled",
+            subject_type="match",
+            subject_id=match.id,
+            details={"incident_id": incident.id},
+        )
+        await queue_round_post_update(session, ctx.round_.id, now=now)

@@ -1,0 +1,23 @@
+"""The TD's incident command (/td incident overrule): rules VI.D, VI.E."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+
+from cogs.common import IncidentId, bot_of, kick_outbox
+from cogs.td import TDCommand
+
+
+@app_commands.describe(incident="Incident number (from the TD message)", reason="Why")
+async def overrule(interaction: discord.Interaction, incident: IncidentId, reason: str) -> None:
+    result = await bot_of(interaction).svc.incidents.overrule(
+        td_id=interaction.user.id, incident_id=incident, reason=reason
+    )
+    await interaction.response.send_message(result.text, ephemeral=True)
+    await kick_outbox(interaction)
+
+
+TD_COMMANDS = [
+    TDCommand("overrule", "Overrule a no-show or left claim", overrule, alias="overrule"),
+]

@@ -1,0 +1,242 @@
+"""What players and the TD read about match-day incidents (rule VI); times via discord_time."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from bot.timefmt import discord_time
+
+
+def games_seen(urls: list[str] | None) -> str:
+    if urls is None:
+        return "Lichess could not be checked right now."
+    if not urls:
+        return "Lichess shows no game between them since then."
+    return "Lichess shows these games between them since then: " + ", ".join(urls)
+
+
+# --- /noshow --------------------------------------------------------------------------------
+
+
+def noshow_too_early(t: datetime) -> str:
+    return f"Your match starts at {discord_time(t)}; a no-show can only be reported after that."
+
+
+def noshow_too_late(t: datetime, minutes: int) -> str:
+    return (
+        f"No-shows must be reported within {minutes} minutes of the agreed time "
+        f"({discord_time(t)}). Contact the tournament director."
+    )
+
+
+def noshow_no_time() -> str:
+    return "Your match has no agreed time, so nobody can be absent from it yet."
+
+
+def match_decided(board: str) -> str:
+    return f"Your match is already decided, so there is nothing to report or claim.\n{board}"
+
+
+def games_played(board: str) -> str:
+    return (
+        "Games of your match have been played and counted, so this is not a no-show "
+        f"(rule VI.D). If your opponent left during the match, use /left.\n{board}"
+    )
+
+
+def noshow_open() -> str:
+    return "A no-show report for this match is already open."
+
+
+def noshow_games_found(urls: list[str]) -> str:
+    return (
+        "Lichess already shows a game between you since the agreed time, so this is not a "
+        "no-show: " + ", ".join(urls)
+    )
+
+
+def noshow_td_first(
+    match_id: int, claimant: str, absent: str, agreed: datetime, seen: list[str] | None
+) -> str:
+    return (
+        f"🚩 No-show report, match #{match_id} (rule VI.D), first message on behalf of "
+        f"**{claimant}**: **{absent}** has not shown up for the match agreed for "
+        f"{discord_time(agreed)}. {games_seen(seen)}"
+    )
+
+
+def noshow_reply(absent: str, grace_end: datetime) -> str:
+    return (
+        f"Reported: the tournament director has been told that {absent} is not here. "
+        f"They have until {discord_time(grace_end, 'T')} to come online (rule VI.D); then I "
+        "will ask you whether they are still absent."
+    )
+
+
+def noshow_opponent_dm(claimant: str, grace_end: datetime) -> str:
+    return (
+        f"⚠️ {claimant} reports that you have not shown up for your match. Come online and "
+        f"start the game by {discord_time(grace_end, 'T')} (rule VI.D), or you may lose the "
+        "match by forfeit."
+    )
+
+
+def noshow_check_dm(absent: str) -> str:
+    return (
+        f"The grace period is over. Is {absent} still absent? Press a button: "
+        "confirming sends the tournament director the second message (rule VI.D)."
+    )
+
+
+def noshow_td_second(match_id: int, claimant: str, absent: str, seen: list[str] | None) -> str:
+    return (
+        f"🚩 No-show, match #{match_id} (rule VI.D), second message on behalf of "
+        f"**{claimant}**: **{absent}** is still absent after the grace period. "
+        f"{games_seen(seen)} {claimant} now chooses to claim the win or to reschedule."
+    )
+
+
+def noshow_choice(absent: str) -> str:
+    return (
+        f"The tournament director has been told {absent} is still absent. Choose: "
+        "**Claim the win** (the match is forfeited in your favour; the TD can overrule) or "
+        "**Reschedule** (negotiation reopens; if no new time is agreed by the round deadline, "
+        "the match is forfeited in your favour)."
+    )
+
+
+def arrived_reply() -> str:
+    return "Good: the no-show report is closed. Enjoy your match!"
+
+
+def claim_cancelled(urls: list[str]) -> str:
+    return "Lichess shows a game between you, so the claim is cancelled: " + ", ".join(urls) + "."
+
+
+def claimed_reply(opponent: str) -> str:
+    return (
+        f"You win the match against {opponent} by forfeit. The tournament director can still "
+        "overrule this."
+    )
+
+
+def claimed_td(match_id: int, incident_id: int, claimant: str, absent: str, kind: str) -> str:
+    return (
+        f"⚖️ {claimant} claimed the win of match #{match_id} ({kind}, incident #{incident_id}) "
+        f"against {absent}; the match is forfeited. Overrule with "
+        f"`/td overrule incident:{incident_id} reason:…`."
+    )
+
+
+def rescheduled_reply(deadline: datetime) -> str:
+    return (
+        "Negotiation is open again: agree on a new time with /offer and /accept. If no new "
+        f"time is agreed by {discord_time(deadline)}, the match is forfeited in your favour "
+        "(rule VI.D)."
+    )
+
+
+def rescheduled_post(claimant: str, absent: str, deadline: datetime) -> str:
+    return (
+        f"🔁 {claimant} chose to reschedule after {absent}'s no-show (rule VI.D). Agree on a "
+        f"new time with /offer and /accept by {discord_time(deadline)}; without one, the match "
+        f"is forfeited in {claimant}'s favour."
+    )
+
+
+def reschedule_failed_reason() -> str:
+    return "no-show, and no new time agreed by the round deadline (rule VI.D)"
+
+
+# --- /break ---------------------------------------------------------------------------------
+
+
+def break_used() -> str:
+    return "You have already used your break in this match (rule VI.A allows one)."
+
+
+def match_not_started() -> str:
+    return "Your match has not started yet."
+
+
+def break_post(player: str, ends: datetime, minutes: int) -> str:
+    return (
+        f"☕ {player} takes their break (rule VI.A): at most {minutes} minutes, until "
+        f"{discord_time(ends, 'T')}."
+    )
+
+
+def break_reply(ends: datetime) -> str:
+    return f"Your break has started; be back by {discord_time(ends, 'T')}."
+
+
+def break_over(player: str) -> str:
+    return f"⏰ {player}'s break is over: the match continues now."
+
+
+# --- /left ----------------------------------------------------------------------------------
+
+
+def left_open() -> str:
+    return "There is already an open report that your opponent left."
+
+
+def left_post(absent: str, ends: datetime, minutes: int) -> str:
+    return (
+        f"🚪 {absent} left the match (reported by their opponent). They have {minutes} minutes, "
+        f"until {discord_time(ends, 'T')}, to come back; this counts as their break (rule VI.E)."
+    )
+
+
+def left_reply(absent: str, ends: datetime) -> str:
+    return (
+        f"Reported. {absent} has until {discord_time(ends, 'T')} to come back; after that, "
+        "if no new game has started, you can claim the win."
+    )
+
+
+def left_dm(claimant: str, ends: datetime) -> str:
+    return (
+        f"⚠️ {claimant} reports that you left the match. Come back by "
+        f"{discord_time(ends, 'T')} (rule VI.E); this counts as your break."
+    )
+
+
+def left_break_used_td(match_id: int, absent: str, claimant: str) -> str:
+    return (
+        f"⚠️ Match #{match_id}: {claimant} reports that {absent} left, and {absent} had "
+        "already used their break (rules VI.A, VI.E). Please look into it."
+    )
+
+
+def left_claim_dm(absent: str) -> str:
+    return (
+        f"{absent}'s time to come back is over. If no new game has started between you, "
+        "you may claim the win (rule VI.E)."
+    )
+
+
+# --- the TD ---------------------------------------------------------------------------------
+
+
+def overruled_post(match_id: int, reason: str) -> str:
+    return (
+        f"⚖️ The tournament director overruled the claim in match #{match_id}: {reason}. "
+        "Agree on a (new) time with /offer and /accept."
+    )
+
+
+def overrule_reply(incident_id: int) -> str:
+    return f"Incident #{incident_id} overruled; both players have been told."
+
+
+def not_yours() -> str:
+    return "This is not your report: only the player who made it can answer."
+
+
+def no_such_incident(incident_id: int) -> str:
+    return f"There is no incident #{incident_id}."
+
+
+def incident_closed() -> str:
+    return "This report is already closed."

@@ -1,0 +1,156 @@
+"""What several match services share: a match with its round and players, the player's
+current match, and a message to a player that falls back to the match thread."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.errors import InvalidInput, NotAllowed, WrongStage
+from bot.features.matches.types import GameLine, MatchProgress
+from bot.outbox import enqueue_channel, enqueue_dm
+from db.models import Game, Match, Player, Round, RoundState
+
+NOT_A_PLAYER = "You are not a player in the championship."
+NO_CURRENT_MATCH = "You have no match in the current round."
+BYE = "You have a bye this round: there is no opponent and nothing to arrange."
+
+
+@dataclass
+class MatchContext:
+    """A match with its round and players, loaded in one session."""
+
+    match: Match
+    round_: Round
+    a: Player
+    b: Player | None
+
+    @property
+    def thread_id(self) -> int | None:
+        """Where the match talks: its own thread, else the round's."""
+        return self.match.thread_id or self.round_.thread_id
+
+    def has(self, player_id: int) -> bool:
+        return player_id in (self.a.id, self.b.id if self.b else None)
+
+    def opponent_of(self, player_id: int) -> Player:
+        if self.b is None:
+            raise WrongStage(BYE)
+        return self.b if player_id == self.a.id else self.a
+
+    def player(self, player_id: int | None) -> Player | None:
+        if player_id == self.a.id:
+            return self.a
+        if self.b is not None and player_id == self.b.id:
+            return self.b
+        return None
+
+    def name(self, player_id: int | None) -> str:
+        player = self.player(player_id)
+        return player.lichess_username if player else "the TD"
+
+
+async def match_progress(session: AsyncSession, ctx: MatchContext) -> MatchProgress:
+    """The score and every stored game of the match, for replies that must say why."""
+    rows = (
+        await session.scalars(
+            select(Game).where(Game.match_id == ctx.match.id).order_by(Game.number)
+        )
+    ).all()
+    lines = [
+        GameLine(
+            g.number,
+            g.lichess_id,
+            ctx.name(g.white_player_id),
+            ctx.name(g.black_player_id),
+            g.result_a,
+            g.counted,
+            g.voided_reason,
+            g.flagged,
+        )
+        for g in rows
+    ]
+    match = ctx.match
+    return MatchProgress(
+        player_a=ctx.a.lichess_username,
+        player_b=ctx.b.lichess_username if ctx.b else "",
+        state=match.state,
+        score_a=match.score_a,
+        score_b=match.score_b,
+        games=lines,
+        challenge_url=match.challenge_url,
+        forfeit_winner=ctx.name(match.forfeit_winner_id) if match.forfeit_winner_id else None,
+    )
+
+
+async def load_context(session: AsyncSession, match: Match) -> MatchContext:
+    round_ = await session.get(Round, match.round_id)
+    a = await session.get(Player, match.player_a_id)
+    b = await session.get(Player, match.player_b_id) if match.player_b_id else None
+    if round_ is None or a is None:  # pragma: no cover - foreign keys
+        raise LookupError(f"match {match.id} is incomplete")
+    return MatchContext(match, round_, a, b)
+
+
+async def context_by_id(session: AsyncSession, match_id: int) -> MatchContext:
+    match = await session.get(Match, match_id)
+    if match is None:
+        raise InvalidInput(f"There is no match #{match_id}.")
+    return await load_context(session, match)
+
+
+async def player_by_discord(session: AsyncSession, discord_id: int) -> Player:
+    player = await session.scalar(select(Player).where(Player.discord_id == discord_id))
+    if player is None:
+        raise NotAllowed(NOT_A_PLAYER)
+    return player
+
+
+async def current_match(session: AsyncSession, player: Player) -> Match:
+    """The player's match in their latest published round."""
+    match = await session.scalar(
+        select(Match)
+        .join(Round, Match.round_id == Round.id)
+        .where(
+            Round.state == RoundState.PUBLISHED,
+            or_(Match.player_a_id == player.id, Match.player_b_id == player.id),
+        )
+        .order_by(Round.starts_at.desc(), Round.id.desc())
+        .limit(1)
+    )
+    if match is None:
+        raise WrongStage(NO_CURRENT_MATCH)
+    return match
+
+
+def message_player(
+    session: AsyncSession,
+    player: Player,
+    *,
+    thread_id: int | None,
+    now: datetime,
+    content: str,
+    view: tuple[str, dict[str, Any]] | None = None,
+) -> None:
+    """A DM; closed DMs (or no Discord link) become a mention in the match thread."""
+    if player.discord_id is not None:
+        enqueue_dm(
+            session,
+            user_id=player.discord_id,
+            now=now,
+            content=content,
+            view=view,
+            fallback_channel_id=thread_id,
+        )
+    elif thread_id:
+        enqueue_channel(
+            session,
+            channel_id=thread_id,
+            now=now,
+            content=f"**{player.lichess_username}**: {content}",
+            view=view,
+        )

@@ -1,0 +1,74 @@
+"""The wording every match-day feature shares: scores, game links and the scoreboard.
+
+Every game is shown as a link to Lichess so anyone can check the bot's reading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.features.matches.types import GameLine, MatchProgress
+
+LICHESS = "https://lichess.org/"
+
+
+def score(value: float) -> str:
+    return f"{value:g}"
+
+
+def game_link(lichess_id: str) -> str:
+    return f"{LICHESS}{lichess_id}"
+
+
+def _result_text(line: GameLine, a: str) -> str:
+    if line.result_a == 0.5:
+        return "½–½"
+    white_won = (line.result_a == 1.0) == (line.white == a)
+    return "1–0" if white_won else "0–1"
+
+
+def scoreboard(
+    a: str,
+    b: str,
+    games: Sequence[GameLine],
+    score_a: float,
+    score_b: float,
+    *,
+    total_games: int,
+    finished: bool,
+) -> str:
+    """The match's live scoreboard in its thread: one line per game, then the score."""
+    head = f"**{a}** {score(score_a)}–{score(score_b)} **{b}**"
+    state = "final result" if finished else f"live · best of {total_games} games"
+    lines = [f"📊 {head} ({state})"]
+    for g in games:
+        line = (
+            f"{g.number}. [{g.white} – {g.black}]({game_link(g.lichess_id)}) {_result_text(g, a)}"
+        )
+        if not g.counted:
+            line = f"~~{line}~~ (not counted: {g.voided_reason or 'void'})"
+        elif g.flagged:
+            line += " ⚠️ under TD review"
+        lines.append(line)
+    if not games:
+        lines.append("No game yet.")
+    return "\n".join(lines)[:2000]
+
+
+def progress_board(progress: MatchProgress, *, total_games: int) -> str:
+    """The scoreboard of a match as /match and refusals show it; a forfeit says who won."""
+    if progress.state == "forfeited":
+        winner = progress.forfeit_winner or "nobody"
+        return (
+            f"📊 **{progress.player_a}** vs **{progress.player_b}**: decided by forfeit, "
+            f"won by **{winner}**."
+        )
+    return scoreboard(
+        progress.player_a,
+        progress.player_b,
+        progress.games,
+        progress.score_a,
+        progress.score_b,
+        total_games=total_games,
+        finished=progress.decided,
+    )

@@ -1,0 +1,41 @@
+"""What every match-day feature shows of a match: its games and where it stands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class GameLine:
+    """One stored game as the scoreboard shows it."""
+
+    number: int
+    lichess_id: str
+    white: str
+    black: str
+    result_a: float
+    counted: bool
+    voided_reason: str | None
+    flagged: bool
+
+
+@dataclass(frozen=True)
+class MatchProgress:
+    """Where a match stands on match day: its score and the games read from Lichess."""
+
+    player_a: str
+    player_b: str
+    state: str  # a MatchState value
+    score_a: float
+    score_b: float
+    games: list[GameLine]
+    challenge_url: str | None
+    forfeit_winner: str | None
+
+    @property
+    def counted(self) -> list[GameLine]:
+        return [g for g in self.games if g.counted]
+
+    @property
+    def decided(self) -> bool:
+        return self.state in ("finished", "forfeited", "bye")

@@ -1,0 +1,245 @@
+"""The deadlines of rule V as due actions: an offer unanswered for a day (V.G), the end of
+Wednesday (V.C, V.E, V.F), the start of Saturday (V.H) and the reminders before a match.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot import due
+from bot.audit import Actor, record
+from bot.config import Config
+from bot.due import DueKind
+from bot.events import RoundPublished
+from bot.features.matches.context import (
+    context_by_id,
+    message_player,
+)
+from bot.features.negotiation import text as wording
+from bot.features.negotiation.agreement import (
+    MATCH_SUBJECT,
+    OFFER_ACCEPT_VIEW,
+    OVER,
+    AgreementBase,
+    counted_offers,
+    offer_info,
+    offers_due_at,
+    offers_of,
+)
+from bot.rules.negotiation import fault_at_offers_due, in_past
+from bot.td_alerts import notify_td
+from db.models import (
+    DueAction,
+    Match,
+    MatchState,
+    OfferKind,
+    OfferState,
+    Round,
+    TimeOffer,
+)
+
+
+class NegotiationDeadlines(AgreementBase):
+    """The deadlines of rule V, as due actions the sweep runs once each."""
+
+    # --- due actions --------------------------------------------------------------------------
+
+    async def on_offer_unanswered(
+        self, session: AsyncSession, action: DueAction, now: datetime
+    ) -> None:
+        """Rule V.G: an offer still unanswered after a day: remind the opponent."""
+        offer = await session.get(TimeOffer, action.subject_id)
+        if offer is None or offer.state is not OfferState.OPEN or offer.offered_by_id is None:
+            return
+        ctx = await context_by_id(session, offer.match_id)
+        if ctx.b is None or ctx.match.state in OVER or now > ctx.round_.deadline:
+            return
+        if offer.kind is OfferKind.OFFER and ctx.match.agreed_time is not None:
+            return
+        if in_past(offer.proposed_time, now):
+            return
+        opponent = ctx.opponent_of(offer.offered_by_id)
+        self._dm(
+            session,
+            ctx,
+            opponent,
+            now,
+            wording.unanswered_reminder(
+                ctx.name(offer.offered_by_id), offer.proposed_time, offer.id
+            ),
+            view=(OFFER_ACCEPT_VIEW, {"offer_id": offer.id}),
+        )
+        record(
+            session,
+            at=now,
+            actor=Actor.job(),
+            action="offer_reminder",
+            subject_type=MATCH_SUBJECT,
+            subject_id=ctx.match.id,
+            details={"offer_id": offer.id},
+        )
+
+    async def on_offers_due(self, session: AsyncSession, action: DueAction, now: datetime) -> None:
+        """End of Wednesday (rule V.C): one player short → the other chooses (V.E); both → TD."""
+        ctx = await context_by_id(session, action.subject_id)
+        if ctx.b is None or ctx.match.state is not MatchState.NEGOTIATING:
+            return
+        if ctx.match.agreed_time is not None or ctx.match.chooser_id or ctx.match.td_assigns:
+            return
+        a, b = ctx.a, ctx.b
+        offers = await offers_of(session, ctx.match.id)
+        required = self.config.negotiation.required_offers
+        fault = fault_at_offers_due(
+            counted_offers(offers, a.id, action.due_at),
+            counted_offers(offers, b.id, action.due_at),
+            False,
+            required=required,
+        )
+        if fault == "none":
+            return
+        if fault == "both":
+            ctx.match.td_assigns = True
+            history = wording.history([offer_info(ctx, o) for o in offers])
+            notify_td(
+                session,
+                self.config,
+                now=now,
+                content=wording.offers_due_both_td(
+                    ctx.match.id, a.lichess_username, b.lichess_username, history, required
+                ),
+            )
+            for player in (a, b):
+                message_player(
+                    session,
+                    player,
+                    thread_id=ctx.thread_id,
+                    now=now,
+                    content=wording.both_missed_dm(),
+                )
+        else:
+            at_fault, chooser = (a, b) if fault == "a" else (b, a)
+            ctx.match.chooser_id = chooser.id
+            self._dm(
+                session,
+                ctx,
+                chooser,
+                now,
+                wording.choose_request(
+                    at_fault.lichess_username,
+                    ctx.round_.deadline,
+                    wording.opponent_missed_offers(at_fault.lichess_username),
+                ),
+            )
+            self._dm(
+                session,
+                ctx,
+                at_fault,
+                now,
+                wording.at_fault_offers_due(chooser.lichess_username, required),
+            )
+        record(
+            session,
+            at=now,
+            actor=Actor.job(),
+            action="offers_due_fault",
+            subject_type=MATCH_SUBJECT,
+            subject_id=ctx.match.id,
+            details={"fault": fault},
+        )
+
+    async def on_weekend_check(
+        self, session: AsyncSession, action: DueAction, now: datetime
+    ) -> None:
+        """Start of Saturday (rule V.H): both made their offers but nothing agreed → the TD."""
+        ctx = await context_by_id(session, action.subject_id)
+        if ctx.b is None or ctx.match.state is not MatchState.NEGOTIATING:
+            return
+        if ctx.match.agreed_time is not None or ctx.match.chooser_id or ctx.match.td_assigns:
+            return
+        offers = await offers_of(session, ctx.match.id)
+        required = self.config.negotiation.required_offers
+        due_at = offers_due_at(ctx.round_, self.config)
+        counts = [counted_offers(offers, p.id, due_at) for p in (ctx.a, ctx.b)]
+        if min(counts) < required:
+            return
+        notify_td(
+            session,
+            self.config,
+            now=now,
+            content=wording.weekend_td(
+                ctx.match.id,
+                ctx.a.lichess_username,
+                ctx.b.lichess_username,
+                wording.history([offer_info(ctx, o) for o in offers]),
+            ),
+        )
+        record(
+            session,
+            at=now,
+            actor=Actor.job(),
+            action="weekend_no_agreement",
+            subject_type=MATCH_SUBJECT,
+            subject_id=ctx.match.id,
+        )
+
+    async def on_match_reminder(
+        self, session: AsyncSession, action: DueAction, now: datetime
+    ) -> None:
+        """Before the agreed time: remind both players (only if the time is still the same)."""
+        ctx = await context_by_id(session, action.subject_id)
+        t = ctx.match.agreed_time
+        if ctx.b is None or ctx.match.state is not MatchState.SCHEDULED or t is None:
+            return
+        if t.isoformat() != action.payload.get("agreed_time"):
+            return  # rescheduled since: the new time has its own reminders
+        for player, other in ((ctx.a, ctx.b), (ctx.b, ctx.a)):
+            message_player(
+                session,
+                player,
+                thread_id=ctx.thread_id,
+                now=now,
+                content=wording.match_reminder(other.lichess_username, t),
+            )
+        record(
+            session,
+            at=now,
+            actor=Actor.job(),
+            action="match_reminder",
+            subject_type=MATCH_SUBJECT,
+            subject_id=ctx.match.id,
+            details={"time": t.isoformat()},
+        )
+
+    async def on_round_published(
+        self, session: AsyncSession, event: RoundPublished, now: datetime
+    ) -> None:
+        """A new round: each of its matches gets its offer and weekend deadlines."""
+        round_ = await session.get(Round, event.round_id)
+        assert round_ is not None
+        matches = (await session.scalars(select(Match).where(Match.round_id == round_.id))).all()
+        for match in matches:
+            await schedule_match_deadlines(session, match, round_, self.config)
+
+
+async def schedule_match_deadlines(
+    session: AsyncSession, match: Match, round_: Round, config: Config
+) -> None:
+    """The match's negotiation deadlines, scheduled when its round is published (byes: none)."""
+    if match.player_b_id is None or match.state is MatchState.BYE:
+        return
+    neg = config.negotiation
+    for kind, hours in (
+        (DueKind.OFFERS_DUE, neg.offers_due_hours),
+        (DueKind.WEEKEND_CHECK, neg.weekend_hours),
+    ):
+        await due.schedule(
+            session,
+            kind=kind,
+            subject_type=MATCH_SUBJECT,
+            subject_id=match.id,
+            due_at=round_.starts_at + timedelta(hours=hours),
+            payload={"round_id": round_.id},
+        )

@@ -1,0 +1,281 @@
+"""The players' side of rule V: see the match, offer times, accept, reschedule, choose.
+
+Each method is one use case: it reads and validates first, then writes the change, its
+audit row, its due actions and its messages in one short transaction.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import update
+
+from bot import due
+from bot.audit import Actor
+from bot.errors import InvalidInput, NotAllowed, WrongStage
+from bot.features.matches.context import (
+    context_by_id,
+    current_match,
+    load_context,
+    match_progress,
+    player_by_discord,
+)
+from bot.features.negotiation import text as wording
+from bot.features.negotiation.agreement import (
+    ANSWERABLE,
+    OFFER_SUBJECT,
+    AgreementBase,
+    Lost,
+    counted_offers,
+    offer_info,
+    offers_due_at,
+    offers_of,
+    require_open_match,
+    rowcount,
+)
+from bot.features.negotiation.types import (
+    Agreement,
+    MatchView,
+    OfferResult,
+    RescheduleResult,
+)
+from bot.rules.negotiation import in_past, offer_problems
+from db.engine import transaction
+from db.models import (
+    OfferKind,
+    OfferState,
+    TimeOffer,
+)
+
+
+class PlayerOffers(AgreementBase):
+    """The players' use cases: /match, /offer, /accept, /reschedule, /choose."""
+
+    # --- /match -----------------------------------------------------------------------------
+
+    async def match_view(self, *, discord_id: int) -> MatchView:
+        now = self.clock.now()
+        async with self.sessions() as session:
+            player = await player_by_discord(session, discord_id)
+            ctx = await load_context(session, await current_match(session, player))
+            offers = await offers_of(session, ctx.match.id)
+            progress = await match_progress(session, ctx) if ctx.b is not None else None
+        due_at = offers_due_at(ctx.round_, self.config)
+        required = self.config.negotiation.required_offers
+        opponent = ctx.opponent_of(player.id) if ctx.b is not None else None
+
+        def owed(pid: int) -> int:
+            return max(0, required - counted_offers(offers, pid, due_at))
+
+        return MatchView(
+            match_id=ctx.match.id,
+            round_number=ctx.round_.number,
+            board=ctx.match.board,
+            me=player.lichess_username,
+            opponent=opponent.lichess_username if opponent else None,
+            state=ctx.match.state,
+            agreed_time=ctx.match.agreed_time,
+            offers=[offer_info(ctx, o, player.id) for o in offers],
+            my_offers_owed=owed(player.id),
+            opponent_offers_owed=owed(opponent.id) if opponent else 0,
+            offers_due=due_at,
+            round_deadline=ctx.round_.deadline,
+            chooser=ctx.name(ctx.match.chooser_id) if ctx.match.chooser_id else None,
+            i_choose=ctx.match.chooser_id == player.id,
+            td_assigns=ctx.match.td_assigns,
+            progress=progress,
+            started=ctx.match.agreed_time is not None and now >= ctx.match.agreed_time,
+            total_games=self.config.tournament.match_games,
+        )
+
+    async def offer(self, *, discord_id: int, text: str) -> OfferResult:
+        """One or more offers (rules V.C, V.D, V.G); a refused offer changes nothing."""
+        now = self.clock.now()
+        neg = self.config.negotiation
+        async with transaction(self.sessions) as session:
+            player = await player_by_discord(session, discord_id)
+            ctx = await load_context(session, await current_match(session, player))
+            require_open_match(ctx)
+            if ctx.match.agreed_time is not None:
+                raise WrongStage(wording.already_agreed(ctx.match.agreed_time))
+            opponent = ctx.opponent_of(player.id)
+            times = self._parse_many(text, ctx.round_)
+            existing = await offers_of(session, ctx.match.id)
+            mine = [
+                o
+                for o in existing
+                if o.offered_by_id == player.id
+                and o.kind is OfferKind.OFFER
+                and o.state is not OfferState.WITHDRAWN
+            ]
+            problems: list[str] = []
+            fine: list[datetime] = []
+            for t in times:
+                found = self._time_problems(t, ctx.round_, now)
+                if t in fine:
+                    found.append(wording.twice_in_message(t))
+                for o in existing:
+                    if o.proposed_time == t and o.state is OfferState.OPEN:
+                        if o.offered_by_id == player.id:
+                            found.append(wording.own_duplicate(t, o.id))
+                        elif o.kind is OfferKind.OFFER:
+                            found.append(wording.opponent_offered(t, o.id))
+                if found:
+                    problems += [p for p in found if p not in problems]
+                else:
+                    fine.append(t)
+            problems += [
+                wording.with_discord_times(p)
+                for p in offer_problems(
+                    [o.proposed_time for o in mine] + fine,
+                    min_gap=timedelta(hours=neg.min_gap_hours),
+                    max_per_date=neg.max_offers_per_date,
+                )
+            ]
+            if problems:
+                raise InvalidInput(wording.offer_refused(problems))
+
+            made: list[TimeOffer] = []
+            for t in times:
+                made.append(
+                    await self._new_offer(session, ctx, player, opponent, OfferKind.OFFER, t, now)
+                )
+            due_at = offers_due_at(ctx.round_, self.config)
+            counted = counted_offers([*existing, *made], player.id, due_at)
+            return OfferResult(
+                match_id=ctx.match.id,
+                opponent=opponent.lichess_username,
+                offers=[offer_info(ctx, o, player.id) for o in made],
+                still_owed=max(0, neg.required_offers - counted),
+                offers_due=due_at,
+            )
+
+    # --- /accept and the Accept button ------------------------------------------------------
+
+    async def accept(self, *, discord_id: int, offer_id: int | None = None) -> Agreement:
+        """The opponent of the offerer accepts an open offer or reschedule (rule V.G)."""
+        now = self.clock.now()
+        async with self.sessions() as session:
+            player = await player_by_discord(session, discord_id)
+            if offer_id is None:
+                ctx = await load_context(session, await current_match(session, player))
+                open_offers = [
+                    o
+                    for o in await offers_of(session, ctx.match.id)
+                    if o.state is OfferState.OPEN
+                    and o.kind in ANSWERABLE
+                    and o.offered_by_id != player.id
+                ]
+                if not open_offers:
+                    raise InvalidInput(wording.no_open_offer())
+                if len(open_offers) > 1:
+                    raise InvalidInput(
+                        wording.several_open([offer_info(ctx, o) for o in open_offers])
+                    )
+                offer = open_offers[0]
+            else:
+                found = await session.get(TimeOffer, offer_id)
+                if found is None:
+                    raise InvalidInput(wording.no_such_offer(offer_id))
+                offer = found
+                ctx = await context_by_id(session, offer.match_id)
+            if offer.offered_by_id == player.id:
+                raise NotAllowed(wording.own_offer())
+            if offer.offered_by_id is None:
+                raise WrongStage(wording.offer_closed(ctx.match.agreed_time))
+            if not ctx.has(player.id):
+                opponent = ctx.opponent_of(offer.offered_by_id)
+                raise NotAllowed(wording.only_opponent_accepts(opponent.lichess_username))
+            require_open_match(ctx)
+            if offer.state is not OfferState.OPEN or offer.kind not in ANSWERABLE:
+                raise WrongStage(wording.offer_closed(ctx.match.agreed_time))
+            if offer.kind is OfferKind.OFFER and ctx.match.agreed_time is not None:
+                raise WrongStage(wording.offer_closed(ctx.match.agreed_time))
+            if now > ctx.round_.deadline:
+                raise WrongStage(wording.round_over(ctx.round_.deadline))
+            if in_past(offer.proposed_time, now):
+                raise InvalidInput(wording.time_passed(offer.proposed_time))
+            previous = ctx.match.agreed_time
+            match_id, kind, t, chosen_id = ctx.match.id, offer.kind, offer.proposed_time, offer.id
+        try:
+            async with transaction(self.sessions) as session:
+                # Writes first: the first write takes SQLite's write lock, so racing accepts
+                # are serialised here and the second one sees the first one's result.
+                changed = await session.execute(
+                    update(TimeOffer)
+                    .where(TimeOffer.id == chosen_id, TimeOffer.state == OfferState.OPEN)
+                    .values(state=OfferState.ACCEPTED, answered_at=now)
+                    .execution_options(synchronize_session=False)
+                )
+                if rowcount(changed) != 1:
+                    raise Lost
+                await self._set_time(session, match_id, t, previous=previous)
+                await self._after_agreement(
+                    session, match_id, t, previous, kind, Actor.player(discord_id), now, chosen_id
+                )
+        except Lost:
+            raise await self._lost(match_id, previous) from None
+        return Agreement(match_id, t, previous, kind)
+
+    # --- /reschedule ------------------------------------------------------------------------
+
+    async def reschedule(self, *, discord_id: int, text: str) -> RescheduleResult:
+        """Propose a new time for an agreed match; it takes effect once the opponent accepts."""
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            player = await player_by_discord(session, discord_id)
+            ctx = await load_context(session, await current_match(session, player))
+            require_open_match(ctx)
+            current = ctx.match.agreed_time
+            if current is None:
+                raise WrongStage(
+                    "Your match has no agreed time yet: make offers with /offer instead."
+                )
+            opponent = ctx.opponent_of(player.id)
+            t = self._parse_one(text, ctx.round_)
+            problems = self._time_problems(t, ctx.round_, now)
+            if t == current:
+                problems.append(wording.same_as_agreed(t))
+            if problems:
+                raise InvalidInput(wording.offer_refused(problems))
+            for o in await offers_of(session, ctx.match.id):
+                if o.state is OfferState.OPEN and o.kind is OfferKind.RESCHEDULE:
+                    if o.offered_by_id == player.id:  # the new proposal replaces the old one
+                        o.state = OfferState.WITHDRAWN
+                        o.answered_at = now
+                        await due.cancel(
+                            session, subject_type=OFFER_SUBJECT, subject_id=o.id, now=now
+                        )
+            row = await self._new_offer(
+                session, ctx, player, opponent, OfferKind.RESCHEDULE, t, now
+            )
+            return RescheduleResult(
+                ctx.match.id, opponent.lichess_username, offer_info(ctx, row, player.id), current
+            )
+
+    # --- /choose (rules V.E, V.I) -----------------------------------------------------------
+
+    async def choose(self, *, discord_id: int, text: str) -> Agreement:
+        now = self.clock.now()
+        async with self.sessions() as session:
+            player = await player_by_discord(session, discord_id)
+            ctx = await load_context(session, await current_match(session, player))
+        require_open_match(ctx)
+        if ctx.match.agreed_time is not None:
+            raise WrongStage(wording.already_agreed(ctx.match.agreed_time))
+        if ctx.match.chooser_id != player.id or ctx.match.td_assigns:
+            chooser = ctx.name(ctx.match.chooser_id) if ctx.match.chooser_id else None
+            raise NotAllowed(wording.not_chooser(chooser, ctx.match.td_assigns))
+        t = self._parse_one(text, ctx.round_)
+        problems = self._time_problems(t, ctx.round_, now)
+        if problems:
+            raise InvalidInput(wording.offer_refused(problems))
+        return await self._fix_time(
+            ctx.match.id,
+            t,
+            OfferKind.CHOSEN,
+            Actor.player(discord_id),
+            now,
+            offered_by=player.id,
+            chooser_id=player.id,
+        )

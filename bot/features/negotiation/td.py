@@ -1,0 +1,164 @@
+"""The TD's side of rule V: assign a match time, rule who is at fault."""
+
+from __future__ import annotations
+
+from sqlalchemy import update
+
+from bot.audit import Actor, record_td_decision
+from bot.errors import InvalidInput, WrongStage
+from bot.features.matches.context import (
+    context_by_id,
+    load_context,
+    message_player,
+)
+from bot.features.negotiation import text as wording
+from bot.features.negotiation.agreement import (
+    MATCH_SUBJECT,
+    NOBODY,
+    AgreementBase,
+    require_open_match,
+    rowcount,
+)
+from bot.features.negotiation.types import (
+    Agreement,
+    FaultRuling,
+)
+from bot.ids import valid_id
+from bot.td_alerts import notify_td
+from db.engine import transaction
+from db.models import (
+    Match,
+    MatchState,
+    OfferKind,
+    Player,
+)
+
+
+class TDRulings(AgreementBase):
+    """The TD's use cases: assign a time (rules V.F, V.I), rule on fault (V.H, V.I)."""
+
+    # --- the TD: /td assign-time and /td fault ----------------------------------------------
+
+    async def assign_time(self, *, td_id: int, match_id: int, text: str) -> Agreement:
+        """The TD sets the time (rules V.F, V.I); it replaces any time agreed before."""
+        now = self.clock.now()
+        async with self.sessions() as session:
+            ctx = await context_by_id(session, match_id)
+        require_open_match(ctx)
+        t = self._parse_one(text, ctx.round_)
+        problems = self._time_problems(t, ctx.round_, now)
+        if ctx.match.agreed_time == t:
+            problems.append(wording.same_as_agreed(t))
+        if problems:
+            raise InvalidInput(wording.offer_refused(problems))
+        return await self._fix_time(
+            match_id,
+            t,
+            OfferKind.ASSIGNED,
+            Actor.td(td_id),
+            now,
+            offered_by=None,
+            previous=ctx.match.agreed_time,
+            any_previous=True,
+        )
+
+    async def fault_choices(self, match_id: int) -> list[str]:
+        """What /td fault offers for `player:`: the two players of the match, then nobody."""
+        async with self.sessions() as session:
+            match = await session.get(Match, match_id) if valid_id(match_id) else None
+            if match is None or match.player_b_id is None:
+                return ["nobody"]
+            ctx = await load_context(session, match)
+        assert ctx.b is not None
+        return [ctx.a.lichess_username, ctx.b.lichess_username, "nobody"]
+
+    async def rule_fault(
+        self, *, td_id: int, match_id: int, player_name: str | None
+    ) -> FaultRuling:
+        """The TD's ruling on a failed negotiation (rules V.H, V.I)."""
+        now = self.clock.now()
+        name = (player_name or "").strip().removeprefix("@").strip()
+        if not name:
+            raise InvalidInput(wording.fault_player_missing())
+        async with transaction(self.sessions) as session:
+            ctx = await context_by_id(session, match_id)
+            b = require_open_match(ctx)
+            if ctx.match.agreed_time is not None:
+                raise WrongStage(
+                    f"Match #{match_id} already has an agreed time; use /td assign-time to "
+                    "change it."
+                )
+            a = ctx.a
+            at_fault: Player | None
+            named = [p for p in (a, b) if p.lichess_username.lower() == name.lower()]
+            if named:
+                at_fault = named[0]
+            elif name.lower() in NOBODY:
+                at_fault = None
+            else:
+                raise InvalidInput(
+                    wording.unknown_fault_player(name, a.lichess_username, b.lichess_username)
+                )
+            chooser = ctx.opponent_of(at_fault.id) if at_fault else None
+            changed = await session.execute(
+                update(Match)
+                .where(
+                    Match.id == match_id,
+                    Match.agreed_time.is_(None),
+                    Match.state == MatchState.NEGOTIATING,
+                )
+                .values(chooser_id=chooser.id if chooser else None, td_assigns=chooser is None)
+                .execution_options(synchronize_session=False)
+            )
+            if rowcount(changed) != 1:
+                raise WrongStage(wording.match_over())
+            decision = f"fault:{at_fault.lichess_username}" if at_fault else "nobody"
+            record_td_decision(
+                session,
+                at=now,
+                td_id=td_id,
+                kind="negotiation_fault",
+                subject_type=MATCH_SUBJECT,
+                subject_id=match_id,
+                decision=decision,
+                reason=None,
+                action="negotiation_fault",
+                details={"at_fault": at_fault.lichess_username if at_fault else None},
+            )
+            if at_fault is not None and chooser is not None:
+                self._dm(
+                    session,
+                    ctx,
+                    chooser,
+                    now,
+                    wording.choose_request(
+                        at_fault.lichess_username,
+                        ctx.round_.deadline,
+                        wording.opponent_ruled_at_fault(at_fault.lichess_username),
+                    ),
+                )
+                self._dm(
+                    session, ctx, at_fault, now, wording.at_fault_ruling(chooser.lichess_username)
+                )
+            else:
+                for player in (a, b):
+                    message_player(
+                        session,
+                        player,
+                        thread_id=ctx.thread_id,
+                        now=now,
+                        content=wording.nobody_at_fault_dm(),
+                    )
+                notify_td(
+                    session,
+                    self.config,
+                    now=now,
+                    content=wording.td_assign_request(
+                        match_id, a.lichess_username, b.lichess_username
+                    ),
+                )
+        return FaultRuling(
+            match_id,
+            at_fault.lichess_username if at_fault else None,
+            chooser.lichess_username if chooser else None,
+        )

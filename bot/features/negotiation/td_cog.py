@@ -1,0 +1,52 @@
+"""The TD's negotiation commands (/td negotiation assign-time, fault): rules V.F, V.H, V.I."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+
+from bot.features.negotiation import text as wording
+from cogs.common import MatchId, bot_of, kick_outbox
+from cogs.td import TDCommand
+
+
+@app_commands.describe(match="Match number", time="One UTC time, e.g. `2019-10-05 18:00`")
+async def assign_time(interaction: discord.Interaction, match: MatchId, time: str) -> None:
+    agreement = await bot_of(interaction).svc.negotiation.assign_time(
+        td_id=interaction.user.id, match_id=match, text=time
+    )
+    await interaction.response.send_message(
+        wording.assigned_reply(agreement.match_id, agreement.time), ephemeral=True
+    )
+    await kick_outbox(interaction)
+
+
+async def fault_player_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """The two players of the chosen match, then `nobody`: the TD picks, never types."""
+    match = interaction.namespace.match
+    service = bot_of(interaction).svc.negotiation
+    names = await service.fault_choices(match if isinstance(match, int) else 0)
+    typed = current.strip().lower()
+    return [app_commands.Choice(name=n, value=n) for n in names if typed in n.lower()]
+
+
+@app_commands.describe(match="Match number", player="Lichess username at fault, or `nobody`")
+@app_commands.autocomplete(player=fault_player_choices)
+async def fault(interaction: discord.Interaction, match: MatchId, player: str) -> None:
+    ruling = await bot_of(interaction).svc.negotiation.rule_fault(
+        td_id=interaction.user.id, match_id=match, player_name=player
+    )
+    await interaction.response.send_message(
+        wording.fault_reply(ruling.match_id, ruling.at_fault, ruling.chooser), ephemeral=True
+    )
+    await kick_outbox(interaction)
+
+
+TD_COMMANDS = [
+    TDCommand(
+        "assign-time", "Assign a match time (rules V.F, V.I)", assign_time, alias="assign-time"
+    ),
+    TDCommand("fault", "Rule who is at fault (rules V.H, V.I)", fault, alias="fault"),
+]

@@ -1,0 +1,417 @@
+"""Wording of the match-time negotiation (rule V): replies, thread posts, DMs, TD alerts.
+
+Every time shown to a user goes through `discord_time` (each reader sees their local time,
+with the UTC value beside it, as rule V.B speaks UTC).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+
+from bot.features.matches.text import progress_board
+from bot.features.negotiation.types import MatchView, OfferInfo
+from bot.timefmt import discord_time
+from db.models import OfferKind, OfferState
+
+KIND_LABELS = {
+    OfferKind.OFFER: "offer",
+    OfferKind.RESCHEDULE: "reschedule",
+    OfferKind.CHOSEN: "chosen (rule V.E)",
+    OfferKind.ASSIGNED: "assigned by the TD",
+}
+STATE_LABELS = {
+    OfferState.OPEN: "open",
+    OfferState.ACCEPTED: "accepted",
+    OfferState.SUPERSEDED: "superseded",
+    OfferState.WITHDRAWN: "withdrawn",
+    OfferState.EXPIRED: "expired",
+}
+
+# A UTC instant as the rules engine writes it (`fmt_utc`).
+_UTC_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?) UTC")
+
+
+def with_discord_times(message: str) -> str:
+    """Show every `YYYY-MM-DD HH:MM UTC` of a rules-engine message as a Discord timestamp."""
+
+    def replace(match: re.Match[str]) -> str:
+        raw = match.group(1)
+        fmt = "%Y-%m-%d %H:%M:%S" if raw.count(":") == 2 else "%Y-%m-%d %H:%M"
+        return discord_time(datetime.strptime(raw, fmt).replace(tzinfo=UTC))
+
+    return _UTC_TEXT.sub(replace, message)
+
+
+def bullet_list(items: Iterable[str]) -> str:
+    return "\n".join(f"- {item}" for item in items)
+
+
+# --- who and what ---------------------------------------------------------------------
+
+
+def not_a_player() -> str:
+    return "You are not a player in the championship, so you have no match to negotiate."
+
+
+def no_current_match() -> str:
+    return "You have no match in a published round right now."
+
+
+def bye() -> str:
+    return "You have a bye this round: there is no match time to agree."
+
+
+def match_over() -> str:
+    return "This match is already over; its time can no longer change."
+
+
+def not_your_match() -> str:
+    return "This is not your match: only its two players (and the TD) can act on it."
+
+
+def no_such_offer(offer_id: int) -> str:
+    return f"There is no offer #{offer_id}. Use /match to see the offers of your match."
+
+
+def no_such_match(match_id: int) -> str:
+    return f"There is no match #{match_id}."
+
+
+# --- offers -----------------------------------------------------------------------------
+
+
+def already_agreed(agreed: datetime) -> str:
+    return (
+        f"Your match time is already agreed: {discord_time(agreed)}. "
+        "To propose a different time, use /reschedule."
+    )
+
+
+def offer_refused(problems: Sequence[str]) -> str:
+    return "Offer refused; nothing was changed:\n" + bullet_list(problems)
+
+
+def in_the_past(t: datetime) -> str:
+    return f"{discord_time(t)} is in the past."
+
+
+def before_round(t: datetime, starts_at: datetime) -> str:
+    return f"{discord_time(t)} is before the round starts ({discord_time(starts_at)})."
+
+
+def after_round(t: datetime, deadline: datetime) -> str:
+    return f"{discord_time(t)} is after the round ends ({discord_time(deadline)}, rule IV.F)."
+
+
+def too_late(t: datetime, deadline: datetime, minutes: int) -> str:
+    return (
+        f"{discord_time(t)} is too late: allowing {minutes} minutes for the match, it would "
+        f"not finish by the round deadline {discord_time(deadline)} (rule IV.F)."
+    )
+
+
+def twice_in_message(t: datetime) -> str:
+    return f"{discord_time(t)} is given twice in this message."
+
+
+def own_duplicate(t: datetime, offer_id: int) -> str:
+    return f"You already offered {discord_time(t)} (offer #{offer_id}, still open)."
+
+
+def opponent_offered(t: datetime, offer_id: int) -> str:
+    return (
+        f"Your opponent already offered {discord_time(t)}: accept it with "
+        f"`/accept offer:{offer_id}` instead."
+    )
+
+
+def same_as_agreed(t: datetime) -> str:
+    return f"{discord_time(t)} is already the agreed time."
+
+
+def offers_made(result_offers: Sequence[OfferInfo], opponent: str, owed: int, due: datetime) -> str:
+    lines = [f"Offered to **{opponent}**:"]
+    lines += [f"- #{o.id}: {discord_time(o.time)}" for o in result_offers]
+    if owed:
+        lines.append(
+            f"You still owe {owed} offer{'s' if owed != 1 else ''} by {discord_time(due)} "
+            "(rule V.C)."
+        )
+    lines.append(f"{opponent} can accept with the button or /accept.")
+    return "\n".join(lines)
+
+
+def offer_posted(offerer: str, opponent: str, t: datetime, offer_id: int) -> str:
+    return (
+        f"**{offerer}** offers **{opponent}** a match time: {discord_time(t)} (offer #{offer_id}). "
+        f"{opponent}: press Accept, or offer other times with /offer (rule V.G)."
+    )
+
+
+def offer_dm(offerer: str, t: datetime, offer_id: int) -> str:
+    return (
+        f"**{offerer}** offers you a match time: {discord_time(t)} (offer #{offer_id}). "
+        "Press Accept to agree, or offer other times with /offer (rule V.G)."
+    )
+
+
+def reschedule_posted(
+    proposer: str, opponent: str, t: datetime, current: datetime, oid: int
+) -> str:
+    return (
+        f"**{proposer}** proposes to move the match with **{opponent}** from "
+        f"{discord_time(current)} to {discord_time(t)} (offer #{oid}). It only takes effect "
+        f"when {opponent} accepts before the round deadline."
+    )
+
+
+def reschedule_made(t: datetime, current: datetime, opponent: str) -> str:
+    return (
+        f"Proposed to move your match from {discord_time(current)} to {discord_time(t)}. "
+        f"The agreed time stays {discord_time(current)} until {opponent} accepts."
+    )
+
+
+def unanswered_reminder(offerer: str, t: datetime, offer_id: int) -> str:
+    return (
+        f"Reminder: **{offerer}**'s offer of {discord_time(t)} (offer #{offer_id}) is still "
+        "unanswered. Accept it, or make a counter-offer with /offer (rule V.G)."
+    )
+
+
+# --- accepting ----------------------------------------------------------------------------
+
+
+def own_offer() -> str:
+    return "You made this offer yourself: your opponent is the one who can accept it."
+
+
+def only_opponent_accepts(opponent: str) -> str:
+    return f"Only {opponent} can accept this offer."
+
+
+def no_open_offer() -> str:
+    return "Your opponent has no open offer to accept. Use /match to see your match."
+
+
+def several_open(offers: Sequence[OfferInfo]) -> str:
+    lines = ["Your opponent has several open offers; say which one with `/accept offer:<number>`:"]
+    lines += [f"- #{o.id}: {discord_time(o.time)}" for o in offers]
+    return "\n".join(lines)
+
+
+def offer_closed(agreed: datetime | None) -> str:
+    if agreed is not None:
+        return f"This offer is no longer open. The match time agreed is {discord_time(agreed)}."
+    return "This offer is no longer open. Use /match to see the open offers."
+
+
+def lost_race(agreed: datetime) -> str:
+    return (
+        "Too late: another time was agreed a moment before. "
+        f"The match time agreed is {discord_time(agreed)}."
+    )
+
+
+def time_passed(t: datetime) -> str:
+    return f"{discord_time(t)} has already passed; offer a new time with /offer."
+
+
+def round_over(deadline: datetime) -> str:
+    return f"The round ended at {discord_time(deadline)}; the time can no longer change."
+
+
+def agreed_reply(t: datetime, previous: datetime | None) -> str:
+    if previous is not None:
+        return f"Done: your match moves from {discord_time(previous)} to {discord_time(t)}."
+    return f"Done: your match time is {discord_time(t)}."
+
+
+def agreed_post(a: str, b: str, t: datetime, previous: datetime | None, how: str) -> str:
+    if previous is not None:
+        return (
+            f"Match time of **{a}** vs **{b}** moved from {discord_time(previous)} to "
+            f"{discord_time(t)} ({how})."
+        )
+    return f"Match time of **{a}** vs **{b}** fixed: {discord_time(t)} ({how})."
+
+
+def agreed_dm(opponent: str, t: datetime, previous: datetime | None, how: str) -> str:
+    moved = f" (moved from {discord_time(previous)})" if previous is not None else ""
+    return f"Your match against **{opponent}** is at {discord_time(t)}{moved}, {how}."
+
+
+def chosen_binding_dm(chooser: str, t: datetime) -> str:
+    return (
+        f"**{chooser}** chose the time of your match: {discord_time(t)}. Because you had not "
+        "made your required offers in time, this choice binds you (rule V.E)."
+    )
+
+
+def match_reminder(opponent: str, t: datetime) -> str:
+    return f"Reminder: your match against **{opponent}** starts {discord_time(t, 'R')}, at " + (
+        f"{discord_time(t)}."
+    )
+
+
+# --- choosing and the TD ---------------------------------------------------------------------
+
+
+def not_chooser(chooser: str | None, td_assigns: bool) -> str:
+    if td_assigns:
+        return "The TD assigns the time of this match (rules V.F, V.I); you cannot choose it."
+    if chooser:
+        return f"Only {chooser} can choose the time of this match (rules V.E, V.I)."
+    return (
+        "Nobody chooses the time of this match: agree on it with your opponent "
+        "through /offer and /accept."
+    )
+
+
+def choose_request(at_fault: str, deadline: datetime, reason: str) -> str:
+    return (
+        f"{reason} You choose the time of your match against **{at_fault}**: use "
+        f"`/choose time:` (e.g. `/choose time: sat 18:00`). Your choice binds them; "
+        f"it must let the match finish before the round deadline {discord_time(deadline)}."
+    )
+
+
+def at_fault_offers_due(chooser: str, required: int) -> str:
+    return (
+        f"You did not make your {required} offers by the deadline (rule V.C), so you must "
+        f"accept the time **{chooser}** chooses (rule V.E). You will be told the time."
+    )
+
+
+def opponent_missed_offers(at_fault: str) -> str:
+    return f"{at_fault} did not make the required offers in time (rule V.E)."
+
+
+def at_fault_ruling(chooser: str) -> str:
+    return (
+        f"The TD ruled you at fault for the failed negotiation, so **{chooser}** decides the "
+        "time of your match (rule V.I). You will be told the time."
+    )
+
+
+def opponent_ruled_at_fault(at_fault: str) -> str:
+    return f"The TD ruled {at_fault} at fault for the failed negotiation (rule V.I)."
+
+
+def nobody_at_fault_dm() -> str:
+    return (
+        "The TD ruled that nobody is at fault for the failed negotiation; the TD will "
+        "assign your match time (rule V.I)."
+    )
+
+
+def offers_due_both_td(match_id: int, a: str, b: str, history: str, required: int) -> str:
+    return (
+        f"Match #{match_id}, **{a}** vs **{b}**: neither player made {required} offers by the "
+        f"deadline (rules V.C, V.F). Assign a time with `/td assign-time match:{match_id} "
+        f"time:`.\n{history}"
+    )
+
+
+def both_missed_dm() -> str:
+    return (
+        "Neither player made the required offers in time (rule V.C), so the TD assigns the "
+        "time of your match (rule V.F). You will be told the time."
+    )
+
+
+def weekend_td(match_id: int, a: str, b: str, history: str) -> str:
+    return (
+        f"Match #{match_id}, **{a}** vs **{b}**: no time agreed by the start of Saturday "
+        f"although both made their offers (rule V.H). Rule with `/td fault match:{match_id} "
+        f"player:` (`{a}`, `{b}` or `nobody`).\n{history}"
+    )
+
+
+def td_assign_request(match_id: int, a: str, b: str) -> str:
+    return (
+        f"You ruled nobody at fault in match #{match_id}, **{a}** vs **{b}**: assign its time "
+        f"with `/td assign-time match:{match_id} time:` (rule V.I)."
+    )
+
+
+def fault_player_missing() -> str:
+    return (
+        "Name the player at fault (their Lichess username), or write `nobody` when neither "
+        "is; nothing was changed."
+    )
+
+
+def unknown_fault_player(name: str, a: str, b: str) -> str:
+    return f"`{name}` is not a player of this match: give `{a}`, `{b}` or `nobody`."
+
+
+def fault_reply(match_id: int, at_fault: str | None, chooser: str | None) -> str:
+    if at_fault is None:
+        return (
+            f"Match #{match_id}: nobody at fault. Assign the time with "
+            f"`/td assign-time match:{match_id} time:`."
+        )
+    return f"Match #{match_id}: {at_fault} at fault; {chooser} has been asked to /choose the time."
+
+
+def assigned_reply(match_id: int, t: datetime) -> str:
+    return f"Match #{match_id} is now at {discord_time(t)}; both players were told."
+
+
+def history(offers: Sequence[OfferInfo]) -> str:
+    if not offers:
+        return "No offers were made."
+    lines = ["Offers and answers:"]
+    for o in offers:
+        answered = f", answered {discord_time(o.answered_at)}" if o.answered_at else ""
+        lines.append(
+            f"- #{o.id} by {o.by_name} ({KIND_LABELS[o.kind]}), made {discord_time(o.created_at)}:"
+            f" {discord_time(o.time)}, {STATE_LABELS[o.state]}{answered}"
+        )
+    return "\n".join(lines)[:1900]
+
+
+# --- /match -----------------------------------------------------------------------------------
+
+
+def match_view(view: MatchView) -> str:
+    if view.opponent is None:
+        return f"Round {view.round_number}: you have a bye."
+    lines = [
+        f"**Round {view.round_number}, board {view.board}** (match #{view.match_id}): "
+        f"**{view.me}** vs **{view.opponent}**",
+        f"Round deadline: {discord_time(view.round_deadline)}",
+    ]
+    progress = view.progress
+    if progress is not None and (view.started or progress.games or progress.decided):
+        # Match day: the score comes first, then what was arranged.
+        lines.insert(1, progress_board(progress, total_games=view.total_games))
+        if progress.decided:
+            return "\n".join(lines)[:1990]
+        if progress.challenge_url:
+            lines.insert(2, f"Game link: {progress.challenge_url}")
+    if view.agreed_time is not None:
+        lines.append(f"Agreed time: {discord_time(view.agreed_time)}")
+    else:
+        lines.append("Agreed time: none yet")
+        lines.append(
+            f"Offers still owed by {discord_time(view.offers_due)} (rule V.C): you "
+            f"{view.my_offers_owed}, {view.opponent} {view.opponent_offers_owed}"
+        )
+        if view.td_assigns:
+            lines.append("The TD assigns the time (rules V.F, V.I).")
+        elif view.chooser is not None:
+            who = "You choose" if view.i_choose else f"{view.chooser} chooses"
+            lines.append(f"{who} the time (rules V.E, V.I); see /choose.")
+    mine = [o for o in view.offers if o.mine]
+    theirs = [o for o in view.offers if not o.mine and o.by_player_id is not None]
+    for title, offers in (("Your offers", mine), (f"{view.opponent}'s offers", theirs)):
+        lines.append(f"{title}:" if offers else f"{title}: none")
+        lines += [
+            f"- #{o.id}: {discord_time(o.time)} · {KIND_LABELS[o.kind]}, {STATE_LABELS[o.state]}"
+            for o in offers
+        ]
+    return "\n".join(lines)[:1990]

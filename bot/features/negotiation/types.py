@@ -1,0 +1,77 @@
+"""What the negotiation use cases return, shared by the service and its wording."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from bot.features.matches.types import MatchProgress
+from db.models import MatchState, OfferKind, OfferState
+
+
+@dataclass(frozen=True)
+class OfferInfo:
+    id: int
+    by_player_id: int | None  # None: the TD
+    by_name: str
+    kind: OfferKind
+    time: datetime
+    state: OfferState
+    created_at: datetime
+    answered_at: datetime | None
+    mine: bool = False
+
+
+@dataclass(frozen=True)
+class MatchView:
+    match_id: int
+    round_number: int
+    board: int
+    me: str
+    opponent: str | None  # None: a bye
+    state: MatchState
+    agreed_time: datetime | None
+    offers: list[OfferInfo]
+    my_offers_owed: int
+    opponent_offers_owed: int
+    offers_due: datetime
+    round_deadline: datetime
+    chooser: str | None
+    i_choose: bool
+    td_assigns: bool
+    # Match day: the score, the games read from Lichess, the game link (None for a bye).
+    progress: MatchProgress | None = None
+    started: bool = False  # the agreed time has come
+    total_games: int = 10
+
+
+@dataclass(frozen=True)
+class OfferResult:
+    match_id: int
+    opponent: str
+    offers: list[OfferInfo]
+    still_owed: int
+    offers_due: datetime
+
+
+@dataclass(frozen=True)
+class RescheduleResult:
+    match_id: int
+    opponent: str
+    offer: OfferInfo
+    current: datetime
+
+
+@dataclass(frozen=True)
+class Agreement:
+    match_id: int
+    time: datetime
+    previous: datetime | None
+    kind: OfferKind
+
+
+@dataclass(frozen=True)
+class FaultRuling:
+    match_id: int
+    at_fault: str | None  # None: nobody, the TD assigns
+    chooser: str | None

@@ -1,0 +1,119 @@
+"""Player commands for registration: /register, the Verify button, /status, /withdraw."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.errors import NotAllowed
+from bot.features.registration import text
+from bot.features.registration.td_cog import (
+    TD_COMMANDS,
+    ApproveButton,
+    RejectButton,
+    decision_view,
+)
+from bot.features.registration.types import DECISION_VIEW
+from cogs.common import IdButton, bot_of, embed, is_td, kick_outbox, single_button_view
+from cogs.td import add_td_commands
+
+if TYPE_CHECKING:
+    from bot.app import ChampionshipBot
+
+
+class VerifyButton(IdButton, template=r"acwc:reg:verify:(?P<id>\d+)"):
+    """Reads the Lichess profile for the code of ownership challenge `ident`."""
+
+    prefix, label = "acwc:reg:verify", "Verify"
+
+    async def run(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        service = bot_of(interaction).svc.registration
+        summary = await service.verify(discord_id=interaction.user.id, challenge_id=self.ident)
+        await interaction.followup.send(
+            text.after_verify(summary),
+            embed=embed(text.registration_embed(summary)),
+            ephemeral=True,
+        )
+        await kick_outbox(interaction)
+
+
+class WithdrawButton(IdButton, template=r"acwc:reg:withdraw:(?P<id>\d+)"):
+    """Confirms the withdrawal of the registration of Discord user `ident`."""
+
+    prefix, label, style = "acwc:reg:withdraw", "Yes, withdraw", discord.ButtonStyle.danger
+
+    async def run(self, interaction: discord.Interaction) -> None:
+        if interaction.user.id != self.ident:
+            raise NotAllowed("This button belongs to another player.")
+        service = bot_of(interaction).svc.registration
+        summary = await service.withdraw(discord_id=interaction.user.id)
+        await interaction.response.edit_message(
+            content=f"Your registration as **{summary.lichess_username}** is withdrawn.",
+            view=None,
+        )
+        await kick_outbox(interaction)
+
+
+class RegistrationCog(commands.Cog):
+    def __init__(self, bot: ChampionshipBot) -> None:
+        self.bot = bot
+        bot.add_dynamic_items(VerifyButton, WithdrawButton)
+
+    @app_commands.command(name="register", description="Register for the championship")
+    @app_commands.describe(lichess_username="Your Lichess username")
+    @app_commands.guild_only()
+    async def register(self, interaction: discord.Interaction, lichess_username: str) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        step = await self.bot.svc.registration.start(
+            discord_id=interaction.user.id,
+            lichess_username=lichess_username,
+            is_td=is_td(interaction),
+        )
+        await interaction.followup.send(
+            text.ownership_instructions(step.code, step.lichess_username, step.expires_at),
+            view=single_button_view(VerifyButton(step.challenge_id)),
+            ephemeral=True,
+        )
+        await kick_outbox(interaction)
+
+    @app_commands.command(name="status", description="Show your registration")
+    async def status(self, interaction: discord.Interaction) -> None:
+        summary = await self.bot.svc.registration.status(discord_id=interaction.user.id)
+        if summary is None:
+            await interaction.response.send_message(
+                "You have not registered. Use /register with your Lichess username.",
+                ephemeral=True,
+            )
+            return
+        await interaction.response.send_message(
+            embed=embed(text.registration_embed(summary)), ephemeral=True
+        )
+
+    @app_commands.command(name="withdraw", description="Withdraw your registration")
+    @app_commands.guild_only()
+    async def withdraw(self, interaction: discord.Interaction) -> None:
+        summary = await self.bot.svc.registration.status(discord_id=interaction.user.id)
+        if summary is None:
+            await interaction.response.send_message(
+                "You have not registered, so there is nothing to withdraw.", ephemeral=True
+            )
+            return
+        await interaction.response.send_message(
+            f"Withdraw your registration as **{summary.lichess_username}**? "
+            "You can register again while registration is open.",
+            view=single_button_view(WithdrawButton(interaction.user.id)),
+            ephemeral=True,
+        )
+
+
+async def setup(bot: ChampionshipBot) -> None:
+    """The extension: player commands, the TD's /td registration group, persistent buttons."""
+    bot.add_dynamic_items(ApproveButton, RejectButton)
+    if bot.outbox is not None:
+        bot.outbox.register_view(DECISION_VIEW, lambda a: decision_view(a["registration_id"]))
+    add_td_commands(bot, "registration", "Registration controls", TD_COMMANDS)
+    await bot.add_cog(RegistrationCog(bot))

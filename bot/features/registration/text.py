@@ -1,0 +1,152 @@
+"""Wording of registration messages, shared by replies, DMs and the TD's review.
+
+Embeds are plain Discord JSON dicts so that services can put them in the outbox without
+depending on discord.py objects.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from bot.features.registration.types import RegistrationSummary
+from bot.lichess.models import LichessUser
+from bot.rules import eligibility
+from bot.timefmt import discord_time
+from db.models import RegistrationState
+
+PROFILE_EDIT_URL = "https://lichess.org/account/profile"
+STATE_LABELS = {
+    RegistrationState.PENDING: "Pending: waiting for the TD",
+    RegistrationState.APPROVED: "Approved",
+    RegistrationState.REJECTED: "Rejected",
+    RegistrationState.WITHDRAWN: "Withdrawn",
+}
+COLOURS = {
+    RegistrationState.PENDING: 0xF1C40F,
+    RegistrationState.APPROVED: 0x2ECC71,
+    RegistrationState.REJECTED: 0xE74C3C,
+    RegistrationState.WITHDRAWN: 0x95A5A6,
+}
+
+
+def window_closed(opens_at: datetime, closes_at: datetime, now: datetime) -> str:
+    if now < opens_at:
+        return f"Registration is not open yet: it opens {discord_time(opens_at)}."
+    return f"Registration is closed: it closed {discord_time(closes_at)}."
+
+
+def refusal(problems: list[str], user: LichessUser | None) -> str:
+    name = user.username if user else "That account"
+    reasons = {
+        eligibility.CLOSED_ACCOUNT: f"{name} is a closed Lichess account.",
+        eligibility.BOT_ACCOUNT: (
+            f"{name} is a BOT account; BOT accounts cannot play (rule II.C.6)."
+        ),
+        eligibility.NOT_FOUND: f"There is no Lichess account named {name}.",
+    }
+    return " ".join(reasons.get(p, p) for p in problems) + " Registration refused."
+
+
+def code_missing(code: str, user: LichessUser) -> str:
+    return (
+        f"I could not find the code `{code}` in the bio or location of {user.url}. "
+        f"Put it there at {PROFILE_EDIT_URL}, save, then press **Verify** again "
+        "(you can remove it once you are registered)."
+    )
+
+
+def ownership_instructions(code: str, username: str, expires_at: datetime) -> str:
+    return (
+        f"To prove that **{username}** is your Lichess account:\n"
+        f"1. Open {PROFILE_EDIT_URL}\n"
+        f"2. Put this code in your **bio** or **location**: `{code}`\n"
+        "3. Save, then press **Verify** below.\n"
+        f"The code is valid until {discord_time(expires_at, 't')}."
+    )
+
+
+def second_account(registered: str, attempted: str) -> str:
+    return (
+        f"You are already registered as {registered}; you cannot also enter as {attempted} "
+        "(one Lichess account per player, rule II.C.4). The TD has been told."
+    )
+
+
+def double_entry_alert(
+    discord_id: int, first: str, attempted: str, other_discord_id: int | None
+) -> str:
+    if other_discord_id is None:
+        return (
+            f"⚠️ Double entry attempt (rule II.C.4): <@{discord_id}> is registered as **{first}** "
+            f"and tried to register **{attempted}** too. The attempt was refused."
+        )
+    return (
+        f"⚠️ Double entry attempt (rule II.C.4): <@{discord_id}> tried to register **{attempted}**,"
+        f" which <@{other_discord_id}> already registered. The attempt was refused."
+    )
+
+
+def seeding_line(s: RegistrationSummary) -> str:
+    if s.seeding_rating is None:
+        return "No rated games before the seeding cut-off: no seeding rating."
+    cutoff = f"[{s.rating_at_cutoff}]({s.rating_at_cutoff_game})"
+    peak = f"[{s.peak_rating}]({s.peak_rating_game})"
+    return f"**{s.seeding_rating:g}** = ({cutoff} at the cut-off + {peak} peak) / 2"
+
+
+def registration_embed(s: RegistrationSummary, *, for_td: bool = False) -> dict[str, Any]:
+    fields: list[dict[str, Any]] = [
+        {"name": "State", "value": STATE_LABELS[s.state], "inline": True},
+        {"name": "Lichess", "value": f"[{s.lichess_username}]({s.profile_url})", "inline": True},
+    ]
+    if s.discord_id is not None:
+        fields.append({"name": "Discord", "value": f"<@{s.discord_id}>", "inline": True})
+    created = discord_time(s.account_created_at, "D") if s.account_created_at else "unknown"
+    fields.append({"name": "Account created", "value": created, "inline": True})
+    games = "unknown" if s.rated_games_before_cutoff is None else str(s.rated_games_before_cutoff)
+    fields.append({"name": "Rated games before the cut-off", "value": games, "inline": True})
+    fields.append({"name": "Seeding rating", "value": seeding_line(s), "inline": False})
+    checks = "\n".join(f"• {t}" for t in s.problem_texts) or "All entry checks passed."
+    fields.append({"name": "Entry checks", "value": checks[:1024], "inline": False})
+    if s.exception_reason:
+        fields.append({"name": "Exception granted (rule II.B)", "value": s.exception_reason})
+    if s.td_comment:
+        fields.append({"name": "TD comment", "value": s.td_comment})
+    title = f"Registration #{s.id}: {s.lichess_username}" if for_td else "Your registration"
+    return {"title": title, "color": COLOURS[s.state], "fields": fields}
+
+
+def td_review_heading(s: RegistrationSummary) -> str:
+    flags = ", ".join(s.problems) if s.problems else "no problems"
+    return f"New registration needs your decision: **{s.lichess_username}** ({flags})."
+
+
+def outcome_message(s: RegistrationSummary) -> str:
+    if s.state is RegistrationState.APPROVED:
+        extra = f" Seeding rating: {s.seeding_rating:g}." if s.seeding_rating is not None else ""
+        return f"✅ Your registration as **{s.lichess_username}** was approved.{extra}"
+    return (
+        f"❌ Your registration as **{s.lichess_username}** was rejected by the TD: {s.td_comment}"
+    )
+
+
+def after_verify(s: RegistrationSummary) -> str:
+    if s.state is RegistrationState.APPROVED:
+        return f"✅ **{s.lichess_username}** is verified and registered. Welcome!"
+    if s.problems:
+        return (
+            f"**{s.lichess_username}** is verified. Some entry checks need the TD's decision; "
+            "you will get a DM when they decide."
+        )
+    return (
+        f"**{s.lichess_username}** is verified. Your registration waits for the TD's "
+        "approval; you will get a DM when they decide."
+    )
+
+
+def listing_line(rank: int, s: RegistrationSummary) -> str:
+    seed = f"{s.seeding_rating:g}" if s.seeding_rating is not None else "–"
+    flags = f" ⚠️ {', '.join(s.problems)}" if s.problems else ""
+    who = f" <@{s.discord_id}>" if s.discord_id else ""
+    return f"{rank}. **{s.lichess_username}**{who} · {seed} · {s.state.value}{flags} · #{s.id}"

@@ -1,0 +1,406 @@
+"""Match day, read from Lichess: the rules of each stage applied to the games of a match.
+
+Each match's update is one short transaction (Lichess calls happen outside it), so a
+failure for one match loses nothing and the next poll retries. A match that ends publishes
+`MatchFinished`; the rounds feature closes the round.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.audit import Actor, record
+from bot.clock import Clock
+from bot.config import Config
+from bot.errors import InvalidInput
+from bot.events import EventBus, MatchFinished
+from bot.features.matches.round_post import queue_round_post_update
+from bot.features.matches.text import scoreboard
+from bot.features.matches.types import GameLine
+from bot.features.results import text
+from bot.features.results.types import Settled
+from bot.lichess.client import LichessClient
+from bot.lichess.models import LichessGame
+from bot.outbox import enqueue_channel, enqueue_edit_of
+from bot.rules import final as final_rules
+from bot.rules.attribution import judge, split_at_end
+from bot.rules.match import match_points
+from bot.service import Service
+from bot.td_alerts import notify_td
+from db.engine import transaction
+from db.models import (
+    Game,
+    Match,
+    MatchState,
+    OutboxMessage,
+    Player,
+    Round,
+    RoundState,
+    Stage,
+    StageKind,
+)
+
+log = logging.getLogger(__name__)
+
+UNDER_WAY = (MatchState.SCHEDULED, MatchState.IN_PROGRESS)
+AFTER_END = "played after the match had ended"
+ARMAGEDDON = "Armageddon game: the TD records it"
+TD_VOID = "voided by the TD: "
+
+
+@dataclass
+class MatchRecord:
+    """A match with everything its results need, loaded in one session."""
+
+    match: Match
+    round_: Round
+    stage: Stage
+    a: Player
+    b: Player
+    games: list[Game]
+
+    @property
+    def thread_id(self) -> int | None:
+        return self.match.thread_id or self.round_.thread_id
+
+
+def td_voided(game: Game) -> bool:
+    return not game.counted and (game.voided_reason or "").startswith(TD_VOID)
+
+
+class ResultsCore(Service):
+    """Reading a match by the rules of its stage: which clock a game must have, which
+    games count, when the match is over; storing games and settling the score."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        config: Config,
+        clock: Clock,
+        *,
+        lichess: LichessClient | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        super().__init__(sessions, config, clock, lichess=lichess, events=events)
+        # The sweep and the results job may both open links: one at a time, so a match
+        # never gets two Lichess challenges.
+        self._challenge_lock = asyncio.Lock()
+
+    # --- rules per stage ----------------------------------------------------------------------
+
+    @property
+    def _margin(self) -> timedelta:
+        return timedelta(minutes=self.config.match_day.game_time_margin_minutes)
+
+    def _base_clock(self) -> tuple[int, int]:
+        tc = self.config.tournament.time_control
+        return (tc.limit_seconds, tc.increment)
+
+    def _final_status(self, results: Sequence[float]) -> final_rules.FinalStatus:
+        st, tc = self.config.stages, self.config.tournament.time_control
+        return final_rules.status(
+            results,
+            base_games=st.final_games,
+            lead=st.final_lead,
+            extension_games=st.final_extension_games,
+            lead_rule_games=st.final_lead_rule_games,
+            armageddon_after=st.final_armageddon_after,
+            time_control=str(tc),
+            tiebreak_time_control=str(st.final_tiebreak_time_control),
+        )
+
+    def _clock_for(self, kind: StageKind, results: Sequence[float]) -> tuple[int, int]:
+        """The clock the next game must have: 2+5, or 2+0 in the Final's tie extensions."""
+        if kind is not StageKind.FINAL:
+            return self._base_clock()
+        try:
+            next_game = self._final_status(results).next_game
+        except ValueError:  # already decided: whatever follows will not count anyway
+            return self._base_clock()
+        tiebreak = self.config.stages.final_tiebreak_time_control
+        if next_game == str(tiebreak):
+            return (tiebreak.limit_seconds, tiebreak.increment)
+        return self._base_clock()
+
+    def _cut(self, kind: StageKind, results: Sequence[float]) -> tuple[int, bool, str]:
+        """How many games count, whether the match is over, why the rest do not count."""
+        games = self.config.tournament.match_games
+        if kind is StageKind.SWISS:
+            n, over = split_at_end(results, games=games, early_stop=True)
+            return n, over, AFTER_END
+        if kind is StageKind.CANDIDATES:
+            early = self.config.stages.candidates_early_stop
+            n, over = split_at_end(results, games=games, early_stop=early)
+            return n, over, AFTER_END
+        for k in range(len(results) + 1):
+            status = self._final_status(results[:k])
+            if status.winner is not None:
+                return k, True, AFTER_END
+            if status.next_game == final_rules.ARMAGEDDON:
+                return k, False, ARMAGEDDON
+        return len(results), False, AFTER_END
+
+    # --- loading ------------------------------------------------------------------------------
+
+    async def _ctx(self, session: AsyncSession, match_id: int) -> MatchRecord | None:
+        match = await session.get(Match, match_id)
+        if match is None or match.player_b_id is None:
+            return None
+        round_ = await session.get(Round, match.round_id)
+        assert round_ is not None
+        stage = await session.get(Stage, round_.stage_id)
+        a = await session.get(Player, match.player_a_id)
+        b = await session.get(Player, match.player_b_id)
+        assert stage is not None and a is not None and b is not None
+        games = list(
+            (
+                await session.scalars(
+                    select(Game).where(Game.match_id == match.id).order_by(Game.number)
+                )
+            ).all()
+        )
+        return MatchRecord(match, round_, stage, a, b, games)
+
+    async def _due_matches(self, now: datetime, *, challenge: bool) -> list[MatchRecord]:
+        async with self.sessions() as session:
+            query = select(Match.id).where(
+                Match.player_b_id.is_not(None),
+                Match.agreed_time.is_not(None),
+                Match.agreed_time <= now,
+            )
+            if challenge:
+                query = query.where(
+                    Match.state == MatchState.SCHEDULED, Match.challenge_url.is_(None)
+                )
+            else:
+                query = query.where(Match.state.in_(UNDER_WAY))
+            ids = (await session.scalars(query.order_by(Match.agreed_time, Match.id))).all()
+            found = [await self._ctx(session, i) for i in ids]
+        return [c for c in found if c is not None]
+
+    # --- storing games and settling the match ----------------------------------------------------
+
+    async def _ingest(
+        self, match_id: int, games: Sequence[LichessGame], actor: Actor
+    ) -> Settled | None:
+        """Store the new games that count, in one transaction; None if nothing changed."""
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            ctx = await self._ctx(session, match_id)
+            if ctx is None or ctx.match.state not in UNDER_WAY or ctx.match.agreed_time is None:
+                return None
+            ids = [g.id for g in games]
+            known = set(
+                await session.scalars(select(Game.lichess_id).where(Game.lichess_id.in_(ids)))
+            )
+            results = [g.result_a for g in ctx.games if g.counted]
+            earliest = ctx.match.agreed_time - self._margin
+            stored: dict[str, Game] = {}
+            for game in sorted(games, key=lambda g: (g.created_at, g.id)):
+                if game.id in known or game.id in stored:
+                    continue
+                verdict = judge(
+                    game,
+                    player_a=ctx.a.lichess_id,
+                    player_b=ctx.b.lichess_id,
+                    variant=self.config.tournament.variant,
+                    clock=self._clock_for(ctx.stage.kind, results),
+                    earliest=earliest,
+                )
+                if not verdict.counts or verdict.result_a is None:
+                    log.info("match %s: game %s ignored: %s", match_id, game.id, verdict.reason)
+                    continue
+                row = Game(
+                    match_id=ctx.match.id,
+                    lichess_id=game.id,
+                    number=len(ctx.games) + 1,
+                    white_player_id=ctx.a.id if game.white_id == ctx.a.lichess_id else ctx.b.id,
+                    black_player_id=ctx.b.id if game.white_id == ctx.a.lichess_id else ctx.a.id,
+                    status=game.status,
+                    winner=game.winner,
+                    result_a=verdict.result_a,
+                    counted=True,
+                    flagged=verdict.flag is not None,
+                    created_at=game.created_at,
+                    ended_at=game.last_move_at,
+                )
+                session.add(row)
+                ctx.games.append(row)
+                stored[game.id] = row
+                results.append(verdict.result_a)
+                record(
+                    session,
+                    at=now,
+                    actor=actor,
+                    action="game_recorded",
+                    subject_type="match",
+                    subject_id=ctx.match.id,
+                    details={"game": game.id, "status": game.status, "result_a": row.result_a},
+                )
+                if verdict.flag:
+                    notify_td(
+                        session,
+                        self.config,
+                        now=now,
+                        content=text.flagged_note(
+                            ctx.match.id,
+                            ctx.a.lichess_username,
+                            ctx.b.lichess_username,
+                            game.id,
+                            game.status,
+                        ),
+                    )
+            if not stored:
+                return None
+            await session.flush()
+            settled = await self._settle(session, ctx, actor, now)
+            return Settled(
+                settled.match_id, settled.score_a, settled.score_b, settled.finished, stored
+            )
+
+    async def _settle(
+        self, session: AsyncSession, ctx: MatchRecord, actor: Actor, now: datetime
+    ) -> Settled:
+        """Recount the match from its stored games: which count, the score, the end."""
+        match = ctx.match
+        eligible = [g for g in ctx.games if not td_voided(g)]
+        n, over, rest_reason = self._cut(ctx.stage.kind, [g.result_a for g in eligible])
+        beyond: list[str] = []
+        for index, game in enumerate(eligible):
+            if index < n:
+                game.counted, game.voided_reason = True, None
+            else:
+                if game.voided_reason != rest_reason:
+                    beyond.append(game.lichess_id)
+                game.counted, game.voided_reason = False, rest_reason
+        counted = [g for g in ctx.games if g.counted]
+        match.score_a = sum(g.result_a for g in counted)
+        match.score_b = sum(1.0 - g.result_a for g in counted)
+        a, b = ctx.a.lichess_username, ctx.b.lichess_username
+        if beyond:
+            note = (
+                text.after_end_note(match.id, a, b, beyond)
+                if rest_reason == AFTER_END
+                else text.finished_note_for_final(match.id)
+            )
+            notify_td(session, self.config, now=now, content=note)
+        if over and match.state in UNDER_WAY:
+            await self._finish(session, ctx, counted, actor, now)
+        elif over and match.state is MatchState.FINISHED:
+            match.points_a, match.points_b = match_points(match.score_a, match.score_b)
+        elif not over and match.state is MatchState.FINISHED:
+            self._reopen(session, ctx, actor, now)
+        elif counted and match.state is MatchState.SCHEDULED:
+            match.state = MatchState.IN_PROGRESS
+        self._scoreboard(session, ctx, now, await self._has_scoreboard(session, match.id))
+        await queue_round_post_update(session, match.round_id, now=now)
+        return Settled(match.id, match.score_a, match.score_b, match.state is MatchState.FINISHED)
+
+    async def _finish(
+        self,
+        session: AsyncSession,
+        ctx: MatchRecord,
+        counted: list[Game],
+        actor: Actor,
+        now: datetime,
+    ) -> None:
+        match = ctx.match
+        match.points_a, match.points_b = match_points(match.score_a, match.score_b)
+        match.state, match.finished_at = MatchState.FINISHED, now
+        record(
+            session,
+            at=now,
+            actor=actor,
+            action="match_finished",
+            subject_type="match",
+            subject_id=match.id,
+            details={
+                "score": [match.score_a, match.score_b],
+                "games": [g.lichess_id for g in counted],
+            },
+        )
+        announce = self.config.discord.announcement_channel_id
+        if announce:
+            enqueue_channel(
+                session,
+                channel_id=announce,
+                now=now,
+                content=text.result_announcement(
+                    ctx.stage.kind.value.capitalize(),
+                    ctx.a.lichess_username,
+                    ctx.b.lichess_username,
+                    match.score_a,
+                    match.score_b,
+                    [g.lichess_id for g in counted],
+                ),
+            )
+        await session.flush()
+        finished = MatchFinished(actor, match_id=match.id, round_id=match.round_id)
+        await self.events.publish(session, finished, now)
+
+    def _reopen(self, session: AsyncSession, ctx: MatchRecord, actor: Actor, now: datetime) -> None:
+        """A voided game un-ends the match: it goes on, and the poll resumes."""
+        if ctx.round_.state is RoundState.FINISHED:
+            raise InvalidInput(
+                f"Match #{ctx.match.id} would no longer be over, but its round is closed; "
+                "record its result with /td set-score instead."
+            )
+        match = ctx.match
+        match.state, match.finished_at = MatchState.IN_PROGRESS, None
+        match.points_a = match.points_b = None
+        record(
+            session,
+            at=now,
+            actor=actor,
+            action="match_reopened",
+            subject_type="match",
+            subject_id=match.id,
+            details={"score": [match.score_a, match.score_b]},
+        )
+
+    async def _has_scoreboard(self, session: AsyncSession, match_id: int) -> bool:
+        key = f"scoreboard:{match_id}"
+        return (
+            await session.scalar(select(OutboxMessage.id).where(OutboxMessage.dedupe_key == key))
+        ) is not None
+
+    def _scoreboard(
+        self, session: AsyncSession, ctx: MatchRecord, now: datetime, exists: bool
+    ) -> None:
+        if not ctx.thread_id:
+            return
+        names = {ctx.a.id: ctx.a.lichess_username, ctx.b.id: ctx.b.lichess_username}
+        lines = [
+            GameLine(
+                g.number,
+                g.lichess_id,
+                names[g.white_player_id],
+                names[g.black_player_id],
+                g.result_a,
+                g.counted,
+                g.voided_reason,
+                g.flagged,
+            )
+            for g in ctx.games
+        ]
+        content = scoreboard(
+            ctx.a.lichess_username,
+            ctx.b.lichess_username,
+            lines,
+            ctx.match.score_a,
+            ctx.match.score_b,
+            total_games=self.config.tournament.match_games,
+            finished=ctx.match.state is MatchState.FINISHED,
+        )
+        key = f"scoreboard:{ctx.match.id}"
+        if exists:
+            enqueue_edit_of(session, key=key, channel_id=ctx.thread_id, now=now, content=content)
+        else:
+            enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=content, key=key)

@@ -1,0 +1,300 @@
+"""Match day, read from Lichess: the game link at the agreed time, then the results.
+
+Players never type scores. At the agreed time the bot opens a Lichess challenge only the
+two players can join; a periodic poll then reads the games between them (one request per
+match under way, none for idle matches), keeps those that count (`bot.rules.attribution`),
+keeps the live scoreboard in the match thread and ends the match when the rules engine
+says it is over. `/game` is the fallback for a game the poll missed; the TD can void one.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.audit import Actor, record, record_td_decision
+from bot.due import SweepStep
+from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
+from bot.features.matches.context import message_player
+from bot.features.matches.text import game_link
+from bot.features.results import text
+from bot.features.results.reading import (
+    TD_VOID,
+    UNDER_WAY,
+    MatchRecord,
+    ResultsCore,
+    log,
+    td_voided,
+)
+from bot.features.results.types import PollReport, SubmitResult, VoidResult
+from bot.lichess.errors import LichessError, LichessNotFound
+from bot.outbox import enqueue_channel
+from bot.rules.attribution import judge, parse_game_id
+from db.engine import transaction
+from db.models import (
+    Game,
+    Match,
+    MatchState,
+    Player,
+)
+
+
+class ResultsService(ResultsCore):
+    """The game link at the agreed time, the results poll, /game and the TD's void-game."""
+
+    def sweep_steps(self) -> dict[str, SweepStep]:
+        """Game links open at the agreed minute: the deadline sweep runs every minute."""
+        return {"game_links": self.create_due_challenges}
+
+    # --- the periodic job -----------------------------------------------------------------------
+
+    async def run_once(self) -> None:
+        """The results job: open any game link still missing, then read the results."""
+        await self.create_due_challenges()
+        await self.poll()
+
+    async def create_due_challenges(self) -> int:
+        """Open a Lichess challenge for every match whose agreed time has come; returns how
+        many were created. A Lichess failure leaves the match for the next run."""
+        if not self.config.match_day.create_challenge:
+            return 0
+        async with self._challenge_lock:
+            return await self._create_due_challenges()
+
+    async def _create_due_challenges(self) -> int:
+        now = self.clock.now()
+        created = 0
+        for ctx in await self._due_matches(now, challenge=True):
+            limit, increment = self._clock_for(ctx.stage.kind, [])
+            try:
+                challenge = await self.lichess.create_open_challenge(
+                    users=(ctx.a.lichess_id, ctx.b.lichess_id),
+                    variant=self.config.tournament.variant,
+                    clock_limit=limit,
+                    clock_increment=increment,
+                    rated=True,
+                    name=f"{self.config.tournament.short_name} match #{ctx.match.id}",
+                )
+            except LichessError as exc:
+                log.warning("match %s: no game link created: %s", ctx.match.id, exc)
+                continue
+            if await self._store_challenge(ctx, challenge.url, ctx.match.agreed_time):
+                created += 1
+        return created
+
+    async def _store_challenge(self, seen: MatchRecord, url: str, agreed: datetime | None) -> bool:
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            ctx = await self._ctx(session, seen.match.id)
+            if (
+                ctx is None
+                or ctx.match.state is not MatchState.SCHEDULED
+                or ctx.match.challenge_url is not None
+                or ctx.match.agreed_time != agreed
+            ):
+                log.info("match %s changed while its game link was created", seen.match.id)
+                return False
+            ctx.match.challenge_url = url
+            ctx.match.state = MatchState.IN_PROGRESS
+            record(
+                session,
+                at=now,
+                actor=Actor.job(),
+                action="challenge_created",
+                subject_type="match",
+                subject_id=ctx.match.id,
+                details={"url": url},
+            )
+            limit, increment = self._clock_for(ctx.stage.kind, [])
+            clock = f"{limit / 60:g}+{increment}"
+            a, b = ctx.a.lichess_username, ctx.b.lichess_username
+            if ctx.thread_id:
+                enqueue_channel(
+                    session,
+                    channel_id=ctx.thread_id,
+                    now=now,
+                    content=text.challenge_post(a, b, url, clock, self.config.tournament.variant),
+                )
+            for me, opponent in ((ctx.a, b), (ctx.b, a)):
+                message_player(
+                    session,
+                    me,
+                    thread_id=ctx.thread_id,
+                    now=now,
+                    content=text.challenge_dm(opponent, url, clock),
+                )
+            return True
+
+    async def poll(self) -> PollReport:
+        """Read the games of every match under way: one Lichess request per match, through
+        the client's single queue. One match's failure is logged and the poll goes on."""
+        now = self.clock.now()
+        matches = await self._due_matches(now, challenge=False)
+        new_games = errors = 0
+        finished: list[int] = []
+        for ctx in matches:
+            assert ctx.match.agreed_time is not None
+            try:
+                games = await self.lichess.export_games(
+                    ctx.a.lichess_id,
+                    vs=ctx.b.lichess_id,
+                    since=ctx.match.agreed_time - self._margin,
+                    perf_type=self.config.tournament.variant,
+                    rated=True,
+                )
+            except LichessError as exc:
+                log.warning("match %s: games not read from Lichess: %s", ctx.match.id, exc)
+                errors += 1
+                continue
+            settled = await self._ingest(ctx.match.id, games, Actor.job())
+            if settled is None:
+                continue
+            new_games += len(settled.stored)
+            if settled.finished:
+                finished.append(settled.match_id)
+        return PollReport(len(matches), new_games, finished, errors)
+
+    # --- the fallback: /game url: ---------------------------------------------------------------
+
+    async def submit_game(self, *, discord_id: int, url: str) -> SubmitResult:
+        """A player submits a game the poll missed; it is validated exactly like polled ones."""
+        game_id = parse_game_id(url)
+        if game_id is None:
+            raise InvalidInput(text.bad_link())
+        now = self.clock.now()
+        async with self.sessions() as session:
+            player = await session.scalar(select(Player).where(Player.discord_id == discord_id))
+            if player is None:
+                raise NotAllowed("Only players of the championship can submit games.")
+            existing = await session.scalar(select(Game).where(Game.lichess_id == game_id))
+            match = await self._player_match(session, player, now)
+            if existing is not None:
+                if match is None or existing.match_id != match.id:
+                    raise InvalidInput(
+                        f"Game {game_link(game_id)} is already recorded for another match."
+                    )
+                return SubmitResult(
+                    match.id, game_id, existing.number, existing.counted, True,
+                    match.score_a, match.score_b, match.state is MatchState.FINISHED,
+                )  # fmt: skip
+            if match is None:
+                raise WrongStage(text.no_match_under_way(await self._next_time(session, player)))
+            ctx = await self._ctx(session, match.id)
+        assert ctx is not None and ctx.match.agreed_time is not None
+        try:
+            game = await self.lichess.get_game(game_id)
+        except LichessNotFound:
+            raise InvalidInput(f"Lichess has no game {game_link(game_id)}.") from None
+        except LichessError as exc:
+            raise ExternalServiceError(
+                "Lichess could not be reached; nothing was changed. Try again in a minute."
+            ) from exc
+        verdict = judge(
+            game,
+            player_a=ctx.a.lichess_id,
+            player_b=ctx.b.lichess_id,
+            variant=self.config.tournament.variant,
+            clock=self._clock_for(ctx.stage.kind, [g.result_a for g in ctx.games if g.counted]),
+            earliest=ctx.match.agreed_time - self._margin,
+        )
+        if not verdict.counts:
+            raise InvalidInput(text.refused_reply(game_id, verdict.reason or "unknown"))
+        settled = await self._ingest(ctx.match.id, [game], Actor.player(discord_id))
+        async with self.sessions() as session:
+            row = await session.scalar(select(Game).where(Game.lichess_id == game_id))
+            match_now = await session.get(Match, ctx.match.id)
+        if row is None or match_now is None:
+            raise WrongStage("Your match changed meanwhile; check /match and try again.")
+        return SubmitResult(
+            match_now.id,
+            game_id,
+            row.number,
+            row.counted,
+            settled is None,
+            match_now.score_a,
+            match_now.score_b,
+            match_now.state is MatchState.FINISHED,
+        )
+
+    async def _player_match(
+        self, session: AsyncSession, player: Player, now: datetime
+    ) -> Match | None:
+        """The player's match under way (agreed time passed, no result), if any."""
+        return await session.scalar(
+            select(Match)
+            .where(
+                or_(Match.player_a_id == player.id, Match.player_b_id == player.id),
+                Match.player_b_id.is_not(None),
+                Match.state.in_(UNDER_WAY),
+                Match.agreed_time.is_not(None),
+                Match.agreed_time <= now,
+            )
+            .order_by(Match.agreed_time.desc())
+            .limit(1)
+        )
+
+    async def _next_time(self, session: AsyncSession, player: Player) -> datetime | None:
+        return await session.scalar(
+            select(Match.agreed_time)
+            .where(
+                or_(Match.player_a_id == player.id, Match.player_b_id == player.id),
+                Match.state.in_(UNDER_WAY),
+            )
+            .order_by(Match.agreed_time)
+            .limit(1)
+        )
+
+    # --- the TD: void a game ---------------------------------------------------------------------
+
+    async def void_game(self, *, td_id: int, game_id: str, reason: str) -> VoidResult:
+        """The TD takes a game out of its match; the score (and the end) are recounted."""
+        reason = reason.strip()
+        if not reason:
+            raise InvalidInput("Give a reason: it goes into the audit log.")
+        lichess_id = parse_game_id(game_id) or game_id.strip()
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            game = await session.scalar(select(Game).where(Game.lichess_id == lichess_id))
+            if game is None:
+                raise InvalidInput(f"No recorded game {lichess_id}.")
+            if td_voided(game):
+                raise InvalidInput(f"Game {lichess_id} is already void: {game.voided_reason}")
+            ctx = await self._ctx(session, game.match_id)
+            assert ctx is not None
+            if ctx.match.state in (MatchState.FORFEITED, MatchState.BYE):
+                raise InvalidInput(
+                    f"Match #{ctx.match.id} was decided by forfeit; use /td set-score."
+                )
+            was_finished = ctx.match.state is MatchState.FINISHED
+            target = next(g for g in ctx.games if g.id == game.id)
+            target.counted, target.voided_reason = False, TD_VOID + reason
+            record_td_decision(
+                session,
+                at=now,
+                td_id=td_id,
+                kind="void_game",
+                subject_type="match",
+                subject_id=ctx.match.id,
+                decision=lichess_id,
+                reason=reason,
+                action="game_voided",
+                details={"game": lichess_id, "reason": reason},
+            )
+            settled = await self._settle(session, ctx, Actor.td(td_id), now)
+            if ctx.thread_id:
+                enqueue_channel(
+                    session,
+                    channel_id=ctx.thread_id,
+                    now=now,
+                    content=text.void_thread_note(lichess_id, reason),
+                )
+            return VoidResult(
+                ctx.match.id,
+                lichess_id,
+                settled.score_a,
+                settled.score_b,
+                settled.finished,
+                was_finished and not settled.finished,
+            )

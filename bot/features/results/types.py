@@ -1,0 +1,50 @@
+"""What the results use cases return, shared by the service and its wording."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from db.models import Game
+
+
+@dataclass(frozen=True)
+class PollReport:
+    """What one poll did: matches asked about, games stored, matches ended, failures."""
+
+    polled: int
+    new_games: int
+    finished: list[int] = field(default_factory=list)
+    errors: int = 0
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The match after an update: its score and whether it is over."""
+
+    match_id: int
+    score_a: float
+    score_b: float
+    finished: bool
+    stored: dict[str, Game] = field(default_factory=dict)  # lichess id -> row, new ones
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    match_id: int
+    lichess_id: str
+    number: int
+    counted: bool
+    already: bool
+    score_a: float
+    score_b: float
+    finished: bool
+
+
+@dataclass(frozen=True)
+class VoidResult:
+    match_id: int
+    lichess_id: str
+    score_a: float
+    score_b: float
+    finished: bool
+    reopened: bool

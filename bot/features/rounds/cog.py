@@ -1,0 +1,47 @@
+"""Commands everyone can use to follow the qualification."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.features.rounds.td_cog import TD_COMMANDS, CancelSwissButton, PublishSwissButton
+from bot.features.rounds.types import StandingLine
+from cogs.td import add_td_commands
+
+if TYPE_CHECKING:
+    from bot.app import ChampionshipBot
+
+
+def standings_text(lines: list[StandingLine], qualifiers: int) -> str:
+    rows = ["**Qualification standings** (points · wins vs tied · median Buchholz)"]
+    for line in lines:
+        mark = " ✅" if line.rank <= qualifiers and not line.withdrawn else ""
+        gone = " (withdrawn)" if line.withdrawn else ""
+        rows.append(
+            f"{line.rank}. {line.player}{gone} · {line.points:g} · {line.wins_vs_tied} · "
+            f"{line.median_buchholz:g}{mark}"
+        )
+    return "\n".join(rows)[:1990]
+
+
+class RoundsCog(commands.Cog):
+    def __init__(self, bot: ChampionshipBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="standings", description="The qualification standings")
+    async def standings(self, interaction: discord.Interaction) -> None:
+        lines = await self.bot.svc.rounds.standings()
+        await interaction.response.send_message(
+            standings_text(lines, self.bot.config.swiss.qualifiers), ephemeral=True
+        )
+
+
+async def setup(bot: ChampionshipBot) -> None:
+    """The extension: /standings, the TD's /td round group and its preview buttons."""
+    bot.add_dynamic_items(PublishSwissButton, CancelSwissButton)
+    add_td_commands(bot, "round", "Run the rounds: start, publish, scores", TD_COMMANDS)
+    await bot.add_cog(RoundsCog(bot))

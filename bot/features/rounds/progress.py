@@ -1,0 +1,318 @@
+"""The round life cycle: the window of round N, the field, pairing, publishing, closing.
+
+Pairings come from the pure rules engine (`bot.rules.swiss`); this module reads the state it
+needs and writes the round with its audit rows, messages and due actions, in the caller's
+transaction. Posting the round in Discord (the pairings post and its thread) is the
+publisher's job (`bot.features.rounds.publisher`), which works from what is stored here.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import selectinload
+
+from bot.audit import Actor, record
+from bot.due import DueKind, schedule
+from bot.errors import WrongStage
+from bot.events import RoundComplete, RoundPublished
+from bot.features.rounds.types import PairingLine, ResultRecorded, RoundPreview
+from bot.outbox import enqueue_channel
+from bot.rules import swiss
+from bot.service import Service
+from bot.td_alerts import notify_td
+from bot.timefmt import discord_time
+from db.models import (
+    Match,
+    MatchState,
+    Player,
+    Registration,
+    RegistrationState,
+    Round,
+    RoundState,
+    Stage,
+    StageKind,
+    StageState,
+)
+
+DONE_STATES = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
+
+
+class RoundProgress(Service):
+    """The round life cycle inside a caller's transaction: pairing, publishing, closing.
+
+    Other features never call it: they publish `MatchFinished` or `PlayerForfeited`, and
+    the round service (a subclass) answers with `after_result`. Publishing a round tells
+    the others with `RoundPublished`, closing one with `RoundComplete`.
+    """
+
+    def round_window(self, number: int) -> tuple[datetime, datetime]:
+        """Round N runs from its Monday 00:00 UTC to Sunday 23:59:59 UTC (rule IV)."""
+        days = timedelta(days=self.config.swiss.round_days)
+        starts_at = self.config.swiss.first_round_start + (number - 1) * days
+        return starts_at, starts_at + days - timedelta(seconds=1)
+
+    async def _entrants(self, session: AsyncSession) -> list[Player]:
+        """Approved, not pre-seeded, not withdrawn: best seeding rating first."""
+        rows = (
+            await session.scalars(
+                select(Registration)
+                .where(Registration.state == RegistrationState.APPROVED)
+                .options(selectinload(Registration.player))
+            )
+        ).all()
+        players = [
+            (r.player, r)
+            for r in rows
+            if r.player.pre_seeded_stage is None and r.player.withdrawn_at is None
+        ]
+        players.sort(
+            key=lambda pr: (
+                pr[0].seeding_rating is None,
+                -(pr[0].seeding_rating or 0.0),
+                pr[1].created_at,
+                pr[1].id,
+            )
+        )
+        return [p for p, _ in players]
+
+    def _preview(
+        self,
+        players: list[Player],
+        *,
+        number: int,
+        results: list[swiss.Result],
+        withdrawn: set[str],
+        total_rounds: int | None = None,
+    ) -> RoundPreview:
+        if len(players) < 2:
+            raise WrongStage(
+                f"The qualification needs at least 2 approved players; there are {len(players)}."
+            )
+        cfg = self.config.swiss
+        total = total_rounds or swiss.number_of_rounds(
+            len(players), rounding=cfg.rounds_rounding, extra=cfg.extra_rounds
+        )
+        if swiss.uses_round_robin(
+            len(players), rounding=cfg.rounds_rounding, extra=cfg.extra_rounds
+        ):
+            total = len(round_robin := swiss.round_robin_rounds([p.lichess_id for p in players]))
+            pairs = round_robin[number - 1]
+        else:
+            pairs = swiss.pair_round(
+                [p.lichess_id for p in players],
+                results,
+                withdrawn=withdrawn,
+                bye_points=cfg.bye_points,
+            )
+        by_id = {p.lichess_id: (p, seed) for seed, p in enumerate(players, start=1)}
+        lines = []
+        for board, (a, b) in enumerate(pairs, start=1):
+            pa, sa = by_id[a]
+            pb, sb = by_id[b] if b is not None else (None, None)
+            lines.append(
+                PairingLine(board, pa.lichess_username, sa, pb.lichess_username if pb else None, sb)
+            )
+        starts_at, deadline = self.round_window(number)
+        return RoundPreview(number, total, len(players), starts_at, deadline, lines)
+
+    async def _publish(
+        self,
+        session: AsyncSession,
+        stage: Stage,
+        preview: RoundPreview,
+        actor: Actor,
+        now: datetime,
+    ) -> RoundPreview:
+        players = {
+            p.lichess_username: p
+            for p in (await session.scalars(select(Player).where(Player.id.in_(stage.seeding))))
+        }
+        round_ = Round(
+            stage_id=stage.id,
+            number=preview.number,
+            state=RoundState.PUBLISHED,
+            starts_at=preview.starts_at,
+            deadline=preview.deadline,
+            published_at=now,
+        )
+        session.add(round_)
+        await session.flush()
+        bye_points = self.config.swiss.bye_points
+        for line in preview.lines:
+            a = players[line.player_a]
+            b = players[line.player_b] if line.player_b else None
+            match = Match(
+                round_id=round_.id,
+                board=line.board,
+                player_a_id=a.id,
+                player_b_id=b.id if b else None,
+                state=MatchState.NEGOTIATING if b else MatchState.BYE,
+                score_a=0.0,
+                score_b=0.0,
+                points_a=None if b else bye_points,
+                points_b=None,
+                finished_at=None if b else now,
+                td_assigns=False,
+            )
+            session.add(match)
+            await session.flush()
+        await self.events.publish(session, RoundPublished(actor, round_id=round_.id), now)
+        await schedule(
+            session,
+            kind=DueKind.ROUND_DEADLINE,
+            subject_type="round",
+            subject_id=round_.id,
+            due_at=round_.deadline,
+        )
+        await schedule(
+            session,
+            kind=DueKind.NEXT_ROUND,
+            subject_type="round",
+            subject_id=round_.id,
+            due_at=round_.deadline + timedelta(seconds=1),
+        )
+        record(
+            session,
+            at=now,
+            actor=actor,
+            action="round_published",
+            subject_type="round",
+            subject_id=round_.id,
+            details={"number": round_.number},
+        )
+        announce = self.config.discord.announcement_channel_id
+        if announce:
+            byes = [line.player_a for line in preview.lines if line.player_b is None]
+            bye_text = f" Bye: {', '.join(byes)}." if byes else ""
+            enqueue_channel(
+                session,
+                channel_id=announce,
+                now=now,
+                content=(
+                    f"📣 **{self.config.tournament.short_name}: Swiss round "
+                    f"{round_.number} of {stage.total_rounds} is out!** "
+                    f"{len(preview.lines)} pairings; every match must be played by "
+                    f"{discord_time(round_.deadline)}.{bye_text}"
+                ),
+            )
+        return RoundPreview(**{**preview.__dict__, "round_id": round_.id})
+
+    async def _swiss_state(
+        self, session: AsyncSession
+    ) -> tuple[Stage, list[Player], list[swiss.Result], set[str], list[Round]]:
+        stage = await session.scalar(
+            select(Stage).where(Stage.kind == StageKind.SWISS).options(selectinload(Stage.rounds))
+        )
+        if stage is None:
+            raise WrongStage("The qualification has not started yet (/td swiss start).")
+        by_id = {
+            p.id: p
+            for p in (await session.scalars(select(Player).where(Player.id.in_(stage.seeding))))
+        }
+        players = [by_id[pid] for pid in stage.seeding]
+        round_ids = [r.id for r in stage.rounds]
+        matches = (await session.scalars(select(Match).where(Match.round_id.in_(round_ids)))).all()
+        results: list[swiss.Result] = []
+        for m in matches:
+            if m.state not in DONE_STATES:
+                continue
+            a = by_id[m.player_a_id].lichess_id
+            b = by_id[m.player_b_id].lichess_id if m.player_b_id else None
+            results.append((a, b, m.points_a or 0.0, m.points_b or 0.0))
+        withdrawn = {p.lichess_id for p in players if p.withdrawn_at or p.disqualified_at}
+        return stage, players, results, withdrawn, list(stage.rounds)
+
+    async def _next_preview(self, session: AsyncSession) -> RoundPreview:
+        stage, players, results, withdrawn, rounds = await self._swiss_state(session)
+        if stage.state is StageState.FINISHED:
+            raise WrongStage("The qualification is finished.")
+        current = max(rounds, key=lambda r: r.number)
+        open_matches = await self._open_matches(session, current.id)
+        if open_matches:
+            raise WrongStage(
+                f"Round {current.number} still has {len(open_matches)} match(es) without a "
+                "result; record them (/td set-score) before pairing the next round."
+            )
+        if current.number >= (stage.total_rounds or 0):
+            raise WrongStage("All rounds of the qualification have been played.")
+        return self._preview(
+            players,
+            number=current.number + 1,
+            results=results,
+            withdrawn=withdrawn,
+            total_rounds=stage.total_rounds,
+        )
+
+    async def _open_matches(self, session: AsyncSession, round_id: int) -> list[Match]:
+        return list(
+            (
+                await session.scalars(
+                    select(Match).where(Match.round_id == round_id, Match.state.not_in(DONE_STATES))
+                )
+            ).all()
+        )
+
+    async def _announce_result(self, session: AsyncSession, match: Match, now: datetime) -> None:
+        announce = self.config.discord.announcement_channel_id
+        if not announce or match.player_b_id is None:
+            return
+        a = await session.get(Player, match.player_a_id)
+        b = await session.get(Player, match.player_b_id)
+        assert a is not None and b is not None
+        enqueue_channel(
+            session,
+            channel_id=announce,
+            now=now,
+            content=(
+                f"Result: **{a.lichess_username}** {match.score_a:g}–{match.score_b:g} "
+                f"**{b.lichess_username}**"
+            ),
+        )
+
+    async def after_result(
+        self, session: AsyncSession, round_id: int, actor: Actor, now: datetime
+    ) -> ResultRecorded:
+        """Close the round when its last match is decided, then pair the next one."""
+        round_ = await session.get(Round, round_id)
+        assert round_ is not None
+        if await self._open_matches(session, round_id):
+            return ResultRecorded(round_id, False, None, False)
+        round_.state = RoundState.FINISHED
+        stage = await session.get(Stage, round_.stage_id)
+        assert stage is not None
+        complete = RoundComplete(actor, round_id=round_.id, stage_id=stage.id)
+        await self.events.publish(session, complete, now)
+        if round_.number >= (stage.total_rounds or 0):
+            stage.state, stage.finished_at = StageState.FINISHED, now
+            record(
+                session,
+                at=now,
+                actor=actor,
+                action="swiss_finished",
+                subject_type="stage",
+                subject_id=stage.id,
+            )
+            notify_td(
+                session,
+                self.config,
+                now=now,
+                content="The qualification is finished: every round has a result.",
+            )
+            return ResultRecorded(round_id, True, None, True)
+        if self.config.swiss.confirm_before_publish:
+            notify_td(
+                session,
+                self.config,
+                now=now,
+                content=(
+                    f"Round {round_.number} is complete. Publish round "
+                    f"{round_.number + 1} with /td swiss publish."
+                ),
+            )
+            return ResultRecorded(round_id, True, None, False)
+        preview = await self._next_preview(session)
+        published = await self._publish(session, stage, preview, actor, now)
+        return ResultRecorded(round_id, True, published, False)

@@ -1,0 +1,123 @@
+"""Puts published rounds into Discord: the pairings post, its thread, one message per match.
+
+Everything it needs is in the database, and it records every id it creates right away, so
+it can run after each publication and again from the periodic job: a crash in the middle is
+completed on the next run instead of being lost.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+import discord
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import Clock
+from bot.config import Config
+from bot.features.matches.round_post import match_opening, mention, render_round_post
+from db.engine import transaction
+from db.models import Match, MatchState, Player, Round, RoundState, Stage
+
+log = logging.getLogger(__name__)
+
+
+class RoundPublisher:
+    def __init__(
+        self,
+        client: discord.Client,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        config: Config,
+    ) -> None:
+        self.client = client
+        self.sessions = sessions
+        self.clock = clock
+        self.config = config
+
+    async def sync(self) -> int:
+        """Create whatever is missing for published rounds; returns how many items it made."""
+        channel_id = self.config.discord.pairings_channel_id
+        if channel_id is None:
+            return 0
+        async with self.sessions() as session:
+            rounds = (
+                await session.scalars(
+                    select(Round).where(Round.state != RoundState.DRAFT).order_by(Round.id)
+                )
+            ).all()
+        made = 0
+        for round_ in rounds:
+            try:
+                made += await self._sync_round(round_.id, channel_id)
+            except discord.HTTPException:
+                log.warning("could not post round %s yet; will retry", round_.id, exc_info=True)
+        return made
+
+    async def _sync_round(self, round_id: int, channel_id: int) -> int:
+        made = 0
+        async with self.sessions() as session:
+            round_ = await session.get(Round, round_id)
+            assert round_ is not None
+            stage = await session.get(Stage, round_.stage_id)
+            content = await render_round_post(session, round_id)
+            title = f"{stage.kind.value.capitalize() if stage else ''} round {round_.number}"
+        if round_.thread_id is None:
+            post_channel, message_id, thread_id = await self._create_post(
+                channel_id, title.strip(), content
+            )
+            async with transaction(self.sessions) as session:
+                row = await session.get(Round, round_id)
+                assert row is not None
+                row.post_channel_id, row.post_message_id = post_channel, message_id
+                row.thread_id = thread_id
+            made += 1
+        else:
+            thread_id = round_.thread_id
+        made += await self._post_matches(round_id, thread_id)
+        return made
+
+    async def _create_post(self, channel_id: int, title: str, content: str) -> tuple[int, int, int]:
+        """A forum gets one post per round; a text channel a message with a thread on it."""
+        channel = self.client.get_channel(channel_id) or await self.client.fetch_channel(channel_id)
+        if isinstance(channel, discord.ForumChannel):
+            created = await channel.create_thread(name=title, content=content)
+            return created.thread.id, created.message.id, created.thread.id
+        if not isinstance(channel, discord.TextChannel):
+            raise discord.InvalidData(
+                f"pairings channel {channel_id} is not a text or forum channel"
+            )
+        message = await channel.send(content)
+        thread = await message.create_thread(name=title)
+        return channel.id, message.id, thread.id
+
+    async def _post_matches(self, round_id: int, thread_id: int) -> int:
+        """One message per match in the round's thread; it pings both players once."""
+        async with self.sessions() as session:
+            matches = (
+                await session.scalars(
+                    select(Match)
+                    .where(Match.round_id == round_id, Match.message_id.is_(None))
+                    .order_by(Match.board)
+                )
+            ).all()
+            texts = {m.id: await self._match_text(session, m) for m in matches}
+        thread = self.client.get_partial_messageable(thread_id)
+        for match_id, text in texts.items():
+            message = await thread.send(text)
+            async with transaction(self.sessions) as session:
+                row = await session.get(Match, match_id)
+                assert row is not None
+                row.message_id, row.thread_id = message.id, thread_id
+        return len(texts)
+
+    async def _match_text(self, session: AsyncSession, match: Match) -> str:
+        a = await session.get(Player, match.player_a_id)
+        b = await session.get(Player, match.player_b_id) if match.player_b_id else None
+        round_ = await session.get(Round, match.round_id)
+        assert a is not None and round_ is not None
+        if b is None or match.state is MatchState.BYE:
+            return f"Bye this round: {mention(a)} (+{match.points_a or 0:g})."
+        offers_due = round_.starts_at + timedelta(hours=self.config.negotiation.offers_due_hours)
+        return match_opening(match, a, b, round_, offers_due)

@@ -1,0 +1,287 @@
+"""The Swiss qualification week by week: the TD's round commands, standings, deadlines.
+
+The round life cycle itself (pairing, publishing, closing) is in `progress.py`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.audit import Actor, record, record_td_decision
+from bot.due import DueKind, Handler
+from bot.errors import InvalidInput, WrongStage
+from bot.events import MatchFinished, PlayerForfeited
+from bot.features.matches.round_post import queue_round_post_update
+from bot.features.rounds.progress import RoundProgress
+from bot.features.rounds.types import PairingLine, ResultRecorded, RoundPreview, StandingLine
+from bot.rules import match as match_rules
+from bot.rules import swiss
+from bot.service import Subscription
+from bot.td_alerts import notify_td
+from bot.timefmt import discord_time
+from db.engine import transaction
+from db.models import (
+    Match,
+    MatchState,
+    Player,
+    Round,
+    RoundState,
+    Stage,
+    StageKind,
+    StageState,
+)
+
+__all__ = ["PairingLine", "ResultRecorded", "RoundPreview", "RoundService", "StandingLine"]
+
+
+class RoundService(RoundProgress):
+    """The TD's round commands, the standings, the round deadlines, and the answer to
+    matches decided elsewhere (results read from Lichess, forfeits)."""
+
+    # --- timing (rule IV) -----------------------------------------------------------------
+
+    # --- starting the qualification -----------------------------------------------------------
+
+    async def preview_start(self) -> RoundPreview:
+        """Round 1 as it would be published now; changes nothing."""
+        async with self.sessions() as session:
+            await self._require_not_started(session)
+            players = await self._entrants(session)
+        return self._preview(players, number=1, results=[], withdrawn=set())
+
+    async def start(self, *, td_id: int) -> RoundPreview:
+        """Start the Swiss and publish round 1 from the current approved field."""
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            await self._require_not_started(session)
+            players = await self._entrants(session)
+            preview = self._preview(players, number=1, results=[], withdrawn=set())
+            stage = Stage(
+                kind=StageKind.SWISS,
+                state=StageState.RUNNING,
+                started_at=now,
+                total_rounds=preview.total_rounds,
+                seeding=[p.id for p in players],
+            )
+            session.add(stage)
+            await session.flush()
+            record(
+                session,
+                at=now,
+                actor=Actor.td(td_id),
+                action="swiss_started",
+                subject_type="stage",
+                subject_id=stage.id,
+                details={"players": len(players), "rounds": preview.total_rounds},
+            )
+            return await self._publish(session, stage, preview, Actor.td(td_id), now)
+
+    async def _require_not_started(self, session: AsyncSession) -> None:
+        stage = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
+        if stage is not None:
+            raise WrongStage("The qualification has already started.")
+
+    # --- publishing -------------------------------------------------------------------------
+
+    async def publish_next(self, *, actor: Actor) -> RoundPreview:
+        """Pair and publish the next round once every match of the current one is decided."""
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            preview = await self._next_preview(session)
+            stage = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
+            assert stage is not None
+            return await self._publish(session, stage, preview, actor, now)
+
+    # --- standings --------------------------------------------------------------------------
+
+    async def standings(self) -> list[StandingLine]:
+        """The Swiss table with its tiebreaks (rule III.E.5), best first."""
+        async with self.sessions() as session:
+            _, players, results, withdrawn, _ = await self._swiss_state(session)
+        names = {p.lichess_id: p.lichess_username for p in players}
+        table = swiss.standings([p.lichess_id for p in players], results, withdrawn=withdrawn)
+        return [
+            StandingLine(
+                row.rank,
+                names[row.player],
+                row.points,
+                row.wins_vs_tied,
+                row.median_buchholz,
+                row.player in withdrawn,
+            )
+            for row in table
+        ]
+
+    # --- results ----------------------------------------------------------------------------
+
+    async def set_score(
+        self, *, td_id: int, match_id: int, score_a: float, score_b: float, reason: str | None
+    ) -> ResultRecorded:
+        """The TD records or corrects a match score; the reason goes into the audit log."""
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            match = await session.get(Match, match_id)
+            if match is None or match.player_b_id is None:
+                raise InvalidInput(f"There is no match #{match_id} with two players.")
+            round_ = await session.get(Round, match.round_id)
+            stage = await session.get(Stage, round_.stage_id) if round_ else None
+            assert stage is not None
+            self._check_final_score(stage.kind, score_a, score_b)
+            match.score_a, match.score_b = score_a, score_b
+            match.points_a, match.points_b = match_rules.match_points(score_a, score_b)
+            match.state = MatchState.FINISHED
+            match.finished_at = now
+            record_td_decision(
+                session,
+                at=now,
+                td_id=td_id,
+                kind="set_score",
+                subject_type="match",
+                subject_id=match.id,
+                decision=f"{score_a:g}-{score_b:g}",
+                reason=reason,
+                action="score_set",
+                details={"score": [score_a, score_b], "reason": reason},
+            )
+            await queue_round_post_update(session, match.round_id, now=now)
+            await self._announce_result(session, match, now)
+            if stage.kind is not StageKind.SWISS:
+                return ResultRecorded(match.round_id, False, None, False)
+            return await self.after_result(session, match.round_id, Actor.td(td_id), now)
+
+    def _check_final_score(self, kind: StageKind, score_a: float, score_b: float) -> None:
+        """A recorded score must end the match by its stage's rules (III.E.1, III.F.2)."""
+        if kind is StageKind.FINAL:
+            raise InvalidInput("The Final is not a fixed-length match: it is read game by game.")
+        cfg = self.config.tournament
+        for value in (score_a, score_b):
+            if not _possible_points(value, cfg.match_games):
+                raise InvalidInput(
+                    f"{value:g} is not a possible score: a side scores from 0 to "
+                    f"{cfg.match_games} game points, in halves (a game is worth 1, ½ or 0)."
+                )
+        early_stop = kind is StageKind.SWISS or self.config.stages.candidates_early_stop
+        try:
+            finished = match_rules.is_over(
+                score_a, score_b, games=cfg.match_games, early_stop=early_stop
+            )
+        except ValueError as exc:
+            raise InvalidInput(
+                f"{score_a:g}–{score_b:g} is not a possible match score: {exc}"
+            ) from exc
+        if not finished:
+            if early_stop:
+                ends = f"all {cfg.match_games} games are played or a side has more than half"
+            else:
+                ends = (
+                    f"all {cfg.match_games} games are played (Candidates matches are played "
+                    "out, rule III.F.2)"
+                )
+            raise InvalidInput(
+                f"{score_a:g}–{score_b:g} is not a finished match: it ends when {ends}."
+            )
+
+    # --- due actions --------------------------------------------------------------------------
+
+    def due_handlers(self) -> dict[DueKind, Handler]:
+        return {
+            DueKind.ROUND_DEADLINE: self._on_round_deadline,
+            DueKind.NEXT_ROUND: self._on_next_round,
+        }
+
+    def subscriptions(self) -> list[Subscription]:
+        return [
+            (MatchFinished, self._on_match_finished),
+            (PlayerForfeited, self._on_player_forfeited),
+        ]
+
+    async def _on_match_finished(
+        self, session: AsyncSession, event: MatchFinished, now: datetime
+    ) -> None:
+        await self._close_if_complete(session, event.round_id, event.actor, now)
+
+    async def _on_player_forfeited(
+        self, session: AsyncSession, event: PlayerForfeited, now: datetime
+    ) -> None:
+        for round_id in event.round_ids:
+            await self._close_if_complete(session, round_id, event.actor, now)
+
+    async def _close_if_complete(
+        self, session: AsyncSession, round_id: int, actor: Actor, now: datetime
+    ) -> None:
+        """A Swiss round still open whose last match was just decided: close it, pair on."""
+        round_ = await session.get(Round, round_id)
+        if round_ is None or round_.state is not RoundState.PUBLISHED:
+            return
+        stage = await session.get(Stage, round_.stage_id)
+        if stage is None or stage.kind is not StageKind.SWISS:
+            return
+        await self.after_result(session, round_id, actor, now)
+
+    async def _on_round_deadline(self, session: AsyncSession, action, now: datetime) -> None:
+        """At the round deadline the TD gets every match still without a result (rule IV.F)."""
+        round_ = await session.get(Round, action.subject_id)
+        if round_ is None:
+            return
+        open_matches = await self._open_matches(session, round_.id)
+        if not open_matches:
+            return
+        lines = []
+        for m in sorted(open_matches, key=lambda m: m.board):
+            a = await session.get(Player, m.player_a_id)
+            b = await session.get(Player, m.player_b_id) if m.player_b_id else None
+            when = discord_time(m.agreed_time) if m.agreed_time else "no agreed time"
+            lines.append(
+                f"#{m.id} board {m.board}: {a.lichess_username if a else '?'} vs "
+                f"{b.lichess_username if b else '?'} · {m.state.value} · {when}"
+            )
+        notify_td(
+            session,
+            self.config,
+            now=now,
+            content=(
+                f"⏰ Round {round_.number} has ended with {len(open_matches)} match(es) "
+                "without a result. Decide them with /td set-score:\n" + "\n".join(lines)
+            ),
+        )
+
+    async def _on_next_round(self, session: AsyncSession, action, now: datetime) -> None:
+        """The Monday after the round: pair the next round if it was not paired early."""
+        round_ = await session.get(Round, action.subject_id)
+        if round_ is None:
+            return
+        stage = await session.get(Stage, round_.stage_id)
+        later = await session.scalar(
+            select(Round).where(
+                Round.stage_id == round_.stage_id, Round.number == round_.number + 1
+            )
+        )
+        if later is not None or stage is None or stage.state is not StageState.RUNNING:
+            return
+        open_matches = await self._open_matches(session, round_.id)
+        if open_matches:
+            # Pairing on guesses would let these players meet again; the last result pairs it.
+            notify_td(
+                session,
+                self.config,
+                now=now,
+                content=(
+                    f"Round {round_.number + 1} cannot be paired yet: "
+                    f"{len(open_matches)} match(es) of round {round_.number} have no "
+                    "result. It is paired as soon as you record them (/td set-score)."
+                ),
+            )
+            return
+        if self.config.swiss.confirm_before_publish:
+            return
+        preview = await self._next_preview(session)
+        await self._publish(session, stage, preview, Actor.job(), now)
+
+
+def _possible_points(value: float, games: int) -> bool:
+    """0 to `games` in steps of 0.5; compared before any arithmetic, so 1e308 or NaN is
+    refused rather than overflowing."""
+    return 0 <= value <= games and float(value * 2).is_integer()

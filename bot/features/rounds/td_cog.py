@@ -1,0 +1,122 @@
+"""The TD's round commands (/td round …): start the Swiss, publish rounds, record scores."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+
+from bot.audit import Actor
+from bot.errors import NotAllowed
+from bot.features.rounds.types import RoundPreview
+from bot.timefmt import discord_time
+from cogs.common import IdButton, MatchId, bot_of, is_td
+from cogs.td import TDCommand
+
+
+def preview_text(preview: RoundPreview, *, published: bool) -> str:
+    head = "Published" if published else "Preview of"
+    lines = [
+        f"**{head} Swiss round {preview.number} of {preview.total_rounds}** "
+        f"({preview.players} players) · {discord_time(preview.starts_at)} to "
+        f"{discord_time(preview.deadline)}",
+    ]
+    for line in preview.lines:
+        if line.player_b is None:
+            lines.append(f"Bye: {line.player_a} ({line.seed_a})")
+        else:
+            lines.append(
+                f"{line.board}. {line.player_a} ({line.seed_a}) vs {line.player_b} ({line.seed_b})"
+            )
+    return "\n".join(lines)[:1900]
+
+
+async def publish_to_discord(interaction: discord.Interaction) -> None:
+    """Post what the service stored right away instead of waiting for the periodic job."""
+    bot = bot_of(interaction)
+    if bot.publisher is not None:
+        await bot.publisher.sync()
+    if bot.outbox is not None:
+        await bot.outbox.flush()
+
+
+class PublishSwissButton(IdButton, template=r"acwc:swiss:publish:(?P<id>\d+)"):
+    """Starts the Swiss with the current field (the preview is recomputed, never stale)."""
+
+    prefix, label, style = "acwc:swiss:publish", "Publish round 1", discord.ButtonStyle.success
+
+    async def run(self, interaction: discord.Interaction) -> None:
+        if not is_td(interaction):
+            raise NotAllowed("Only the tournament director can start the qualification.")
+        preview = await bot_of(interaction).svc.rounds.start(td_id=interaction.user.id)
+        await interaction.response.edit_message(
+            content=preview_text(preview, published=True), view=None
+        )
+        await publish_to_discord(interaction)
+
+
+class CancelSwissButton(IdButton, template=r"acwc:swiss:cancel:(?P<id>\d+)"):
+    prefix, label, style = "acwc:swiss:cancel", "Cancel", discord.ButtonStyle.secondary
+
+    async def run(self, interaction: discord.Interaction) -> None:
+        await interaction.response.edit_message(
+            content="Cancelled: nothing was published.", view=None
+        )
+
+
+async def swiss_start(interaction: discord.Interaction) -> None:
+    preview = await bot_of(interaction).svc.rounds.preview_start()
+    view = discord.ui.View(timeout=None)
+    view.add_item(PublishSwissButton(interaction.user.id))
+    view.add_item(CancelSwissButton(interaction.user.id))
+    await interaction.response.send_message(
+        preview_text(preview, published=False), view=view, ephemeral=True
+    )
+
+
+async def swiss_publish(interaction: discord.Interaction) -> None:
+    preview = await bot_of(interaction).svc.rounds.publish_next(actor=Actor.td(interaction.user.id))
+    await interaction.response.send_message(preview_text(preview, published=True), ephemeral=True)
+    await publish_to_discord(interaction)
+
+
+@app_commands.describe(
+    match="Match number (#id)",
+    score_a="Game points of the first player",
+    score_b="Game points of the second player",
+    reason="Why (goes into the audit log)",
+)
+async def set_score(
+    interaction: discord.Interaction,
+    match: MatchId,
+    score_a: float,
+    score_b: float,
+    reason: str | None = None,
+) -> None:
+    result = await bot_of(interaction).svc.rounds.set_score(
+        td_id=interaction.user.id,
+        match_id=match,
+        score_a=score_a,
+        score_b=score_b,
+        reason=reason,
+    )
+    reply = f"Match #{match}: {score_a:g}–{score_b:g} recorded."
+    if result.next_round is not None:
+        reply += f" Round {result.next_round.number} was paired and published."
+    elif result.stage_finished:
+        reply += " That was the last match: the qualification is finished."
+    await interaction.response.send_message(reply, ephemeral=True)
+    await publish_to_discord(interaction)
+
+
+TD_COMMANDS = [
+    TDCommand(
+        "start",
+        "Preview round 1 of the Swiss, then publish it",
+        swiss_start,
+        alias="swiss start",
+    ),
+    TDCommand(
+        "publish", "Pair and publish the next round now", swiss_publish, alias="swiss publish"
+    ),
+    TDCommand("set-score", "Record or correct a match score", set_score, alias="set-score"),
+]

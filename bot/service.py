@@ -1,0 +1,59 @@
+"""What every use-case class holds, and the one way each declares its timers and events.
+
+`bot.wiring` builds every service the same way and collects, from each one, the due-action
+handlers it runs, the events it subscribes to and the steps the sweep runs for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import Clock
+from bot.config import Config
+from bot.due import DueKind, Handler, SweepStep
+from bot.events import Event, EventBus
+from bot.lichess.client import LichessClient
+
+Subscription = tuple[type[Event], Callable[[AsyncSession, Any, datetime], Awaitable[None]]]
+
+
+class Service:
+    """A feature's use cases: short DB transactions, Lichess calls outside them, events out."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        config: Config,
+        clock: Clock,
+        *,
+        lichess: LichessClient | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        self.sessions = sessions
+        self.config = config
+        self.clock = clock
+        self._lichess = lichess
+        # A service built alone (in a unit test) gets a bus of its own with no subscribers.
+        self.events = events or EventBus()
+
+    @property
+    def lichess(self) -> LichessClient:
+        if self._lichess is None:
+            raise RuntimeError(f"{type(self).__name__} was built without a Lichess client")
+        return self._lichess
+
+    def due_handlers(self) -> dict[DueKind, Handler]:
+        """The due-action kinds this service runs when they fall due."""
+        return {}
+
+    def subscriptions(self) -> list[Subscription]:
+        """The events this service reacts to, inside the publisher's transaction."""
+        return []
+
+    def sweep_steps(self) -> dict[str, SweepStep]:
+        """Idempotent work the minute sweep runs for this service (outside transactions)."""
+        return {}

@@ -1,0 +1,82 @@
+"""How the features are put together: every service built the same way, on one event bus,
+and every timer, subscription and sweep step registered from what the services declare.
+
+The bot (`bot.app`) and the tests both build the championship through `build_services`, so
+what a test exercises is wired exactly as in production.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import TypeVar
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import Clock
+from bot.config import Config
+from bot.due import DueActionRunner
+from bot.events import EventBus
+from bot.features.discipline.td import DisciplineService
+from bot.features.fairplay.service import FairPlayService
+from bot.features.incidents.service import IncidentService
+from bot.features.negotiation.service import NegotiationService
+from bot.features.registration.service import RegistrationService
+from bot.features.results.service import ResultsService
+from bot.features.rounds.service import RoundService
+from bot.lichess.client import LichessClient
+from bot.service import Service
+
+S = TypeVar("S", bound=Service)
+
+
+@dataclass
+class Services:
+    """One object per feature; the cogs reach them as `bot.svc.<feature>`."""
+
+    registration: RegistrationService
+    negotiation: NegotiationService
+    rounds: RoundService
+    fairplay: FairPlayService
+    results: ResultsService
+    incidents: IncidentService
+    discipline: DisciplineService
+
+    def all(self) -> list[Service]:
+        return [getattr(self, f.name) for f in fields(self)]
+
+
+def build_services(
+    sessions: async_sessionmaker[AsyncSession],
+    config: Config,
+    clock: Clock,
+    lichess: LichessClient | None = None,
+    events: EventBus | None = None,
+) -> Services:
+    """Every feature's service on one bus; subscriptions are made here, in one place."""
+    bus = events or EventBus()
+
+    def build(kind: type[S]) -> S:
+        return kind(sessions, config, clock, lichess=lichess, events=bus)
+
+    services = Services(
+        registration=build(RegistrationService),
+        negotiation=build(NegotiationService),
+        rounds=build(RoundService),
+        fairplay=build(FairPlayService),
+        results=build(ResultsService),
+        incidents=build(IncidentService),
+        discipline=build(DisciplineService),
+    )
+    for service in services.all():
+        for kind, handler in service.subscriptions():
+            bus.subscribe(kind, handler)
+    return services
+
+
+def register_timers(services: Services, runner: DueActionRunner) -> None:
+    """Each due-action kind to the one service that runs it; each sweep step once."""
+    for service in services.all():
+        for kind, handler in service.due_handlers().items():
+            runner.register(kind, handler)
+        for name, step in service.sweep_steps().items():
+            runner.add_step(name, step)

@@ -1,0 +1,389 @@
+"""Match-day incidents (rule VI) with a fake clock, due actions and the fake Lichess server."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import FakeClock
+from bot.config import Config
+from bot.due import DueActionRunner
+from bot.errors import NotAllowed, WrongStage
+from bot.features.incidents.service import NOSHOW_CHECK_VIEW, NOSHOW_CHOICE_VIEW, IncidentService
+from bot.lichess import LichessClient
+from bot.wiring import Services
+from db.engine import transaction
+from db.models import (
+    IncidentState,
+    Match,
+    MatchIncident,
+    MatchState,
+    OutboxKind,
+    OutboxMessage,
+    Player,
+    TDDecision,
+)
+from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
+from tests.factories import ROUND_DEADLINE, SeededRound, seed_round, wired
+from tests.fakes.lichess import FakeLichess
+
+ALICE, BOB, CAROL, DAVE = 101, 102, 103, 104
+AGREED = datetime(2019, 10, 2, 18, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def services(
+    sessions: async_sessionmaker[AsyncSession],
+    lichess: LichessClient,
+    config: Config,
+    clock: FakeClock,
+) -> Services:
+    return wired(sessions, config, clock, lichess)
+
+
+@pytest.fixture
+def service(services: Services, clock: FakeClock) -> IncidentService:
+    clock.set(AGREED + timedelta(minutes=3))
+    return services.incidents
+
+
+@pytest.fixture
+def runner(
+    sessions: async_sessionmaker[AsyncSession],
+    clock: FakeClock,
+    services: Services,
+) -> DueActionRunner:
+    runner = DueActionRunner(sessions, clock)
+    # The timers only: game links (a sweep step of the results feature) are not under test.
+    for owner in (services.incidents, services.negotiation, services.rounds):
+        for kind, handler in owner.due_handlers().items():
+            runner.register(kind, handler)
+    return runner
+
+
+@pytest.fixture
+async def seeded(
+    sessions: async_sessionmaker[AsyncSession], config: Config, fake: FakeLichess
+) -> SeededRound:
+    for name in ("Alice", "Bob", "Carol", "Dave"):
+        fake.add_user(name, created_at=datetime(2017, 1, 1, tzinfo=UTC))
+    seeded = await seed_round(
+        sessions, config, [(ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol"), (DAVE, "Dave")]
+    )
+    async with transaction(sessions) as session:
+        for match_id in seeded.match_ids:
+            m = await session.get(Match, match_id)
+            assert m is not None
+            m.agreed_time, m.state = AGREED, MatchState.SCHEDULED
+    return seeded
+
+
+async def get(sessions: async_sessionmaker[AsyncSession], cls: type, ident: int) -> object:
+    async with sessions() as session:
+        row: object = await session.get(cls, ident)
+    assert row is not None
+    return row
+
+
+async def match(sessions: async_sessionmaker[AsyncSession], ident: int) -> Match:
+    row = await get(sessions, Match, ident)
+    assert isinstance(row, Match)
+    return row
+
+
+async def incident(sessions: async_sessionmaker[AsyncSession], ident: int) -> MatchIncident:
+    row = await get(sessions, MatchIncident, ident)
+    assert isinstance(row, MatchIncident)
+    return row
+
+
+async def messages(sessions: async_sessionmaker[AsyncSession]) -> list[OutboxMessage]:
+    async with sessions() as session:
+        return list((await session.scalars(select(OutboxMessage).order_by(OutboxMessage.id))).all())
+
+
+def to_td(rows: list[OutboxMessage]) -> list[str]:
+    return [m.content for m in rows if m.kind is OutboxKind.DM and m.target_id == TD_ID]
+
+
+def dms(rows: list[OutboxMessage], user: int) -> list[OutboxMessage]:
+    return [m for m in rows if m.kind is OutboxKind.DM and m.target_id == user]
+
+
+async def confirmed_noshow(
+    service: IncidentService, runner: DueActionRunner, clock: FakeClock
+) -> int:
+    reported = await service.noshow(discord_id=ALICE)
+    clock.advance(timedelta(minutes=10))
+    assert await runner.sweep() >= 1
+    result = await service.still_absent(discord_id=ALICE, incident_id=reported.incident_id)
+    assert result.state is IncidentState.CONFIRMED and result.view == NOSHOW_CHOICE_VIEW
+    return reported.incident_id
+
+
+# --- /noshow --------------------------------------------------------------------------------
+
+
+async def test_noshow_claimed_forfeits_the_match(
+    sessions: async_sessionmaker[AsyncSession],
+    service: IncidentService,
+    runner: DueActionRunner,
+    clock: FakeClock,
+    seeded: SeededRound,
+) -> None:
+    reported = await service.noshow(discord_id=ALICE)
+    first = to_td(await messages(sessions))
+    assert len(first) == 1 and "first message" in first[0] and "no game" in first[0]
+    assert dms(await messages(sessions), BOB)  # Bob is warned
+    # Too early to confirm; the due action asks after the grace period.
+    with pytest.raises(WrongStage):
+        await service.still_absent(discord_id=ALICE, incident_id=reported.incident_id)
+    clock.advance(timedelta(minutes=10))
+    await runner.sweep()
+    asked = [m for m in dms(await messages(sessions), ALICE) if m.view]
+    assert asked and asked[-1].view == {
+        "kind": NOSHOW_CHECK_VIEW,
+        "args": {"incident_id": reported.incident_id},
+    }
+    await service.still_absent(discord_id=ALICE, incident_id=reported.incident_id)
+    td = to_td(await messages(sessions))
+    assert any("second message" in c for c in td)
+    claimed = await service.claim_win(discord_id=ALICE, incident_id=reported.incident_id)
+    assert claimed.state is IncidentState.CLAIMED and not claimed.disqualified
+    m = await match(sessions, seeded.match_ids[0])
+    assert m.state is MatchState.FORFEITED
+    assert m.forfeit_winner_id == seeded.player_ids["Alice"]
+    rows = await messages(sessions)
+    assert any("overrule" in c for c in to_td(rows))
+    assert any("wins by forfeit" in m.content for m in rows if m.target_id == ANNOUNCE_CHANNEL)
+
+
+async def test_td_overrules_a_claimed_noshow(
+    sessions: async_sessionmaker[AsyncSession],
+    service: IncidentService,
+    runner: DueActionRunner,
+    clock: FakeClock,
+    seeded: SeededRound,
+) -> None:
+    ident = await confirmed_noshow(service, runner, clock)
+    await service.claim_win(discord_id=ALICE, incident_id=ident)
+    result = await service.overrule(td_id=TD_ID, incident_id=ident, reason="Bob's internet")
+    assert result.state is IncidentState.CANCELLED
+    m = await match(sessions, seeded.match_ids[0])
+    assert m.state is MatchState.NEGOTIATING and m.forfeit_winner_id is None
+    async with sessions() as session:
+        decision = await session.scalar(select(TDDecision).where(TDDecision.kind == "overrule"))
+        assert decision is not None and decision.reason == "Bob's internet"
+    with pytest.raises(WrongStage):
+        await service.overrule(td_id=TD_ID, incident_id=ident, reason="again")
+
+
+async def test_noshow_rescheduled_and_agreed(
+    sessions: async_sessionmaker[AsyncSession],
+    services: Services,
+    service: IncidentService,
+    runner: DueActionRunner,
+    clock: FakeClock,
+    config: Config,
+    seeded: SeededRound,
+) -> None:
+    ident = await confirmed_noshow(service, runner, clock)
+    await service.reschedule(discord_id=ALICE, incident_id=ident)
+    m = await match(sessions, seeded.match_ids[0])
+    assert m.state is MatchState.NEGOTIATING and m.agreed_time is None
+    with pytest.raises(WrongStage):  # no claim while rescheduling
+        await service.claim_win(discord_id=ALICE, incident_id=ident)
+    negotiation = services.negotiation
+    await negotiation.offer(discord_id=ALICE, text="2019-10-04 18:00")
+    await negotiation.accept(discord_id=BOB)
+    clock.set(ROUND_DEADLINE)
+    await runner.sweep()
+    assert (await incident(sessions, ident)).state is IncidentState.RESOLVED
+    assert (await match(sessions, seeded.match_ids[0])).state is MatchState.SCHEDULED
+
+
+async def test_noshow_rescheduled_and_failed_is_forfeited_at_the_deadline(
+    sessions: async_sessionmaker[AsyncSession],
+    service: IncidentService,
+    runner: DueActionRunner,
+    clock: FakeClock,
+    seeded: SeededRound,
+) -> None:
+    ident = await confirmed_noshow(service, runner, clock)
+    result = await service.reschedule(discord_id=ALICE, incident_id=ident)
+    assert "forfeited in your favour" in result.text
+    clock.set(ROUND_DEADLINE)
+    await runner.sweep()
+    assert (await incident(sessions, ident)).state is IncidentState.CLAIMED
+    m = await match(sessions, seeded.match_ids[0])
+    assert m.state is MatchState.FORFEITED
+    assert m.forfeit_winner_id == seeded.player_ids["Alice"]
+
+
+async def test_a_game_between_them_cancels_the_claim(
+    sessions: async_sessionmaker[AsyncSession],
+    service: IncidentService,
+    runner: DueActionRunner,
+    clock: FakeClock,
+    fake: FakeLichess,
+    seeded: SeededRound,
+) -> None:
+    ident = await confirmed_noshow(service, runner, clock)
+    fake.add_game(
+        white="Bob",
+        black="Alice",
+        created_at=AGREED + timedelta(minutes=14),
+        last_move_at=AGREED + timedelta(minutes=20),
+    )
+    result = await service.claim_win(discord_id=ALICE, incident_id=ident)
+    assert result.state is IncidentState.CANCELLED and "lichess" in result.text.lower()
+    assert (await match(sessions, seeded.match_ids[0])).state is MatchState.SCHEDULED
+
+
+async def test_noshow_refused_when_games_exist_or_outside_the_window(
+    service: IncidentService, clock: FakeClock, fake: FakeLichess, seeded: SeededRound
+) -> None:
+    clock.set(AGREED - timedelta(minutes=1))
+    with pytest.raises(WrongStage, match="only be reported after"):
+        await service.noshow(discord_id=ALICE)
+    clock.set(AGREED + timedelta(minutes=121))
+    with pytest.raises(WrongStage, match="within 120 minutes"):
+        await service.noshow(discord_id=ALICE)
+    clock.set(AGREED + timedelta(minutes=30))
+    fake.add_game(white="Alice", black="Bob", created_at=AGREED + timedelta(minutes=1))
+    with pytest.raises(WrongStage, match="not a no-show"):
+        await service.noshow(discord_id=ALICE)
+
+
+async def test_only_the_reporter_answers_and_only_players_report(
+    service: IncidentService,
+    runner: DueActionRunner,
+    clock: FakeClock,
+    seeded: SeededRound,
+) -> None:
+    with pytest.raises(NotAllowed):
+        await service.noshow(discord_id=999)
+    reported = await service.noshow(discord_id=ALICE)
+    clock.advance(timedelta(minutes=10))
+    await runner.sweep()
+    for intruder in (BOB, CAROL):
+        with pytest.raises(NotAllowed):
+            await service.still_absent(discord_id=intruder, incident_id=reported.incident_id)
+    with pytest.raises(WrongStage):  # one open report per match
+        await service.noshow(discord_id=BOB)
+
+
+# --- /break ---------------------------------------------------------------------------------
+
+
+async def test_break_once_then_refused_and_end_announced(
+    sessions: async_sessionmaker[AsyncSession],
+    service: IncidentService,
+    runner: DueActionRunner,
+    clock: FakeClock,
+    seeded: SeededRound,
+) -> None:
+    result = await service.take_break(discord_id=ALICE)
+    assert result.state is IncidentState.OPEN
+    rows = await messages(sessions)
+    assert any("takes their break" in m.content for m in dms(rows, BOB))
+    with pytest.raises(WrongStage, match="already used your break"):
+        await service.take_break(discord_id=ALICE)
+    await service.take_break(discord_id=BOB)  # Bob still has his
+    clock.advance(timedelta(minutes=10))
+    await runner.sweep()
+    rows = await messages(sessions)
+    assert any("break is over" in m.content for m in dms(rows, ALICE))
+    assert any("break is over" in m.content for m in dms(rows, BOB))
+    assert (await incident(sessions, result.incident_id)).state is IncidentState.RESOLVED
+    with pytest.raises(WrongStage):
+        await service.take_break(discord_id=ALICE)
+
+
+async def test_break_before_the_match_is_refused(
+    service: IncidentService, clock: FakeClock, seeded: SeededRound
+) -> None:
+    clock.set(AGREED - timedelta(hours=1))
+    with pytest.raises(WrongStage, match="not started"):
+        await service.take_break(discord_id=ALICE)
+
+
+# --- /left ----------------------------------------------------------------------------------
+
+
+async def test_left_then_claim_after_the_return_period(
+    sessions: async_sessionmaker[AsyncSession],
+    service: IncidentService,
+    runner: DueActionRunner,
+    clock: FakeClock,
+    seeded: SeededRound,
+) -> None:
+    reported = await service.left(discord_id=ALICE)
+    assert not to_td(await messages(sessions))  # Bob still had his break
+    with pytest.raises(WrongStage, match="still has time"):
+        await service.claim_win(discord_id=ALICE, incident_id=reported.incident_id)
+    clock.advance(timedelta(minutes=10))
+    await runner.sweep()
+    offered = [m for m in dms(await messages(sessions), ALICE) if m.view]
+    assert offered and "claim" in offered[-1].content.lower()
+    # It counted as Bob's break.
+    with pytest.raises(WrongStage, match="already used your break"):
+        await service.take_break(discord_id=BOB)
+    result = await service.claim_win(discord_id=ALICE, incident_id=reported.incident_id)
+    assert result.state is IncidentState.CLAIMED
+    m = await match(sessions, seeded.match_ids[0])
+    assert m.state is MatchState.FORFEITED
+    assert m.forfeit_winner_id == seeded.player_ids["Alice"]
+
+
+async def test_left_with_the_break_used_tells_the_td(
+    sessions: async_sessionmaker[AsyncSession],
+    service: IncidentService,
+    clock: FakeClock,
+    seeded: SeededRound,
+) -> None:
+    await service.take_break(discord_id=BOB)
+    clock.advance(timedelta(minutes=30))
+    await service.left(discord_id=ALICE)
+    assert any("already used their break" in c for c in to_td(await messages(sessions)))
+
+
+async def test_left_claim_cancelled_by_a_new_game(
+    sessions: async_sessionmaker[AsyncSession],
+    service: IncidentService,
+    runner: DueActionRunner,
+    clock: FakeClock,
+    fake: FakeLichess,
+    seeded: SeededRound,
+) -> None:
+    reported = await service.left(discord_id=ALICE)
+    fake.add_game(white="Alice", black="Bob", created_at=clock.now() + timedelta(minutes=5))
+    clock.advance(timedelta(minutes=10))
+    await runner.sweep()
+    result = await service.claim_win(discord_id=ALICE, incident_id=reported.incident_id)
+    assert result.state is IncidentState.CANCELLED
+    assert (await match(sessions, seeded.match_ids[0])).state is MatchState.SCHEDULED
+
+
+# --- forfeits per player (rule VI.F) ----------------------------------------------------------
+
+
+async def test_td_disqualifies_and_reinstates_by_name(
+    sessions: async_sessionmaker[AsyncSession],
+    services: Services,
+    seeded: SeededRound,
+) -> None:
+    service = services.discipline
+    name = await service.td_disqualify(
+        td_id=TD_ID, player_name="bob", reason="booster", engine=False
+    )
+    assert name == "Bob"
+    bob = await get(sessions, Player, seeded.player_ids["Bob"])
+    assert isinstance(bob, Player) and bob.disqualified_at is not None
+    m = await match(sessions, seeded.match_ids[0])
+    assert m.state is MatchState.FORFEITED and m.forfeit_winner_id == seeded.player_ids["Alice"]
+    await service.td_reinstate(td_id=TD_ID, player_name="Bob")
+    assert (await match(sessions, seeded.match_ids[0])).state is MatchState.SCHEDULED

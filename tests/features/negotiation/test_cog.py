@@ -1,0 +1,257 @@
+"""Match-time negotiation through the real command tree, the fake clock and the due actions."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.app import ChampionshipBot
+from bot.clock import FakeClock
+from bot.config import Config
+from bot.timefmt import discord_time
+from db.models import Match
+from tests.conftest import TD_ID
+from tests.factories import ROUND_THREAD, SeededRound, seed_round
+from tests.harness import DiscordHarness
+from tests.running import ALICE, BOB, RunningBot
+
+CAROL, DAVE = 104, 105
+MONDAY = datetime(2019, 9, 30, 9, 0, tzinfo=UTC)
+TUE_18 = datetime(2019, 10, 1, 18, 0, tzinfo=UTC)
+THU_20 = datetime(2019, 10, 3, 20, 0, tzinfo=UTC)
+SAT_18 = datetime(2019, 10, 5, 18, 0, tzinfo=UTC)
+
+
+async def setup_round(
+    bot: ChampionshipBot, h: DiscordHarness, config: Config, clock: FakeClock
+) -> SeededRound:
+    clock.set(MONDAY)
+    h.add_text_channel(ROUND_THREAD, "round-1")
+    h.add_member(CAROL, "carol")
+    h.add_member(DAVE, "dave")
+    assert bot.sessions is not None
+    return await seed_round(
+        bot.sessions, config, [(ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol"), (DAVE, "Dave")]
+    )
+
+
+def accept_id(message: object, h: DiscordHarness) -> str:
+    buttons = h.buttons(message)  # type: ignore[arg-type]
+    assert [b["label"] for b in buttons] == ["Accept"]
+    return str(buttons[0]["custom_id"])
+
+
+async def agreed(
+    sessions: async_sessionmaker[AsyncSession] | None, match_id: int
+) -> datetime | None:
+    assert sessions is not None
+    async with sessions() as session:
+        match = await session.get(Match, match_id)
+        assert match is not None
+        return match.agreed_time
+
+
+async def tick(bot: ChampionshipBot) -> None:
+    assert bot.due is not None and bot.outbox is not None
+    await bot.due.sweep()
+    await bot.outbox.flush()
+
+
+async def test_offer_accepted_by_button_on_monday(
+    running_bot: RunningBot, config: Config, clock: FakeClock
+) -> None:
+    async with running_bot() as (bot, h):
+        seeded = await setup_round(bot, h, config, clock)
+        rec = await h.slash("offer", user=ALICE, options={"times": "tue 18:00, thu 20:00"})
+        assert rec.ephemeral and discord_time(TUE_18) in rec.text, rec.text
+        posts = h.in_channel(ROUND_THREAD)
+        assert len(posts) == 2 and discord_time(TUE_18) in posts[0].text
+        bob_dms = h.dms_to(BOB)
+        assert len(bob_dms) == 2 and discord_time(THU_20) in bob_dms[1].text
+
+        button = accept_id(posts[0], h)
+        assert button.startswith("acwc:offer:accept:")
+        # a third person and the offerer cannot accept
+        carol = await h.press(button, user=CAROL, message=posts[0])
+        assert carol.ephemeral and "Only Bob can accept" in carol.text
+        alice = await h.press(button, user=ALICE, message=posts[0])
+        assert alice.ephemeral and "yourself" in alice.text
+        assert await agreed(bot.sessions, seeded.match_ids[0]) is None
+
+        pressed = await h.press(accept_id(bob_dms[0], h), user=BOB, message=bob_dms[0], dm=True)
+        assert pressed.ephemeral and discord_time(TUE_18) in pressed.text, pressed.text
+        assert await agreed(bot.sessions, seeded.match_ids[0]) == TUE_18
+        assert "fixed" in h.in_channel(ROUND_THREAD)[-1].text
+        assert discord_time(TUE_18) in h.dms_to(ALICE)[-1].text
+        assert discord_time(TUE_18) in h.dms_to(BOB)[-1].text
+
+        # the other offer is superseded: its button now refuses with the agreed time
+        late = await h.press(accept_id(posts[1], h), user=BOB, message=posts[1])
+        assert "no longer open" in late.text and discord_time(TUE_18) in late.text
+
+        view = await h.slash("match", user=ALICE)
+        assert view.ephemeral and "Agreed time: " + discord_time(TUE_18) in view.text
+
+
+async def test_accept_command_and_refusals(
+    running_bot: RunningBot, config: Config, clock: FakeClock
+) -> None:
+    async with running_bot() as (bot, h):
+        seeded = await setup_round(bot, h, config, clock)
+        bad = await h.slash("offer", user=ALICE, options={"times": "10/02 6pm"})
+        assert bad.ephemeral and "Accepted formats" in bad.text and not bad.errors
+        gap = await h.slash("offer", user=ALICE, options={"times": "tue 18:00, tue 19:00"})
+        assert gap.ephemeral and "rule V.D" in gap.text
+        assert h.in_channel(ROUND_THREAD) == []
+
+        await h.slash("offer", user=ALICE, options={"times": "tue 18:00"})
+        stranger = await h.slash("accept", user=CAROL)
+        assert stranger.ephemeral and "no open offer" in stranger.text
+        rec = await h.slash("accept", user=BOB)
+        assert rec.ephemeral and discord_time(TUE_18) in rec.text
+        assert await agreed(bot.sessions, seeded.match_ids[0]) == TUE_18
+        again = await h.slash("offer", user=BOB, options={"times": "wed 18:00"})
+        assert "/reschedule" in again.text
+
+        # reschedule: Bob proposes, Alice accepts with the button
+        moved = await h.slash("reschedule", user=BOB, options={"time": "sat 18:00"})
+        assert moved.ephemeral and discord_time(SAT_18) in moved.text
+        proposal = h.in_channel(ROUND_THREAD)[-1]
+        assert "proposes to move" in proposal.text
+        await h.press(accept_id(proposal, h), user=ALICE, message=proposal)
+        assert await agreed(bot.sessions, seeded.match_ids[0]) == SAT_18
+        assert "moved from" in h.in_channel(ROUND_THREAD)[-1].text
+
+
+async def test_closed_dms_fall_back_to_the_thread(
+    running_bot: RunningBot, config: Config, clock: FakeClock
+) -> None:
+    async with running_bot() as (bot, h):
+        await setup_round(bot, h, config, clock)
+        h.dm_closed.add(BOB)
+        await h.slash("offer", user=ALICE, options={"times": "tue 18:00"})
+        mention = [m for m in h.in_channel(ROUND_THREAD) if f"<@{BOB}>" in m.text]
+        assert len(mention) == 1 and h.buttons(mention[0])
+
+
+async def test_two_offers_by_wednesday_and_the_opponent_chooses(
+    running_bot: RunningBot, config: Config, clock: FakeClock
+) -> None:
+    async with running_bot() as (bot, h):
+        seeded = await setup_round(bot, h, config, clock)
+        await h.slash("offer", user=ALICE, options={"times": "tue 18:00, wed 12:00, thu 20:00"})
+        await h.slash("offer", user=BOB, options={"times": "tue 08:00, wed 20:00"})
+        clock.set(datetime(2019, 10, 3, 0, 1, tzinfo=UTC))
+        await tick(bot)
+        assert "/choose" in h.dms_to(ALICE)[-1].text
+        assert "rule V.E" in h.dms_to(BOB)[-1].text
+        view = await h.slash("match", user=BOB)
+        assert "Alice chooses" in view.text and "you 1" in view.text
+
+        refused = await h.slash("choose", user=BOB, options={"time": "sat 18:00"})
+        assert refused.ephemeral and "Only Alice" in refused.text
+        chosen = await h.slash("choose", user=ALICE, options={"time": "sat 18:00"})
+        assert chosen.ephemeral and discord_time(SAT_18) in chosen.text
+        assert await agreed(bot.sessions, seeded.match_ids[0]) == SAT_18
+        assert "binds you" in h.dms_to(BOB)[-1].text
+
+
+async def test_both_fail_and_the_td_assigns(
+    running_bot: RunningBot, config: Config, clock: FakeClock
+) -> None:
+    async with running_bot() as (bot, h):
+        seeded = await setup_round(bot, h, config, clock)
+        match_id = seeded.match_ids[0]
+        clock.set(datetime(2019, 10, 3, 0, 1, tzinfo=UTC))
+        await tick(bot)
+        td = [m for m in h.dms_to(TD_ID) if f"match:{match_id} " in m.text]
+        assert len(td) == 1 and "/td assign-time" in td[0].text
+
+        player = await h.slash(
+            "td assign-time", user=ALICE, options={"match": match_id, "time": "sat 18:00"}
+        )
+        assert player.ephemeral and "tournament director" in player.text
+        rec = await h.slash(
+            "td assign-time", user=TD_ID, options={"match": match_id, "time": "sat 18:00"}
+        )
+        assert rec.ephemeral and discord_time(SAT_18) in rec.text, rec.text
+        assert await agreed(bot.sessions, match_id) == SAT_18
+        assert discord_time(SAT_18) in h.dms_to(ALICE)[-1].text
+
+
+async def test_weekend_without_agreement_and_each_td_ruling(
+    running_bot: RunningBot, config: Config, clock: FakeClock
+) -> None:
+    async with running_bot() as (bot, h):
+        seeded = await setup_round(bot, h, config, clock)
+        for user, times in (
+            (ALICE, "tue 18:00, wed 12:00, thu 20:00"),
+            (BOB, "tue 08:00, wed 20:00, thu 12:00"),
+            (CAROL, "tue 18:00, wed 12:00, thu 20:00"),
+            (DAVE, "tue 08:00, wed 20:00, thu 12:00"),
+        ):
+            rec = await h.slash("offer", user=user, options={"times": times})
+            assert "Offered" in rec.text, rec.text
+        clock.set(datetime(2019, 10, 5, 0, 0, 10, tzinfo=UTC))
+        await tick(bot)
+        first, second = seeded.match_ids
+        td = h.dms_to(TD_ID)
+        assert len(td) == 2 and all("/td fault" in m.text for m in td)
+
+        unknown = await h.slash("td fault", user=TD_ID, options={"match": first, "player": "Zed"})
+        assert "not a player of this match" in unknown.text
+        rec = await h.slash("td fault", user=TD_ID, options={"match": first, "player": "Bob"})
+        assert rec.ephemeral and "Alice has been asked" in rec.text
+        assert "/choose" in h.dms_to(ALICE)[-1].text
+        await h.slash("choose", user=ALICE, options={"time": "sat 18:00"})
+        assert await agreed(bot.sessions, first) == SAT_18
+
+        rec = await h.slash("td fault", user=TD_ID, options={"match": second, "player": "nobody"})
+        assert "nobody at fault" in rec.text
+        assert f"/td assign-time match:{second}" in h.dms_to(TD_ID)[-1].text
+        await h.slash("td assign-time", user=TD_ID, options={"match": second, "time": "sun 12:00"})
+        assert await agreed(bot.sessions, second) == datetime(2019, 10, 6, 12, tzinfo=UTC)
+
+
+async def test_unanswered_offer_reminder(
+    running_bot: RunningBot, config: Config, clock: FakeClock
+) -> None:
+    async with running_bot() as (bot, h):
+        await setup_round(bot, h, config, clock)
+        await h.slash("offer", user=ALICE, options={"times": "thu 20:00"})
+        clock.advance(timedelta(hours=24))
+        await tick(bot)
+        await tick(bot)
+        reminders = [m for m in h.dms_to(BOB) if "still unanswered" in m.text]
+        assert len(reminders) == 1 and discord_time(THU_20) in reminders[0].text
+        pressed = await h.press(accept_id(reminders[0], h), user=BOB, message=reminders[0])
+        assert discord_time(THU_20) in pressed.text
+
+
+async def test_reminders_sent_once_across_a_restart(
+    running_bot: RunningBot, config: Config, clock: FakeClock
+) -> None:
+    async with running_bot() as (bot, h):
+        await setup_round(bot, h, config, clock)
+        await h.slash("offer", user=ALICE, options={"times": "thu 20:00"})
+        offer_button = accept_id(h.dms_to(BOB)[0], h)
+    async with running_bot() as (bot, h):
+        # the Accept button still works after a restart
+        h.add_member(CAROL, "carol")
+        pressed = await h.press(offer_button, user=BOB, dm=True)
+        assert discord_time(THU_20) in pressed.text, pressed.text
+        clock.set(THU_20 - timedelta(hours=1))
+        assert bot.due is not None
+        assert await bot.due.sweep() >= 2  # both reminders ran; the bot "dies" before sending
+        assert not [m for m in h.dms_to(ALICE) if m.text.startswith("Reminder: your match")]
+    async with running_bot() as (bot, h):
+        await tick(bot)
+        await tick(bot)
+        for user in (ALICE, BOB):
+            reminders = [m for m in h.dms_to(user) if m.text.startswith("Reminder: your match")]
+            assert len(reminders) == 2, [m.text for m in h.dms_to(user)]
+            assert all(discord_time(THU_20) in m.text for m in reminders)
+    async with running_bot() as (bot, h):
+        await tick(bot)
+        assert h.dms_to(ALICE) == [] and h.dms_to(BOB) == []

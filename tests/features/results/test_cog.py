@@ -1,0 +1,73 @@
+"""Match day through the real bot: the game link, the live scoreboard, /game, /td void-game."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from bot.clock import FakeClock
+from bot.config import Config
+from db.models import MatchState
+from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
+from tests.factories import ROUND_THREAD
+from tests.fakes.lichess import FakeLichess
+from tests.results_helpers import AGREED, PLAYERS, match_row, play, swiss_match
+from tests.running import ALICE, BOB, RunningBot
+
+
+async def test_match_day_from_link_to_result(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    async with running_bot() as (bot, h):
+        assert bot.sessions is not None and bot.outbox is not None
+        h.add_text_channel(ROUND_THREAD, "round-1")
+        h.add_text_channel(ANNOUNCE_CHANNEL, "announcements")
+        for user_id, name in PLAYERS[2:]:
+            h.add_member(user_id, name.lower())
+        seeded = await swiss_match(bot.sessions, config, fake)
+        match_id = seeded.match_ids[0]
+
+        clock.set(AGREED)
+        await bot.svc.results.run_once()
+        await bot.outbox.flush()
+        url = fake.challenges[0]["url"]
+        assert url in h.in_channel(ROUND_THREAD)[-1].text
+        assert url in h.dms_to(ALICE)[-1].text and url in h.dms_to(BOB)[-1].text
+
+        first = play(fake, 1)
+        clock.advance(timedelta(minutes=15))
+        await bot.svc.results.run_once()
+        await bot.outbox.flush()
+        board = h.in_channel(ROUND_THREAD)[-1]
+        assert "**Alice** 1–0 **Bob**" in board.text and first["id"] in board.text
+
+        # the poll missed game 2: Bob submits it
+        second = play(fake, 2, result_a=0.5)
+        rec = await h.slash(
+            "game", user=BOB, options={"url": f"https://lichess.org/{second['id']}"}
+        )
+        assert rec.ephemeral and "game 2" in rec.text and "1.5–0.5" in rec.text, rec.text
+        edited = h.message(board.id)
+        assert "1.5–0.5" in edited.text and second["id"] in edited.text
+        bad = await h.slash("game", user=ALICE, options={"url": "https://lichess.org/@/bob"})
+        assert bad.ephemeral and "not a Lichess game link" in bad.text
+
+        for number in range(3, 7):
+            play(fake, number)
+        clock.advance(timedelta(hours=1))
+        await bot.svc.results.run_once()
+        await bot.outbox.flush()
+        assert (await match_row(bot.sessions, match_id)).state is MatchState.FINISHED
+        assert "5.5–0.5" in h.in_channel(ANNOUNCE_CHANNEL)[-1].text
+        assert "final result" in h.message(board.id).text
+
+        # the TD voids game 2: the score is recounted and the match goes on
+        refused = await h.slash(
+            "td void-game", user=ALICE, options={"game": second["id"], "reason": "x"}
+        )
+        assert refused.ephemeral and (await match_row(bot.sessions, match_id)).score_a == 5.5
+        voided = await h.slash(
+            "td void-game", user=TD_ID, options={"game": second["id"], "reason": "played twice"}
+        )
+        assert voided.ephemeral and "5–0" in voided.text and "no longer over" in voided.text
+        assert "played twice" in h.in_channel(ROUND_THREAD)[-1].text
+        assert (await match_row(bot.sessions, match_id)).state is MatchState.IN_PROGRESS

@@ -1,0 +1,107 @@
+"""Starting the Swiss and publishing rounds through the real command tree and Discord harness."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from bot.config import Config
+from db.models import Match, Round
+from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
+from tests.entrants import add_entrants
+from tests.running import ALICE, RunningBot
+
+PAIRINGS = 3100
+
+
+def with_pairings(config: Config) -> Config:
+    return config.model_copy(
+        update={"discord": config.discord.model_copy(update={"pairings_channel_id": PAIRINGS})}
+    )
+
+
+async def test_td_previews_then_publishes_round_one_in_a_forum(
+    running_bot: RunningBot, config: Config, clock
+) -> None:
+    async with running_bot(with_pairings(config)) as (bot, h):
+        h.add_forum_channel(PAIRINGS, "pairings")
+        h.add_text_channel(ANNOUNCE_CHANNEL, "announcements")
+        await add_entrants(bot.sessions, clock, 7)
+        preview = await h.slash("td swiss start", user=TD_ID)
+        assert preview.ephemeral
+        assert "Preview of Swiss round 1 of 5" in preview.text
+        assert "P01 (1) vs P04 (4)" in preview.text and "Bye: P07 (7)" in preview.text
+        async with bot.sessions() as session:
+            assert (await session.scalars(select(Round))).all() == []
+
+        publish = next(b for b in h.buttons(preview.last) if b["label"] == "Publish round 1")
+        done = await h.press(publish["custom_id"], user=TD_ID, message=preview.last)
+        assert "Published Swiss round 1" in done.text
+
+        assert len(h.threads) == 1 and h.threads[0]["name"] == "Swiss round 1"
+        async with bot.sessions() as session:
+            round_ = await session.scalar(select(Round))
+            matches = (await session.scalars(select(Match).order_by(Match.board))).all()
+        assert round_ is not None and round_.thread_id is not None
+        in_thread = h.in_channel(round_.thread_id)
+        # The post itself, then one message per match (byes included) that pings the players.
+        assert "[P01](https://lichess.org/@/P01) (1) vs [P04](https://lichess.org/@/P04) (4)" in (
+            in_thread[0].text
+        )
+        match_messages = in_thread[1:]
+        assert len(match_messages) == len(matches) == 4
+        assert "<@500>" in match_messages[0].text and "<@503>" in match_messages[0].text
+        assert all(m.message_id is not None for m in matches)
+        pings = " ".join(m.text for m in match_messages)
+        for discord_id in range(500, 507):
+            assert pings.count(f"<@{discord_id}>") == 1
+        announcement = h.in_channel(ANNOUNCE_CHANNEL)
+        assert len(announcement) == 1 and "round 1 of 5 is out" in announcement[0].text
+
+
+async def test_text_channel_gets_a_message_and_a_thread(
+    running_bot: RunningBot, config: Config, clock
+) -> None:
+    async with running_bot(with_pairings(config)) as (bot, h):
+        h.add_text_channel(PAIRINGS, "pairings")
+        await add_entrants(bot.sessions, clock, 4)
+        preview = await h.slash("td swiss start", user=TD_ID)
+        await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+        [post] = h.in_channel(PAIRINGS)
+        assert "Swiss round 1" in post.text
+        assert len(h.threads) == 1
+        # Publishing again (the periodic job) creates nothing new.
+        assert await bot.publisher.sync() == 0
+
+
+async def test_scores_update_the_post_and_pair_the_next_round(
+    running_bot: RunningBot, config: Config, clock
+) -> None:
+    async with running_bot(with_pairings(config)) as (bot, h):
+        h.add_text_channel(PAIRINGS, "pairings")
+        await add_entrants(bot.sessions, clock, 4)
+        preview = await h.slash("td swiss start", user=TD_ID)
+        await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+        async with bot.sessions() as session:
+            first, second = (await session.scalars(select(Match).order_by(Match.board))).all()
+        refused = await h.slash(
+            "td set-score", user=TD_ID, options={"match": first.id, "score_a": 5, "score_b": 4}
+        )
+        assert refused.ephemeral and "not a finished match" in refused.text
+        ok = await h.slash(
+            "td set-score", user=TD_ID, options={"match": first.id, "score_a": 5.5, "score_b": 1}
+        )
+        assert "5.5–1 recorded" in ok.text
+        post = h.in_channel(PAIRINGS)[0]
+        assert "**5.5–1**" in post.text  # the pairings post was edited with the result
+        last = await h.slash(
+            "td set-score", user=TD_ID, options={"match": second.id, "score_a": 3, "score_b": 7}
+        )
+        assert "Round 2 was paired and published" in last.text
+        assert len(h.threads) == 2
+
+
+async def test_players_cannot_run_td_round_commands(running_bot: RunningBot) -> None:
+    async with running_bot() as (_bot, h):
+        for command in ("td swiss start", "td swiss publish"):
+            record = await h.slash(command, user=ALICE)
+            assert record.ephemeral and "Only the tournament director" in record.text
