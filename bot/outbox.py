@@ -4,17 +4,33 @@ Services call `enqueue_*` inside their own transaction, so a message exists exac
 state change that caused it was committed. The worker sends due rows, records the Discord
 message id, retries with back-off, and turns a DM that Discord refuses into a mention in the
 fallback channel plus a note to the TD.
+
+Several flushes may run at once: the periodic job and the kick after each command in one
+process, and, after a restart or with a second process, flushes in other processes. Before
+sending a row a flush claims it with one conditional UPDATE that succeeds only if the row is
+unsent, not given up on, and not claimed by anyone else (or that claim's lease has run out);
+only the flush whose UPDATE changed the row sends it. Marking the row afterwards (sent,
+failed, postponed, superseded) clears the claim and happens only while the flush still holds
+it, so a flush whose lease ran out and was taken over cannot overwrite the newer attempt.
+
+The guarantee, plainly: each row is sent at most once per lease. It is not exactly-once. If
+the process dies (or the database write fails) after Discord accepted a message but before
+the row was marked sent, the row is sent again once the lease has expired: at-least-once in
+that one window. The same happens if a single send outlasts the whole lease. A duplicate is
+the price of never losing a message; the lease keeps it to that rare case.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import discord
-from sqlalchemy import select
+from sqlalchemy import CursorResult, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
@@ -24,6 +40,12 @@ from db.models import OutboxKind, OutboxMessage
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 8
+# How long a claim keeps other flushes off a row. A live flush finishes one send (discord.py's
+# own rate-limit waits included) in seconds, so two minutes never cuts a healthy send short;
+# and when a process dies holding claims, its rows are retried within two minutes. Longer
+# would delay that retry; shorter would risk a slow but live send being taken over and sent
+# twice.
+LEASE = timedelta(seconds=120)
 ViewFactory = Callable[[dict[str, Any]], discord.ui.View]
 
 
@@ -150,6 +172,10 @@ def enqueue_edit(
     )
 
 
+def _rowcount(result: Any) -> int:
+    return int(cast(CursorResult[Any], result).rowcount)
+
+
 class OutboxWorker:
     """Delivers due outbox rows; safe to call repeatedly and after a restart."""
 
@@ -166,6 +192,9 @@ class OutboxWorker:
         self.clock = clock
         self.td_alert_channel_id = td_alert_channel_id
         self.views: dict[str, ViewFactory] = {}
+        # One flush at a time in this process: the periodic job and the kicks queue up here
+        # instead of racing for the same rows. The claims below make it safe across processes.
+        self._flushing = asyncio.Lock()
 
     def register_view(self, kind: str, factory: ViewFactory) -> None:
         """Cogs register how to rebuild the buttons a stored message carries."""
@@ -173,11 +202,21 @@ class OutboxWorker:
 
     async def flush(self, limit: int = 50) -> int:
         """Send every due message once; returns how many were delivered."""
+        async with self._flushing:
+            return await self._flush(limit)
+
+    async def _flush(self, limit: int) -> int:
         now = self.clock.now()
         async with self.sessions() as session:
             due = (
-                await session.scalars(
-                    select(OutboxMessage.id)
+                await session.execute(
+                    select(
+                        OutboxMessage.id,
+                        OutboxMessage.kind,
+                        OutboxMessage.target_id,
+                        OutboxMessage.edit_message_id,
+                        OutboxMessage.edit_of_key,
+                    )
                     .where(
                         OutboxMessage.sent_at.is_(None),
                         OutboxMessage.failed_at.is_(None),
@@ -188,11 +227,65 @@ class OutboxWorker:
                 )
             ).all()
         delivered = 0
-        for message_id in due:
-            delivered += await self._deliver(message_id)
+        # Edits apply in queue order: while another flush holds an edit of some message, the
+        # later edits of that message wait for the next flush rather than overtake it.
+        held_elsewhere: set[tuple[object, ...]] = set()
+        for message_id, kind, target_id, edit_message_id, edit_of_key in due:
+            edited: tuple[object, ...] | None = None
+            if edit_of_key:
+                edited = ("key", edit_of_key)
+            elif kind is OutboxKind.EDIT and edit_message_id:
+                edited = ("message", target_id, edit_message_id)
+            if edited is not None and edited in held_elsewhere:
+                continue
+            outcome = await self._deliver(message_id)
+            if outcome is None:
+                if edited is not None:
+                    held_elsewhere.add(edited)
+                continue
+            delivered += outcome
         return delivered
 
-    async def _deliver(self, message_id: int) -> int:
+    async def _claim(self, message_id: int) -> str | None:
+        """Take the row for one lease; the claim token if this flush got it, else None."""
+        now = self.clock.now()
+        token = uuid.uuid4().hex
+        async with transaction(self.sessions) as session:
+            result = await session.execute(
+                update(OutboxMessage)
+                .where(
+                    OutboxMessage.id == message_id,
+                    OutboxMessage.sent_at.is_(None),
+                    OutboxMessage.failed_at.is_(None),
+                    # Still due: a flush that read the row before another one postponed it or
+                    # backed it off must not send it early.
+                    OutboxMessage.next_attempt_at <= now,
+                    or_(OutboxMessage.claimed_until.is_(None), OutboxMessage.claimed_until <= now),
+                )
+                .values(claimed_until=now + LEASE, claim_token=token)
+                .execution_options(synchronize_session=False)
+            )
+        return token if _rowcount(result) == 1 else None
+
+    async def _release(self, message_id: int, token: str, **values: Any) -> bool:
+        """Write the outcome and drop the claim, only if this flush still holds it."""
+        async with transaction(self.sessions) as session:
+            result = await session.execute(
+                update(OutboxMessage)
+                .where(OutboxMessage.id == message_id, OutboxMessage.claim_token == token)
+                .values(claimed_until=None, claim_token=None, **values)
+                .execution_options(synchronize_session=False)
+            )
+        if _rowcount(result) == 1:
+            return True
+        log.warning("outbox message %s: claim lost before it could be marked", message_id)
+        return False
+
+    async def _deliver(self, message_id: int) -> int | None:
+        """1 if sent, 0 if not (yet), None if another flush holds the row."""
+        token = await self._claim(message_id)
+        if token is None:
+            return None
         async with self.sessions() as session:
             message = await session.get(OutboxMessage, message_id)
             if message is None or message.sent_at is not None:
@@ -202,7 +295,7 @@ class OutboxWorker:
                     select(OutboxMessage).where(OutboxMessage.dedupe_key == message.edit_of_key)
                 )
                 if original is None or original.discord_message_id is None:
-                    return await self._postpone(message_id)
+                    return await self._postpone(message_id, token)
                 newer = await session.scalar(
                     select(OutboxMessage.id).where(
                         OutboxMessage.edit_of_key == message.edit_of_key,
@@ -211,7 +304,7 @@ class OutboxWorker:
                     )
                 )
                 if newer is not None:
-                    return await self._mark_superseded(message_id)
+                    return await self._mark_superseded(message_id, token)
                 message.edit_message_id = original.discord_message_id
         try:
             sent = await self._send(message)
@@ -219,16 +312,22 @@ class OutboxWorker:
             if message.kind is OutboxKind.DM:
                 sent = await self._dm_fallback(message)
             else:
-                return await self._failed(message_id, exc, retry=False)
+                return await self._failed(message, token, exc, retry=False)
         except (discord.HTTPException, discord.NotFound) as exc:
-            return await self._failed(message_id, exc, retry=True)
-        async with transaction(self.sessions) as session:
-            row = await session.get(OutboxMessage, message_id)
-            if row is not None:
-                row.sent_at = self.clock.now()
-                row.attempts += 1
-                row.discord_message_id = sent.id if sent else None
-        return 1
+            return await self._failed(message, token, exc, retry=True)
+        except Exception:
+            # Not a Discord answer (a bug, say): free the row for the next flush, as before
+            # claims, rather than leave it parked until the lease runs out.
+            await self._release(message_id, token)
+            raise
+        marked = await self._release(
+            message_id,
+            token,
+            sent_at=self.clock.now(),
+            attempts=OutboxMessage.attempts + 1,
+            discord_message_id=sent.id if sent else None,
+        )
+        return 1 if marked else 0
 
     def _payload(self, message: OutboxMessage) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
@@ -275,34 +374,35 @@ class OutboxWorker:
             )
         return sent
 
-    async def _mark_superseded(self, message_id: int) -> int:
+    async def _mark_superseded(self, message_id: int, token: str) -> int:
         """A later edit of the same message was already shown: this older text is stale."""
-        async with transaction(self.sessions) as session:
-            row = await session.get(OutboxMessage, message_id)
-            if row is not None:
-                row.sent_at = self.clock.now()
-                row.last_error = "superseded by a later edit"
+        await self._release(
+            message_id, token, sent_at=self.clock.now(), last_error="superseded by a later edit"
+        )
         return 0
 
-    async def _postpone(self, message_id: int) -> int:
+    async def _postpone(self, message_id: int, token: str) -> int:
         """The message this edit refers to is not sent yet: try again shortly."""
-        async with transaction(self.sessions) as session:
-            row = await session.get(OutboxMessage, message_id)
-            if row is not None:
-                row.next_attempt_at = self.clock.now() + timedelta(seconds=5)
+        await self._release(
+            message_id, token, next_attempt_at=self.clock.now() + timedelta(seconds=5)
+        )
         return 0
 
-    async def _failed(self, message_id: int, exc: Exception, *, retry: bool) -> int:
-        log.warning("outbox message %s not delivered: %s", message_id, type(exc).__name__)
-        async with transaction(self.sessions) as session:
-            row = await session.get(OutboxMessage, message_id)
-            if row is None:
-                return 0
-            row.attempts += 1
-            row.last_error = f"{type(exc).__name__}: {exc}"[:500]
-            now = self.clock.now()
-            if retry and row.attempts < MAX_ATTEMPTS:
-                row.next_attempt_at = now + timedelta(seconds=min(3600, 15 * 2**row.attempts))
-            else:
-                row.failed_at = now
+    async def _failed(
+        self, message: OutboxMessage, token: str, exc: Exception, *, retry: bool
+    ) -> int:
+        log.warning("outbox message %s not delivered: %s", message.id, type(exc).__name__)
+        # `message` was read after the claim, and only the claim holder changes the row, so
+        # its attempt count is current; `_release` writes nothing if the claim was lost.
+        attempts = message.attempts + 1
+        now = self.clock.now()
+        outcome: dict[str, Any] = {
+            "attempts": attempts,
+            "last_error": f"{type(exc).__name__}: {exc}"[:500],
+        }
+        if retry and attempts < MAX_ATTEMPTS:
+            outcome["next_attempt_at"] = now + timedelta(seconds=min(3600, 15 * 2**attempts))
+        else:
+            outcome["failed_at"] = now
+        await self._release(message.id, token, **outcome)
         return 0

@@ -382,6 +382,10 @@ class OutboxMessage(Base):
     failed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     discord_message_id: Mapped[int | None] = mapped_column(BigInteger)
     last_error: Mapped[str | None] = mapped_column(Text)
+    # The lease of the flush now sending this row (see bot.outbox): until `claimed_until` no
+    # other flush may send it, and only the holder of `claim_token` may mark it afterwards.
+    claimed_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    claim_token: Mapped[str | None] = mapped_column(String(32))
 
 
 class DueAction(Base):

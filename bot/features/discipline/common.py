@@ -1,0 +1,176 @@
+"""What forfeits and disqualifications share: reading a player's matches, snapshots for
+undoing, the messages, and closing a match decided off the board."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot import due
+from bot.audit import Actor
+from bot.config import Config
+from bot.errors import InvalidInput
+from bot.events import EventBus, PlayerForfeited
+from bot.features.matches.round_post import queue_round_post_update
+from bot.outbox import enqueue_channel, enqueue_dm
+from db.models import (
+    AuditEntry,
+    IncidentState,
+    Match,
+    MatchIncident,
+    MatchState,
+    Player,
+    Round,
+    Stage,
+    StageKind,
+)
+
+DONE_STATES = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
+WIN_POINTS = 1.0
+DISQUALIFIED = "player_disqualified"
+REINSTATED = "player_reinstated"
+FORFEITED = "match_forfeited"
+INCIDENT_SUBJECT = "incident"
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+async def load_player(session: AsyncSession, player_id: int) -> Player:
+    player = await session.get(Player, player_id)
+    if player is None:
+        raise InvalidInput(f"There is no player #{player_id}.")
+    return player
+
+
+async def matches_of(session: AsyncSession, player_id: int, kind: StageKind) -> list[Match]:
+    return list(
+        (
+            await session.scalars(
+                select(Match)
+                .join(Round, Match.round_id == Round.id)
+                .join(Stage, Round.stage_id == Stage.id)
+                .where(
+                    Stage.kind == kind,
+                    or_(Match.player_a_id == player_id, Match.player_b_id == player_id),
+                )
+                .order_by(Round.number, Match.board)
+            )
+        ).all()
+    )
+
+
+async def stage_of(session: AsyncSession, kind: StageKind) -> Stage | None:
+    return cast(Stage | None, await session.scalar(select(Stage).where(Stage.kind == kind)))
+
+
+async def count_forfeits(session: AsyncSession, player_id: int) -> int:
+    """Matches this player lost by forfeit (rule VI.F), leaving out disqualification effects."""
+    rows = (
+        await session.scalars(
+            select(Match).where(
+                Match.state == MatchState.FORFEITED,
+                Match.forfeit_winner_id.is_not(None),
+                Match.forfeit_winner_id != player_id,
+                or_(Match.player_a_id == player_id, Match.player_b_id == player_id),
+            )
+        )
+    ).all()
+    if not rows:
+        return 0
+    entries = (
+        await session.scalars(
+            select(AuditEntry).where(
+                AuditEntry.action == FORFEITED,
+                AuditEntry.subject_type == "match",
+                AuditEntry.subject_id.in_([m.id for m in rows]),
+            )
+        )
+    ).all()
+    dq_matches = {e.subject_id for e in entries if e.details.get("by_disqualification")}
+    return sum(1 for m in rows if m.id not in dq_matches)
+
+
+def snapshot(match: Match) -> dict[str, Any]:
+    return {
+        "match_id": match.id,
+        "state": match.state.value,
+        "points_a": match.points_a,
+        "points_b": match.points_b,
+        "forfeit_winner_id": match.forfeit_winner_id,
+        "finished_at": match.finished_at.isoformat() if match.finished_at else None,
+    }
+
+
+def after_state(match: Match) -> dict[str, Any]:
+    return {
+        "state": match.state.value,
+        "points_a": match.points_a,
+        "points_b": match.points_b,
+        "forfeit_winner_id": match.forfeit_winner_id,
+    }
+
+
+def name_of(players: dict[int, Player], player_id: int | None) -> str:
+    player = players.get(player_id or 0)
+    return player.lichess_username if player else "?"
+
+
+async def load_players(session: AsyncSession, ids: set[int]) -> dict[int, Player]:
+    return {
+        p.id: p for p in (await session.scalars(select(Player).where(Player.id.in_(ids)))).all()
+    }
+
+
+def dm_player(session: AsyncSession, player: Player, now: datetime, content: str) -> None:
+    if player.discord_id is not None:
+        enqueue_dm(session, user_id=player.discord_id, now=now, content=content)
+
+
+def announce(session: AsyncSession, config: Config, now: datetime, content: str) -> None:
+    channel = config.discord.announcement_channel_id
+    if channel:
+        enqueue_channel(session, channel_id=channel, now=now, content=content)
+
+
+async def close_incidents(session: AsyncSession, match_id: int, now: datetime) -> None:
+    """A decided match has no open incident left: resolve them and cancel their timers."""
+    incidents = (
+        await session.scalars(
+            select(MatchIncident).where(
+                MatchIncident.match_id == match_id,
+                MatchIncident.state.in_((IncidentState.OPEN, IncidentState.CONFIRMED)),
+            )
+        )
+    ).all()
+    for incident in incidents:
+        incident.state = IncidentState.RESOLVED
+        incident.resolved_at = now
+        await due.cancel(session, subject_type=INCIDENT_SUBJECT, subject_id=incident.id, now=now)
+
+
+async def decide_match(session: AsyncSession, match: Match, now: datetime) -> None:
+    """Common bookkeeping once a match is decided off the board."""
+    match.finished_at = match.finished_at or now
+    await due.cancel(session, subject_type="match", subject_id=match.id, now=now)
+    await close_incidents(session, match.id, now)
+
+
+async def settle_rounds(
+    session: AsyncSession,
+    events: EventBus,
+    player_id: int,
+    round_ids: set[int],
+    actor: Actor,
+    now: datetime,
+) -> None:
+    """Update the pairings posts and tell the rounds (a round may be complete now)."""
+    await session.flush()
+    for round_id in sorted(round_ids):
+        await queue_round_post_update(session, round_id, now=now)
+    if round_ids:
+        event = PlayerForfeited(actor, player_id=player_id, round_ids=tuple(sorted(round_ids)))
+        await events.publish(session, event, now)

@@ -1,0 +1,212 @@
+"""Registration (rule II): the window, reading registrations, Lichess checks, uniqueness.
+
+Lichess is called before any transaction opens; each transaction is short and writes the
+state change, its audit row and its messages together.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import selectinload
+
+from bot.audit import Actor, record
+from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
+from bot.features.registration import text
+from bot.features.registration.player_check import PlayerReport, check_player
+from bot.features.registration.types import (
+    RegistrationSummary,
+    WindowState,
+)
+from bot.lichess.errors import LichessError, LichessNotFound
+from bot.lichess.models import LichessUser
+from bot.rules import eligibility
+from bot.service import Service
+from bot.td_alerts import notify_td
+from db.engine import transaction
+from db.models import (
+    Player,
+    Registration,
+    RegistrationState,
+    Setting,
+)
+
+CHALLENGE_LIFETIME = timedelta(hours=2)
+WINDOW_OVERRIDE_KEY = "registration_override"
+ACTIVE_STATES = (RegistrationState.PENDING, RegistrationState.APPROVED)
+
+
+class RegistrationCore(Service):
+    """What the registration use cases share: the window, reading registrations, the
+    Lichess checks and the one-account-per-player rule (II.C.4)."""
+
+    async def window(self) -> WindowState:
+        async with self.sessions() as session:
+            setting = await session.get(Setting, WINDOW_OVERRIDE_KEY)
+        reg = self.config.registration
+        override = setting.value if setting else None
+        if override is None:
+            now = self.clock.now()
+            is_open = reg.opens_at <= now < reg.closes_at
+        else:
+            is_open = override == "open"
+        return WindowState(is_open, override, reg.opens_at, reg.closes_at)
+
+    async def _require_open(self) -> None:
+        state = await self.window()
+        if not state.is_open:
+            raise WrongStage(text.window_closed(state.opens_at, state.closes_at, self.clock.now()))
+
+    # --- reading ----------------------------------------------------------------------------
+
+    async def get(self, registration_id: int) -> RegistrationSummary:
+        async with self.sessions() as session:
+            registration = await session.get(
+                Registration, registration_id, options=[selectinload(Registration.player)]
+            )
+        if registration is None:
+            raise InvalidInput(f"There is no registration #{registration_id}.")
+        return RegistrationSummary.of(registration)
+
+    async def status(self, *, discord_id: int) -> RegistrationSummary | None:
+        async with self.sessions() as session:
+            registration = await session.scalar(
+                select(Registration)
+                .join(Player)
+                .where(Player.discord_id == discord_id)
+                .options(selectinload(Registration.player))
+            )
+        return RegistrationSummary.of(registration) if registration else None
+
+    async def all(self) -> list[RegistrationSummary]:
+        """Every registration, best seed first (unrated last), then by registration time."""
+        async with self.sessions() as session:
+            rows = (
+                await session.scalars(
+                    select(Registration).options(selectinload(Registration.player))
+                )
+            ).all()
+        summaries = [RegistrationSummary.of(r) for r in rows]
+        return sorted(
+            summaries,
+            key=lambda s: (
+                s.seeding_rating is None,
+                -(s.seeding_rating or 0.0),
+                s.created_at,
+                s.id,
+            ),
+        )
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    async def _lichess_user(self, name: str) -> LichessUser:
+        try:
+            return await self.lichess.get_user(name)
+        except LichessNotFound:
+            raise InvalidInput(
+                f"There is no Lichess account named `{name}`. Check the "
+                "spelling (https://lichess.org/@/" + name + ")."
+            ) from None
+        except LichessError as exc:
+            raise ExternalServiceError(_lichess_down(exc)) from exc
+
+    async def _check(self, name: str) -> PlayerReport:
+        try:
+            return await check_player(self.lichess, self.config, name)
+        except LichessError as exc:
+            raise ExternalServiceError(_lichess_down(exc)) from exc
+
+    @staticmethod
+    def _hard_problems(user: LichessUser) -> list[str]:
+        if user.disabled:
+            return [eligibility.CLOSED_ACCOUNT]
+        return [eligibility.BOT_ACCOUNT] if user.is_bot else []
+
+    async def _check_unique(
+        self, session: AsyncSession, *, discord_id: int, user: LichessUser, now: datetime
+    ) -> None:
+        """One Lichess account per Discord user and vice versa (rule II.C.4)."""
+        mine = await session.scalar(
+            select(Player)
+            .where(Player.discord_id == discord_id)
+            .options(selectinload(Player.registration))
+        )
+        if mine is not None and mine.lichess_id != user.id and mine.registration is not None:
+            state = mine.registration.state
+            if state in ACTIVE_STATES:
+                await self._alert_double_entry(discord_id, mine.lichess_username, user, now)
+                raise NotAllowed(text.second_account(mine.lichess_username, user.username))
+            if state is RegistrationState.REJECTED:
+                raise WrongStage(
+                    f"Your registration as {mine.lichess_username} was rejected by the TD; "
+                    "you cannot enter with another account. Contact the TD."
+                )
+        theirs = await session.scalar(
+            select(Player)
+            .where(Player.lichess_id == user.id)
+            .options(selectinload(Player.registration))
+        )
+        if theirs is None:
+            return
+        if theirs.pre_seeded_stage is not None:
+            raise InvalidInput(f"{user.username} is pre-seeded by the rules and does not register.")
+        if theirs.discord_id is not None and theirs.discord_id != discord_id:
+            await self._alert_double_entry(
+                discord_id, user.username, user, now, other_discord_id=theirs.discord_id
+            )
+            raise NotAllowed(
+                f"The Lichess account {user.username} is already registered by "
+                "another Discord user. The TD has been told."
+            )
+        if theirs.registration is not None:
+            state = theirs.registration.state
+            if state in ACTIVE_STATES:
+                raise WrongStage(
+                    f"You are already registered as {user.username} "
+                    f"(state: {state.value}). Use /status to see it."
+                )
+            if state is RegistrationState.REJECTED:
+                raise WrongStage(
+                    f"Your registration as {user.username} was rejected by the TD"
+                    f" ({theirs.registration.td_comment}). Contact the TD."
+                )
+
+    async def _alert_double_entry(
+        self,
+        discord_id: int,
+        first: str,
+        user: LichessUser,
+        now: datetime,
+        other_discord_id: int | None = None,
+    ) -> None:
+        """Committed on its own: the refusal that follows must not roll the alert back."""
+        async with transaction(self.sessions) as session:
+            content = text.double_entry_alert(discord_id, first, user.username, other_discord_id)
+            notify_td(session, self.config, now=now, content=content)
+            record(
+                session,
+                at=now,
+                actor=Actor.player(discord_id),
+                action="double_entry_attempt",
+                subject_type="player",
+                subject_id=None,
+                details={
+                    "registered": first,
+                    "attempted": user.username,
+                    "other_discord_id": other_discord_id,
+                },
+            )
+
+
+def profile_has_code(user: LichessUser, code: str) -> bool:
+    needle = code.lower()
+    return needle in user.bio.lower() or needle in user.location.lower()
+
+
+def _lichess_down(exc: LichessError) -> str:
+    return (
+        "Lichess could not be reached just now "
+        f"({type(exc).__name__}). Nothing was changed; please try again in a minute."
+    )

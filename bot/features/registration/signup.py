@@ -1,0 +1,280 @@
+"""The player's side of registration: /register, the Verify button, /withdraw, and the
+pre-seeded players entered by configuration."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import selectinload
+
+from bot.audit import Actor, record
+from bot.errors import InvalidInput, NotAllowed, WrongStage
+from bot.features.registration import text
+from bot.features.registration.core import (
+    ACTIVE_STATES,
+    CHALLENGE_LIFETIME,
+    RegistrationCore,
+    profile_has_code,
+)
+from bot.features.registration.player_check import PlayerReport, requirements
+from bot.features.registration.types import (
+    DECISION_VIEW,
+    OwnershipStep,
+    RegistrationSummary,
+)
+from bot.rules import eligibility
+from bot.td_alerts import notify_td
+from db.engine import transaction
+from db.models import (
+    OwnershipChallenge,
+    Player,
+    Registration,
+    RegistrationState,
+    Stage,
+    StageKind,
+    StageState,
+)
+
+
+class SignUp(RegistrationCore):
+    """Ownership proof, entry checks and the seeding rating, then the registration."""
+
+    # --- step 1: /register ------------------------------------------------------------
+
+    async def start(self, *, discord_id: int, lichess_username: str, is_td: bool) -> OwnershipStep:
+        """Check what can be checked without ownership, then hand out a one-time code."""
+        name = lichess_username.strip().removeprefix("@")
+        if is_td:
+            raise NotAllowed(
+                "The tournament director cannot take part in the championship "
+                "(rule I.D), so the TD cannot register."
+            )
+        if not eligibility.looks_like_username(name):
+            raise InvalidInput(
+                f"`{lichess_username}` is not a valid Lichess username: 2 to 30 "
+                "letters, digits, `_` or `-`."
+            )
+        await self._require_open()
+        if self.config.pre_seeded_stage(name):
+            raise InvalidInput(
+                f"{name} is pre-seeded into the {self.config.pre_seeded_stage(name)}"
+                " by the rules; they do not register for the qualification."
+            )
+        user = await self._lichess_user(name)
+        hard = [p for p in self._hard_problems(user)]
+        if hard:
+            raise InvalidInput(text.refusal(hard, user))
+        now = self.clock.now()
+        code = f"{self.config.registration.verification_code_prefix}{secrets.token_hex(4)}"
+        async with transaction(self.sessions) as session:
+            await self._check_unique(session, discord_id=discord_id, user=user, now=now)
+            challenge = OwnershipChallenge(
+                discord_id=discord_id,
+                lichess_id=user.id,
+                lichess_username=user.username,
+                code=code,
+                created_at=now,
+                expires_at=now + CHALLENGE_LIFETIME,
+                attempts=0,
+            )
+            session.add(challenge)
+            await session.flush()
+            record(
+                session,
+                at=now,
+                actor=Actor.player(discord_id),
+                action="ownership_challenge",
+                subject_type="ownership_challenge",
+                subject_id=challenge.id,
+                details={"lichess": user.username},
+            )
+        return OwnershipStep(challenge.id, code, user.username, user.url, challenge.expires_at)
+
+    # --- step 2: the Verify button ----------------------------------------------------------
+
+    async def verify(self, *, discord_id: int, challenge_id: int) -> RegistrationSummary:
+        """Match the code in the profile, run the entry checks, and record the registration."""
+        now = self.clock.now()
+        async with self.sessions() as session:
+            challenge = await session.get(OwnershipChallenge, challenge_id)
+        if challenge is None:
+            raise InvalidInput("This verification no longer exists. Run /register again.")
+        if challenge.discord_id != discord_id:
+            raise NotAllowed("This Verify button belongs to another player's registration.")
+        if challenge.verified_at is not None:
+            existing = await self.status(discord_id=discord_id)
+            if existing is not None:
+                return existing
+        if now >= challenge.expires_at:
+            raise InvalidInput("This code has expired. Run /register again for a new one.")
+        user = await self._lichess_user(challenge.lichess_username)
+        if user.id != challenge.lichess_id:
+            raise InvalidInput("That Lichess account has changed. Run /register again.")
+        if not profile_has_code(user, challenge.code):
+            async with transaction(self.sessions) as session:
+                row = await session.get(OwnershipChallenge, challenge_id)
+                if row is not None:
+                    row.attempts += 1
+            raise InvalidInput(text.code_missing(challenge.code, user))
+        report = await self._check(user.username)
+        hard = [p for p in report.problems if p in eligibility.HARD_REFUSALS]
+        if hard:
+            raise InvalidInput(text.refusal(hard, report.user))
+        try:
+            async with transaction(self.sessions) as session:
+                await self._check_unique(session, discord_id=discord_id, user=user, now=now)
+                row = await session.get(OwnershipChallenge, challenge_id)
+                if row is None:
+                    raise InvalidInput("This verification no longer exists. Run /register again.")
+                row.verified_at = now
+                registration = await self._save_registration(session, discord_id, report, now)
+        except IntegrityError:
+            # A simultaneous press won the race; show what it recorded.
+            existing = await self.status(discord_id=discord_id)
+            if existing is None:
+                raise WrongStage(f"{user.username} was just registered by someone else.") from None
+            return existing
+        return RegistrationSummary.of(registration)
+
+    async def _save_registration(
+        self, session: AsyncSession, discord_id: int, report: PlayerReport, now: datetime
+    ) -> Registration:
+        user = report.user
+        assert user is not None
+        player = await session.scalar(select(Player).where(Player.lichess_id == user.id))
+        previous = await session.scalar(select(Player).where(Player.discord_id == discord_id))
+        if previous is not None and previous is not player:
+            previous.discord_id = None  # a withdrawn entry with another account: unlink it
+            await session.flush()
+        if player is None:
+            player = Player(
+                lichess_id=user.id,
+                lichess_username=user.username,
+                discord_id=discord_id,
+                created_at=now,
+            )
+            session.add(player)
+            await session.flush()
+        player.discord_id, player.lichess_username = discord_id, user.username
+        player.withdrawn_at = None
+        clean = not report.problems
+        state = (
+            RegistrationState.APPROVED
+            if clean and self.config.registration.auto_approve
+            else RegistrationState.PENDING
+        )
+        facts = eligibility.AccountFacts(
+            exists=True,
+            is_bot=user.is_bot,
+            tos_violation=user.tos_violation,
+            created_at=user.created_at,
+            rated_games_before_cutoff=report.rated_games_before_cutoff,
+        )
+        req = requirements(self.config)
+        registration = await session.scalar(
+            select(Registration).where(Registration.player_id == player.id)
+        )
+        if registration is None:
+            registration = Registration(player_id=player.id, created_at=now)
+            session.add(registration)
+        seeding = report.seeding
+        registration.state = state
+        registration.problems = list(report.problems)
+        registration.evidence = {
+            "problem_texts": [eligibility.describe(p, facts, req) for p in report.problems],
+            "report": report.to_json(),
+        }
+        registration.account_created_at = user.created_at
+        registration.rated_games_before_cutoff = report.rated_games_before_cutoff
+        registration.rating_at_cutoff = seeding.rating_at_cutoff
+        registration.rating_at_cutoff_game = seeding.rating_at_cutoff_game
+        registration.peak_rating = seeding.peak_rating
+        registration.peak_rating_game = seeding.peak_rating_game
+        registration.seeding_rating = seeding.seeding_rating
+        registration.exception_reason = registration.td_comment = None
+        registration.decided_by = registration.decided_at = None
+        registration.updated_at = now
+        player.seeding_rating = seeding.seeding_rating
+        registration.player = player
+        await session.flush()
+        record(
+            session,
+            at=now,
+            actor=Actor.player(discord_id),
+            action="registered",
+            subject_type="registration",
+            subject_id=registration.id,
+            details={
+                "lichess": user.username,
+                "state": state.value,
+                "problems": list(report.problems),
+            },
+        )
+        summary = RegistrationSummary.of(registration)
+        if state is RegistrationState.PENDING:
+            notify_td(
+                session,
+                self.config,
+                now=now,
+                content=text.td_review_heading(summary),
+                embeds=[text.registration_embed(summary, for_td=True)],
+                view=(DECISION_VIEW, {"registration_id": registration.id}),
+            )
+        return registration
+
+    async def withdraw(self, *, discord_id: int) -> RegistrationSummary:
+        """A player withdraws their registration before the qualification starts."""
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            registration = await session.scalar(
+                select(Registration)
+                .join(Player)
+                .where(Player.discord_id == discord_id)
+                .options(selectinload(Registration.player))
+            )
+            if registration is None or registration.state not in ACTIVE_STATES:
+                raise WrongStage("You have no active registration to withdraw.")
+            swiss = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
+            if swiss is not None and swiss.state is not StageState.PLANNED:
+                raise WrongStage("The qualification has started: ask the TD to withdraw you.")
+            registration.state = RegistrationState.WITHDRAWN
+            registration.updated_at = now
+            registration.player.withdrawn_at = now
+            record(
+                session,
+                at=now,
+                actor=Actor.player(discord_id),
+                action="registration_withdrawn",
+                subject_type="registration",
+                subject_id=registration.id,
+            )
+            notify_td(
+                session,
+                self.config,
+                now=now,
+                content=f"{registration.player.lichess_username} withdrew their registration.",
+            )
+            return RegistrationSummary.of(registration)
+
+    async def ensure_pre_seeded(self) -> None:
+        """Pre-seeded players are entered by configuration, not through registration."""
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            for entry in self.config.players.pre_seeded:
+                player = await session.scalar(
+                    select(Player).where(Player.lichess_id == entry.lichess.lower())
+                )
+                if player is None:
+                    player = Player(
+                        lichess_id=entry.lichess.lower(),
+                        lichess_username=entry.lichess,
+                        created_at=now,
+                    )
+                    session.add(player)
+                player.pre_seeded_stage = StageKind(entry.stage)
+                if entry.discord_id is not None:
+                    player.discord_id = entry.discord_id
