@@ -62,7 +62,7 @@ class _TimeoutSession(requests.Session):
         if token:
             self.headers["Authorization"] = f"Bearer {token}"
 
-    def request(self, method: Any, url: Any, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+    def request(self, method: Any, url: Any, *args: Any, **kwargs: Any) -> requests.Response:
         if kwargs.get("timeout") is None:
             kwargs["timeout"] = self._default_timeout
         return super().request(method, url, *args, **kwargs)

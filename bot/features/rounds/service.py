@@ -24,6 +24,7 @@ from bot.td_alerts import notify_td
 from bot.timefmt import discord_time
 from db.engine import transaction
 from db.models import (
+    DueAction,
     Match,
     MatchState,
     Player,
@@ -221,7 +222,9 @@ class RoundService(RoundProgress):
             return
         await self.after_result(session, round_id, actor, now)
 
-    async def _on_round_deadline(self, session: AsyncSession, action, now: datetime) -> None:
+    async def _on_round_deadline(
+        self, session: AsyncSession, action: DueAction, now: datetime
+    ) -> None:
         """At the round deadline the TD gets every match still without a result (rule IV.F)."""
         round_ = await session.get(Round, action.subject_id)
         if round_ is None:
@@ -248,7 +251,7 @@ class RoundService(RoundProgress):
             ),
         )
 
-    async def _on_next_round(self, session: AsyncSession, action, now: datetime) -> None:
+    async def _on_next_round(self, session: AsyncSession, action: DueAction, now: datetime) -> None:
         """The Monday after the round: pair the next round if it was not paired early."""
         round_ = await session.get(Round, action.subject_id)
         if round_ is None:
