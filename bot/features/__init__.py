@@ -1,0 +1,4 @@
+"""One package per feature; each holds its use cases, types, wording and Discord commands.
+
+See docs/ARCHITECTURE.md.
+"""

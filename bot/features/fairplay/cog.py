@@ -14,7 +14,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.errors import NotAllowed
-from bot.features.fairplay import text
+from bot.features.fairplay import text as wording
 from bot.features.fairplay.td_cog import TD_COMMANDS
 from bot.features.fairplay.types import ENGINE_DQ_VIEW, REPORT_VIEW, ReportChange
 from bot.rules.fairplay import DESCRIPTION_MAX, LINKS_MAX
@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 def _require_td(interaction: discord.Interaction) -> None:
     if not is_td(interaction):
-        raise NotAllowed(text.not_td())
+        raise NotAllowed(wording.not_td())
 
 
 # --- the reporter's modal -------------------------------------------------------------------
@@ -76,7 +76,7 @@ class ReportModal(discord.ui.Modal):
                 description=self.description.value,
             )
             await interaction.response.send_message(
-                text.report_received(receipt.id, receipt.accused), ephemeral=True
+                wording.report_received(receipt.id, receipt.accused), ephemeral=True
             )
             await kick_outbox(interaction)
 
@@ -104,11 +104,11 @@ def report_view(report_id: int, state: str = "open") -> discord.ui.View | None:
 async def show_change(interaction: discord.Interaction, change: ReportChange) -> None:
     """Update the TD's report message in place, or confirm ephemerally from a command."""
     info = change.report
-    summary = text.state_set(info, change.previous, change.disqualified)
+    summary = wording.state_set(info, change.previous, change.disqualified)
     if interaction.message is not None:
         await interaction.response.edit_message(
-            content=summary + "\n\n" + text.report_for_td(info),
-            embeds=[embed(e) for e in text.report_embeds(info)],
+            content=summary + "\n\n" + wording.report_for_td(info),
+            embeds=[embed(e) for e in wording.report_embeds(info)],
             view=report_view(info.id, info.state),
         )
     else:
@@ -214,7 +214,7 @@ async def _mark_dq(interaction: discord.Interaction, player_id: int, *, engine: 
     name = await bot_of(interaction).svc.fairplay.disqualify_for_mark(
         td_id=interaction.user.id, player_id=player_id, engine=engine
     )
-    done = text.engine_dq_done(name, engine)
+    done = wording.engine_dq_done(name, engine)
     if interaction.message is not None:
         content = (interaction.message.content or "") + f"\n\n**{done}**"
         await interaction.response.edit_message(content=content[:2000], view=None)

@@ -17,7 +17,7 @@ from sqlalchemy.orm import aliased
 from bot.audit import Actor, record, record_td_decision
 from bot.errors import InvalidInput, NotAllowed, WrongStage
 from bot.features.discipline import service as discipline
-from bot.features.fairplay import text
+from bot.features.fairplay import text as wording
 from bot.features.fairplay.types import (
     ENGINE_DQ_VIEW,
     REPORT_VIEW,
@@ -109,15 +109,15 @@ class FairPlayService(Service):
         """Store a private report and send it to the TD only; the reply names no reporter."""
         description = description.strip()
         if not description:
-            raise InvalidInput(text.empty_description())
+            raise InvalidInput(wording.empty_description())
         if len(description) > rules.DESCRIPTION_MAX:
-            raise InvalidInput(text.description_too_long())
+            raise InvalidInput(wording.description_too_long())
         if len(game_links) > rules.LINKS_MAX:
-            raise InvalidInput(text.links_too_long())
+            raise InvalidInput(wording.links_too_long())
         links = rules.split_links(game_links)
         bad = rules.link_problems(links)
         if bad:
-            raise InvalidInput(text.bad_links(bad))
+            raise InvalidInput(wording.bad_links(bad))
         typed = accused.strip().lstrip("@")
         now = self.clock.now()
         async with transaction(self.sessions) as session:
@@ -125,9 +125,11 @@ class FairPlayService(Service):
             target = next((p for p in players if p.lichess_id == typed.lower()), None)
             if target is None:
                 names = [p.lichess_username for p in players]
-                raise InvalidInput(text.unknown_participant(typed, rules.close_names(typed, names)))
+                raise InvalidInput(
+                    wording.unknown_participant(typed, rules.close_names(typed, names))
+                )
             if target.discord_id == reporter_discord_id:
-                raise NotAllowed(text.self_report())
+                raise NotAllowed(wording.self_report())
             report = CheatReport(
                 reporter_discord_id=reporter_discord_id,
                 accused_player_id=target.id,
@@ -155,8 +157,8 @@ class FairPlayService(Service):
                 session,
                 self.config,
                 now=now,
-                content=text.report_for_td(info),
-                embeds=text.report_embeds(info),
+                content=wording.report_for_td(info),
+                embeds=wording.report_embeds(info),
                 view=(REPORT_VIEW, {"report_id": report.id}),
             )
         log.info("cheat report %s received", info.id)
@@ -178,7 +180,7 @@ class FairPlayService(Service):
         async with self.sessions() as session:
             report = await session.get(CheatReport, report_id)
             if report is None:
-                raise InvalidInput(text.no_such_report(report_id))
+                raise InvalidInput(wording.no_such_report(report_id))
             accused = await session.get(Player, report.accused_player_id)
             assert accused is not None  # foreign key
             return _info(report, accused)
@@ -202,7 +204,7 @@ class FairPlayService(Service):
         async with transaction(self.sessions) as session:
             report = await session.get(CheatReport, report_id)
             if report is None:
-                raise InvalidInput(text.no_such_report(report_id))
+                raise InvalidInput(wording.no_such_report(report_id))
             previous = report.state.value
             problem = rules.transition_problem(previous, state)
             if problem is not None:
@@ -232,7 +234,7 @@ class FairPlayService(Service):
                     self.config,
                     self.events,
                     player_id=accused.id,
-                    reason=text.upheld_reason(),
+                    reason=wording.upheld_reason(),
                     engine_mark=engine_mark,
                     actor=actor,
                     now=now,
@@ -244,7 +246,7 @@ class FairPlayService(Service):
                     session,
                     user_id=report.reporter_discord_id,
                     now=now,
-                    content=text.report_handled(report.id),
+                    content=wording.report_handled(report.id),
                 )
             info = _info(report, accused)
         log.info("cheat report %s set to %s", report_id, state)
@@ -295,7 +297,7 @@ class FairPlayService(Service):
                     session,
                     self.config,
                     now=now,
-                    content=text.account_mark_for_td(mark),
+                    content=wording.account_mark_for_td(mark),
                     view=(ENGINE_DQ_VIEW, {"player_id": row.id}),
                 )
                 marked.append(mark)
@@ -310,9 +312,9 @@ class FairPlayService(Service):
         async with transaction(self.sessions) as session:
             player = await session.get(Player, player_id)
             if player is None:
-                raise InvalidInput(text.no_such_player(player_id))
+                raise InvalidInput(wording.no_such_player(player_id))
             if player.disqualified_at is not None:
-                raise WrongStage(text.already_disqualified(player.lichess_username))
+                raise WrongStage(wording.already_disqualified(player.lichess_username))
             record(
                 session,
                 at=now,
@@ -327,7 +329,7 @@ class FairPlayService(Service):
                 self.config,
                 self.events,
                 player_id=player.id,
-                reason=text.engine_reason(engine),
+                reason=wording.engine_reason(engine),
                 engine_mark=engine,
                 actor=Actor.td(td_id),
                 now=now,
@@ -386,6 +388,6 @@ class FairPlayService(Service):
                     "names": list(accusation.names),
                 },
             )
-            notify_td(session, self.config, now=now, content=text.public_flag_for_td(flag))
+            notify_td(session, self.config, now=now, content=wording.public_flag_for_td(flag))
         log.info("possible public accusation flagged: message %s", message_id)
         return flag

@@ -1,0 +1,8 @@
+"""Match-time negotiation (rule V): offers, acceptance, reschedules, the TD's rulings and
+the deadlines.
+
+`agreement.py` (the one agreed time), `offers.py` (players), `td.py` (TD), `deadlines.py`
+(due actions), combined in `service.py`; `types.py`, `text.py`, `cog.py` (/match, /offer,
+/accept, /reschedule, /choose), `td_cog.py` (/td negotiation). Rules:
+`bot.rules.negotiation`, `bot.rules.timeinput`.
+"""

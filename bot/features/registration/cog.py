@@ -9,7 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.errors import NotAllowed
-from bot.features.registration import text
+from bot.features.registration import text as wording
 from bot.features.registration.td_cog import (
     TD_COMMANDS,
     ApproveButton,
@@ -34,8 +34,8 @@ class VerifyButton(IdButton, template=r"acwc:reg:verify:(?P<id>\d+)"):
         service = bot_of(interaction).svc.registration
         summary = await service.verify(discord_id=interaction.user.id, challenge_id=self.ident)
         await interaction.followup.send(
-            text.after_verify(summary),
-            embed=embed(text.registration_embed(summary)),
+            wording.after_verify(summary),
+            embed=embed(wording.registration_embed(summary)),
             ephemeral=True,
         )
         await kick_outbox(interaction)
@@ -74,7 +74,7 @@ class RegistrationCog(commands.Cog):
             is_td=is_td(interaction),
         )
         await interaction.followup.send(
-            text.ownership_instructions(step.code, step.lichess_username, step.expires_at),
+            wording.ownership_instructions(step.code, step.lichess_username, step.expires_at),
             view=single_button_view(VerifyButton(step.challenge_id)),
             ephemeral=True,
         )
@@ -90,7 +90,7 @@ class RegistrationCog(commands.Cog):
             )
             return
         await interaction.response.send_message(
-            embed=embed(text.registration_embed(summary)), ephemeral=True
+            embed=embed(wording.registration_embed(summary)), ephemeral=True
         )
 
     @app_commands.command(name="withdraw", description="Withdraw your registration")

@@ -14,7 +14,7 @@ from sqlalchemy.orm import selectinload
 
 from bot.audit import Actor, record
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
-from bot.features.registration import text
+from bot.features.registration import text as wording
 from bot.features.registration.player_check import PlayerReport, check_player
 from bot.features.registration.types import (
     RegistrationSummary,
@@ -57,7 +57,9 @@ class RegistrationCore(Service):
     async def _require_open(self) -> None:
         state = await self.window()
         if not state.is_open:
-            raise WrongStage(text.window_closed(state.opens_at, state.closes_at, self.clock.now()))
+            raise WrongStage(
+                wording.window_closed(state.opens_at, state.closes_at, self.clock.now())
+            )
 
     # --- reading ----------------------------------------------------------------------------
 
@@ -137,7 +139,7 @@ class RegistrationCore(Service):
             state = mine.registration.state
             if state in ACTIVE_STATES:
                 await self._alert_double_entry(discord_id, mine.lichess_username, user, now)
-                raise NotAllowed(text.second_account(mine.lichess_username, user.username))
+                raise NotAllowed(wording.second_account(mine.lichess_username, user.username))
             if state is RegistrationState.REJECTED:
                 raise WrongStage(
                     f"Your registration as {mine.lichess_username} was rejected by the TD; "
@@ -183,7 +185,7 @@ class RegistrationCore(Service):
     ) -> None:
         """Committed on its own: the refusal that follows must not roll the alert back."""
         async with transaction(self.sessions) as session:
-            content = text.double_entry_alert(discord_id, first, user.username, other_discord_id)
+            content = wording.double_entry_alert(discord_id, first, user.username, other_discord_id)
             notify_td(session, self.config, now=now, content=content)
             record(
                 session,

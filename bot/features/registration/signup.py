@@ -13,7 +13,7 @@ from sqlalchemy.orm import selectinload
 
 from bot.audit import Actor, record
 from bot.errors import InvalidInput, NotAllowed, WrongStage
-from bot.features.registration import text
+from bot.features.registration import text as wording
 from bot.features.registration.core import (
     ACTIVE_STATES,
     CHALLENGE_LIFETIME,
@@ -67,7 +67,7 @@ class SignUp(RegistrationCore):
         user = await self._lichess_user(name)
         hard = [p for p in self._hard_problems(user)]
         if hard:
-            raise InvalidInput(text.refusal(hard, user))
+            raise InvalidInput(wording.refusal(hard, user))
         now = self.clock.now()
         code = f"{self.config.registration.verification_code_prefix}{secrets.token_hex(4)}"
         async with transaction(self.sessions) as session:
@@ -119,11 +119,11 @@ class SignUp(RegistrationCore):
                 row = await session.get(OwnershipChallenge, challenge_id)
                 if row is not None:
                     row.attempts += 1
-            raise InvalidInput(text.code_missing(challenge.code, user))
+            raise InvalidInput(wording.code_missing(challenge.code, user))
         report = await self._check(user.username)
         hard = [p for p in report.problems if p in eligibility.HARD_REFUSALS]
         if hard:
-            raise InvalidInput(text.refusal(hard, report.user))
+            raise InvalidInput(wording.refusal(hard, report.user))
         try:
             async with transaction(self.sessions) as session:
                 await self._check_unique(session, discord_id=discord_id, user=user, now=now)
@@ -220,8 +220,8 @@ class SignUp(RegistrationCore):
                 session,
                 self.config,
                 now=now,
-                content=text.td_review_heading(summary),
-                embeds=[text.registration_embed(summary, for_td=True)],
+                content=wording.td_review_heading(summary),
+                embeds=[wording.registration_embed(summary, for_td=True)],
                 view=(DECISION_VIEW, {"registration_id": registration.id}),
             )
         return registration

@@ -6,7 +6,7 @@ from sqlalchemy.orm import selectinload
 
 from bot.audit import Actor, record, record_td_decision
 from bot.errors import InvalidInput, WrongStage
-from bot.features.registration import text
+from bot.features.registration import text as wording
 from bot.features.registration.core import (
     WINDOW_OVERRIDE_KEY,
     RegistrationCore,
@@ -105,6 +105,6 @@ class Decisions(RegistrationCore):
                     session,
                     user_id=registration.player.discord_id,
                     now=now,
-                    content=text.outcome_message(summary),
+                    content=wording.outcome_message(summary),
                 )
         return summary

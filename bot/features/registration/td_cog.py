@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 
 from bot.errors import NotAllowed
-from bot.features.registration import text
+from bot.features.registration import text as wording
 from bot.features.registration.types import RegistrationSummary
 from bot.timefmt import discord_time
 from cogs.common import IdButton, RegistrationId, bot_of, embed, guarded, is_td, kick_outbox
@@ -80,7 +80,7 @@ class DecisionModal(discord.ui.Modal):
 async def _show_decision(interaction: discord.Interaction, summary: RegistrationSummary) -> None:
     """Replace the buttons with the decision where they were pressed; else confirm ephemerally."""
     content = _decided_text(summary, interaction.user.id)
-    review = embed(text.registration_embed(summary, for_td=True))
+    review = embed(wording.registration_embed(summary, for_td=True))
     if interaction.message is not None:
         await interaction.response.edit_message(content=content, embed=review, view=None)
     else:
@@ -118,7 +118,7 @@ def _listing_embeds(summaries: list[RegistrationSummary]) -> list[discord.Embed]
     chunks: list[str] = []
     current = ""
     for rank, summary in enumerate(summaries, start=1):
-        line = text.listing_line(rank, summary) + "\n"
+        line = wording.listing_line(rank, summary) + "\n"
         if len(current) + len(line) > EMBED_TEXT_LIMIT:
             chunks.append(current)
             current = ""
@@ -168,7 +168,7 @@ async def registration_show(interaction: discord.Interaction, registration: Regi
     summary = await bot_of(interaction).svc.registration.get(registration)
     view = decision_view(summary.id) if summary.state.value == "pending" else discord.utils.MISSING
     await interaction.response.send_message(
-        embed=embed(text.registration_embed(summary, for_td=True)), view=view, ephemeral=True
+        embed=embed(wording.registration_embed(summary, for_td=True)), view=view, ephemeral=True
     )
 
 

@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.features.results import text
+from bot.features.results import text as wording
 from bot.features.results.td_cog import TD_COMMANDS
 from cogs.common import kick_outbox
 from cogs.td import add_td_commands
@@ -27,11 +27,11 @@ class ResultsCog(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         result = await self.bot.svc.results.submit_game(discord_id=interaction.user.id, url=url)
         if result.already:
-            reply = text.already_recorded_reply(result.lichess_id, result.number)
+            reply = wording.already_recorded_reply(result.lichess_id, result.number)
         elif not result.counted:
-            reply = text.after_end_reply(result.lichess_id)
+            reply = wording.after_end_reply(result.lichess_id)
         else:
-            reply = text.submitted_reply(
+            reply = wording.submitted_reply(
                 result.lichess_id, result.number, result.score_a, result.score_b
             )
         await interaction.followup.send(reply, ephemeral=True)

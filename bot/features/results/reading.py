@@ -24,7 +24,7 @@ from bot.events import EventBus, MatchFinished
 from bot.features.matches.round_post import queue_round_post_update
 from bot.features.matches.text import scoreboard
 from bot.features.matches.types import GameLine
-from bot.features.results import text
+from bot.features.results import text as wording
 from bot.features.results.types import Settled
 from bot.lichess.client import LichessClient
 from bot.lichess.models import LichessGame
@@ -249,7 +249,7 @@ class ResultsCore(Service):
                         session,
                         self.config,
                         now=now,
-                        content=text.flagged_note(
+                        content=wording.flagged_note(
                             ctx.match.id,
                             ctx.a.lichess_username,
                             ctx.b.lichess_username,
@@ -286,9 +286,9 @@ class ResultsCore(Service):
         a, b = ctx.a.lichess_username, ctx.b.lichess_username
         if beyond:
             note = (
-                text.after_end_note(match.id, a, b, beyond)
+                wording.after_end_note(match.id, a, b, beyond)
                 if rest_reason == AFTER_END
-                else text.finished_note_for_final(match.id)
+                else wording.finished_note_for_final(match.id)
             )
             notify_td(session, self.config, now=now, content=note)
         if over and match.state in UNDER_WAY:
@@ -332,7 +332,7 @@ class ResultsCore(Service):
                 session,
                 channel_id=announce,
                 now=now,
-                content=text.result_announcement(
+                content=wording.result_announcement(
                     ctx.stage.kind.value.capitalize(),
                     ctx.a.lichess_username,
                     ctx.b.lichess_username,

@@ -19,7 +19,7 @@ from bot.due import SweepStep
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
 from bot.features.matches.context import message_player
 from bot.features.matches.text import game_link
-from bot.features.results import text
+from bot.features.results import text as wording
 from bot.features.results.reading import (
     TD_VOID,
     UNDER_WAY,
@@ -115,7 +115,9 @@ class ResultsService(ResultsCore):
                     session,
                     channel_id=ctx.thread_id,
                     now=now,
-                    content=text.challenge_post(a, b, url, clock, self.config.tournament.variant),
+                    content=wording.challenge_post(
+                        a, b, url, clock, self.config.tournament.variant
+                    ),
                 )
             for me, opponent in ((ctx.a, b), (ctx.b, a)):
                 message_player(
@@ -123,7 +125,7 @@ class ResultsService(ResultsCore):
                     me,
                     thread_id=ctx.thread_id,
                     now=now,
-                    content=text.challenge_dm(opponent, url, clock),
+                    content=wording.challenge_dm(opponent, url, clock),
                 )
             return True
 
@@ -162,7 +164,7 @@ class ResultsService(ResultsCore):
         """A player submits a game the poll missed; it is validated exactly like polled ones."""
         game_id = parse_game_id(url)
         if game_id is None:
-            raise InvalidInput(text.bad_link())
+            raise InvalidInput(wording.bad_link())
         now = self.clock.now()
         async with self.sessions() as session:
             player = await session.scalar(select(Player).where(Player.discord_id == discord_id))
@@ -180,7 +182,7 @@ class ResultsService(ResultsCore):
                     match.score_a, match.score_b, match.state is MatchState.FINISHED,
                 )  # fmt: skip
             if match is None:
-                raise WrongStage(text.no_match_under_way(await self._next_time(session, player)))
+                raise WrongStage(wording.no_match_under_way(await self._next_time(session, player)))
             ctx = await self._ctx(session, match.id)
         assert ctx is not None and ctx.match.agreed_time is not None
         try:
@@ -200,7 +202,7 @@ class ResultsService(ResultsCore):
             earliest=ctx.match.agreed_time - self._margin,
         )
         if not verdict.counts:
-            raise InvalidInput(text.refused_reply(game_id, verdict.reason or "unknown"))
+            raise InvalidInput(wording.refused_reply(game_id, verdict.reason or "unknown"))
         settled = await self._ingest(ctx.match.id, [game], Actor.player(discord_id))
         async with self.sessions() as session:
             row = await session.scalar(select(Game).where(Game.lichess_id == game_id))
@@ -288,7 +290,7 @@ class ResultsService(ResultsCore):
                     session,
                     channel_id=ctx.thread_id,
                     now=now,
-                    content=text.void_thread_note(lichess_id, reason),
+                    content=wording.void_thread_note(lichess_id, reason),
                 )
             return VoidResult(
                 ctx.match.id,

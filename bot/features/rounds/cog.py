@@ -9,23 +9,11 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.features.rounds.td_cog import TD_COMMANDS, CancelSwissButton, PublishSwissButton
-from bot.features.rounds.types import StandingLine
+from bot.features.rounds.text import standings_text
 from cogs.td import add_td_commands
 
 if TYPE_CHECKING:
     from bot.app import ChampionshipBot
-
-
-def standings_text(lines: list[StandingLine], qualifiers: int) -> str:
-    rows = ["**Qualification standings** (points · wins vs tied · median Buchholz)"]
-    for line in lines:
-        mark = " ✅" if line.rank <= qualifiers and not line.withdrawn else ""
-        gone = " (withdrawn)" if line.withdrawn else ""
-        rows.append(
-            f"{line.rank}. {line.player}{gone} · {line.points:g} · {line.wins_vs_tied} · "
-            f"{line.median_buchholz:g}{mark}"
-        )
-    return "\n".join(rows)[:1990]
 
 
 class RoundsCog(commands.Cog):
