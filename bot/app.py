@@ -32,6 +32,7 @@ EXTENSIONS = (
     "bot.features.incidents.cog",
     "bot.features.discipline.cog",
     "bot.features.fairplay.cog",
+    "bot.features.schedule.cog",
 )
 
 ALLOWED_MENTIONS = discord.AllowedMentions(

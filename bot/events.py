@@ -70,6 +70,14 @@ class RoundComplete(Event):
     stage_id: int
 
 
+@dataclass(frozen=True)
+class StageFinished(Event):
+    """Every round of a stage is decided (its outcome, qualifiers or winner, follows)."""
+
+    stage_id: int
+    kind: str  # a StageKind value
+
+
 E = TypeVar("E", bound=Event)
 Handler = Callable[[AsyncSession, Any, datetime], Awaitable[None]]
 

@@ -23,6 +23,7 @@ from bot.features.negotiation.service import NegotiationService
 from bot.features.registration.service import RegistrationService
 from bot.features.results.service import ResultsService
 from bot.features.rounds.service import RoundService
+from bot.features.schedule.service import ScheduleService
 from bot.lichess.client import LichessClient
 from bot.service import Service
 
@@ -40,6 +41,7 @@ class Services:
     results: ResultsService
     incidents: IncidentService
     discipline: DisciplineService
+    schedule: ScheduleService
 
     def all(self) -> list[Service]:
         return [getattr(self, f.name) for f in fields(self)]
@@ -66,6 +68,7 @@ def build_services(
         results=build(ResultsService),
         incidents=build(IncidentService),
         discipline=build(DisciplineService),
+        schedule=build(ScheduleService),
     )
     for service in services.all():
         for kind, handler in service.subscriptions():

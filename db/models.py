@@ -63,6 +63,8 @@ class RegistrationState(enum.StrEnum):
 
 class StageKind(enum.StrEnum):
     SWISS = "swiss"
+    # 10-game matches between players still tied across the qualifying places (III.E.5)
+    TIEBREAK = "tiebreak"
     CANDIDATES = "candidates"
     FINAL = "final"
 

@@ -249,6 +249,7 @@ class RecordedResponse:
     custom_id: str | None = None  # modal custom_id
     title: str | None = None  # modal title
     files: list[str] = field(default_factory=list)
+    file_data: dict[str, bytes] = field(default_factory=dict)  # file name -> bytes sent
     choices: list[dict[str, Any]] = field(default_factory=list)  # autocomplete
     raw: dict[str, Any] = field(default_factory=dict)
     source_message_id: int | None = None  # message whose component triggered the interaction
@@ -388,6 +389,14 @@ def _parse_multipart(multipart: Sequence[Mapping[str, Any]] | None) -> tuple[Any
     return payload, files
 
 
+def _file_bytes(file: discord.File) -> bytes:
+    """The content of a file the bot sends, leaving it where discord.py expects it."""
+    file.reset()
+    data = file.fp.read()
+    file.reset()
+    return bytes(data)
+
+
 def _route_params(route: Route) -> dict[str, str]:
     pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(route.path))
     url_path = route.url[len(Route.BASE) :] if route.url.startswith(Route.BASE) else route.url
@@ -420,7 +429,13 @@ class _RecordingWebhookAdapter(_dwebhook.AsyncWebhookAdapter):
             body, names = _parse_multipart(multipart)
         if files:
             names = names or [f.filename or "file" for f in files]
-        return await self._harness._webhook(route, body, names, params)
+        recorded = len(self._harness.responses)
+        result = await self._harness._webhook(route, body, names, params)
+        if files:
+            data = {f.filename or "file": _file_bytes(f) for f in files}
+            for rec in self._harness.responses[recorded:]:
+                rec.file_data.update(data)
+        return result
 
 
 # ---------------------------------------------------------------------------

@@ -129,9 +129,16 @@ class ResultsCore(Service):
             return (tiebreak.limit_seconds, tiebreak.increment)
         return self._base_clock()
 
-    def _cut(self, kind: StageKind, results: Sequence[float]) -> tuple[int, bool, str]:
-        """How many games count, whether the match is over, why the rest do not count."""
+    def _cut(self, stage: Stage, results: Sequence[float]) -> tuple[int, bool, str]:
+        """How many games count, whether the match is over, why the rest do not count.
+
+        Tiebreak matches (rule III.E.5) stop early like the Swiss when two players meet;
+        among three or more the game points may decide, so they are played out."""
         games = self.config.tournament.match_games
+        kind = stage.kind
+        if kind is StageKind.TIEBREAK:
+            n, over = split_at_end(results, games=games, early_stop=len(stage.seeding) == 2)
+            return n, over, AFTER_END
         if kind is StageKind.SWISS:
             n, over = split_at_end(results, games=games, early_stop=True)
             return n, over, AFTER_END
@@ -271,7 +278,7 @@ class ResultsCore(Service):
         """Recount the match from its stored games: which count, the score, the end."""
         match = ctx.match
         eligible = [g for g in ctx.games if not td_voided(g)]
-        n, over, rest_reason = self._cut(ctx.stage.kind, [g.result_a for g in eligible])
+        n, over, rest_reason = self._cut(ctx.stage, [g.result_a for g in eligible])
         beyond: list[str] = []
         for index, game in enumerate(eligible):
             if index < n:

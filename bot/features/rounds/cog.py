@@ -8,7 +8,14 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.features.rounds.td_cog import TD_COMMANDS, CancelSwissButton, PublishSwissButton
+from bot.features.rounds.robin import TIE_VIEW
+from bot.features.rounds.td_cog import (
+    TD_COMMANDS,
+    CancelSwissButton,
+    PublishSwissButton,
+    TieButton,
+    tie_view,
+)
 from bot.features.rounds.text import standings_text
 from cogs.td import add_td_commands
 
@@ -30,6 +37,8 @@ class RoundsCog(commands.Cog):
 
 async def setup(bot: ChampionshipBot) -> None:
     """The extension: /standings, the TD's /td round group and its preview buttons."""
-    bot.add_dynamic_items(PublishSwissButton, CancelSwissButton)
+    bot.add_dynamic_items(PublishSwissButton, CancelSwissButton, TieButton)
+    if bot.outbox is not None:
+        bot.outbox.register_view(TIE_VIEW, tie_view)
     add_td_commands(bot, "round", "Run the rounds: start, publish, scores", TD_COMMANDS)
     await bot.add_cog(RoundsCog(bot))

@@ -17,12 +17,11 @@ from sqlalchemy.orm import selectinload
 from bot.audit import Actor, record
 from bot.due import DueKind, schedule
 from bot.errors import WrongStage
-from bot.events import RoundComplete, RoundPublished
-from bot.features.rounds.types import PairingLine, ResultRecorded, RoundPreview
+from bot.events import RoundPublished
+from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.outbox import enqueue_channel
 from bot.rules import swiss
 from bot.service import Service
-from bot.td_alerts import notify_td
 from bot.timefmt import discord_time
 from db.models import (
     Match,
@@ -38,6 +37,12 @@ from db.models import (
 )
 
 DONE_STATES = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
+STAGE_LABELS = {
+    StageKind.SWISS: "Swiss",
+    StageKind.TIEBREAK: "Tiebreak",
+    StageKind.CANDIDATES: "Candidates",
+    StageKind.FINAL: "Final",
+}
 
 
 class RoundProgress(Service):
@@ -192,7 +197,7 @@ class RoundProgress(Service):
                 channel_id=announce,
                 now=now,
                 content=(
-                    f"📣 **{self.config.tournament.short_name}: Swiss round "
+                    f"📣 **{self.config.tournament.short_name}: {STAGE_LABELS[stage.kind]} round "
                     f"{round_.number} of {stage.total_rounds} is out!** "
                     f"{len(preview.lines)} pairings; every match must be played by "
                     f"{discord_time(round_.deadline)}.{bye_text}"
@@ -271,48 +276,3 @@ class RoundProgress(Service):
                 f"**{b.lichess_username}**"
             ),
         )
-
-    async def after_result(
-        self, session: AsyncSession, round_id: int, actor: Actor, now: datetime
-    ) -> ResultRecorded:
-        """Close the round when its last match is decided, then pair the next one."""
-        round_ = await session.get(Round, round_id)
-        assert round_ is not None
-        if await self._open_matches(session, round_id):
-            return ResultRecorded(round_id, False, None, False)
-        round_.state = RoundState.FINISHED
-        stage = await session.get(Stage, round_.stage_id)
-        assert stage is not None
-        complete = RoundComplete(actor, round_id=round_.id, stage_id=stage.id)
-        await self.events.publish(session, complete, now)
-        if round_.number >= (stage.total_rounds or 0):
-            stage.state, stage.finished_at = StageState.FINISHED, now
-            record(
-                session,
-                at=now,
-                actor=actor,
-                action="swiss_finished",
-                subject_type="stage",
-                subject_id=stage.id,
-            )
-            notify_td(
-                session,
-                self.config,
-                now=now,
-                content="The qualification is finished: every round has a result.",
-            )
-            return ResultRecorded(round_id, True, None, True)
-        if self.config.swiss.confirm_before_publish:
-            notify_td(
-                session,
-                self.config,
-                now=now,
-                content=(
-                    f"Round {round_.number} is complete. Publish round "
-                    f"{round_.number + 1} with /td swiss publish."
-                ),
-            )
-            return ResultRecorded(round_id, True, None, False)
-        preview = await self._next_preview(session)
-        published = await self._publish(session, stage, preview, actor, now)
-        return ResultRecorded(round_id, True, published, False)

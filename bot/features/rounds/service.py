@@ -15,7 +15,7 @@ from bot.due import DueKind, Handler
 from bot.errors import InvalidInput, WrongStage
 from bot.events import MatchFinished, PlayerForfeited
 from bot.features.matches.round_post import queue_round_post_update
-from bot.features.rounds.progress import RoundProgress
+from bot.features.rounds.stages import StageFlow
 from bot.features.rounds.types import PairingLine, ResultRecorded, RoundPreview, StandingLine
 from bot.rules import match as match_rules
 from bot.rules import swiss
@@ -38,7 +38,7 @@ from db.models import (
 __all__ = ["PairingLine", "ResultRecorded", "RoundPreview", "RoundService", "StandingLine"]
 
 
-class RoundService(RoundProgress):
+class RoundService(StageFlow):
     """The TD's round commands, the standings, the round deadlines, and the answer to
     matches decided elsewhere (results read from Lichess, forfeits)."""
 
@@ -130,7 +130,7 @@ class RoundService(RoundProgress):
             round_ = await session.get(Round, match.round_id)
             stage = await session.get(Stage, round_.stage_id) if round_ else None
             assert stage is not None
-            self._check_final_score(stage.kind, score_a, score_b)
+            self._check_final_score(stage, score_a, score_b)
             match.score_a, match.score_b = score_a, score_b
             match.points_a, match.points_b = match_rules.match_points(score_a, score_b)
             match.state = MatchState.FINISHED
@@ -149,12 +149,13 @@ class RoundService(RoundProgress):
             )
             await queue_round_post_update(session, match.round_id, now=now)
             await self._announce_result(session, match, now)
-            if stage.kind is not StageKind.SWISS:
+            if round_ is None or round_.state is not RoundState.PUBLISHED:
                 return ResultRecorded(match.round_id, False, None, False)
             return await self.after_result(session, match.round_id, Actor.td(td_id), now)
 
-    def _check_final_score(self, kind: StageKind, score_a: float, score_b: float) -> None:
+    def _check_final_score(self, stage: Stage, score_a: float, score_b: float) -> None:
         """A recorded score must end the match by its stage's rules (III.E.1, III.F.2)."""
+        kind = stage.kind
         if kind is StageKind.FINAL:
             raise InvalidInput("The Final is not a fixed-length match: it is read game by game.")
         cfg = self.config.tournament
@@ -164,7 +165,11 @@ class RoundService(RoundProgress):
                     f"{value:g} is not a possible score: a side scores from 0 to "
                     f"{cfg.match_games} game points, in halves (a game is worth 1, ½ or 0)."
                 )
-        early_stop = kind is StageKind.SWISS or self.config.stages.candidates_early_stop
+        early_stop = (
+            kind is StageKind.SWISS
+            or (kind is StageKind.TIEBREAK and len(stage.seeding) == 2)
+            or (kind is StageKind.CANDIDATES and self.config.stages.candidates_early_stop)
+        )
         try:
             finished = match_rules.is_over(
                 score_a, score_b, games=cfg.match_games, early_stop=early_stop
@@ -213,12 +218,13 @@ class RoundService(RoundProgress):
     async def _close_if_complete(
         self, session: AsyncSession, round_id: int, actor: Actor, now: datetime
     ) -> None:
-        """A Swiss round still open whose last match was just decided: close it, pair on."""
+        """A round still open whose last match was just decided: close it, go on (the Final
+        is not played in rounds)."""
         round_ = await session.get(Round, round_id)
         if round_ is None or round_.state is not RoundState.PUBLISHED:
             return
         stage = await session.get(Stage, round_.stage_id)
-        if stage is None or stage.kind is not StageKind.SWISS:
+        if stage is None or stage.kind is StageKind.FINAL:
             return
         await self.after_result(session, round_id, actor, now)
 

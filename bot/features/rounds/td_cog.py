@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import discord
 from discord import app_commands
 
@@ -34,6 +36,39 @@ class PublishSwissButton(IdButton, template=r"acwc:swiss:publish:(?P<id>\d+)"):
             content=preview_text(preview, published=True), view=None
         )
         await publish_to_discord(interaction)
+
+
+class TieButton(IdButton, template=r"acwc:tie:(?P<id>\d+)"):
+    """The TD breaks a tie the rules leave to them: this player goes through (III.E.5, III.F.3)."""
+
+    prefix, label, style = "acwc:tie", "Choose", discord.ButtonStyle.primary
+
+    def __init__(self, ident: int, name: str | None = None) -> None:
+        super().__init__(ident)
+        if name:
+            self.item.label = name[:80]
+
+    async def run(self, interaction: discord.Interaction) -> None:
+        if not is_td(interaction):
+            raise NotAllowed("Only the tournament director can break this tie.")
+        choice = await bot_of(interaction).svc.rounds.decide_tie(
+            td_id=interaction.user.id, player_id=self.ident
+        )
+        reply = (
+            f"{choice.player} goes through; the championship goes on."
+            if choice.done
+            else f"{choice.player} goes through; choose the next place."
+        )
+        await interaction.response.send_message(reply, ephemeral=True)
+        await publish_to_discord(interaction)
+
+
+def tie_view(args: dict[str, Any]) -> discord.ui.View:
+    """One button per tied player (the outbox builds it from the stored player list)."""
+    view = discord.ui.View(timeout=None)
+    for player_id, name in args.get("players", []):
+        view.add_item(TieButton(int(player_id), str(name)))
+    return view
 
 
 class CancelSwissButton(IdButton, template=r"acwc:swiss:cancel:(?P<id>\d+)"):

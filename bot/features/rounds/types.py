@@ -44,3 +44,11 @@ class ResultRecorded:
     round_finished: bool
     next_round: RoundPreview | None
     stage_finished: bool
+
+
+@dataclass(frozen=True)
+class TieChoice:
+    """The TD broke (part of) a tie; `done` once the stage could go on."""
+
+    player: str
+    done: bool

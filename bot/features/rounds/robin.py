@@ -1,0 +1,153 @@
+"""The primitives of round robin stages (tiebreak matches, the Candidates): their rounds in
+the Berger order, one a week, their results and ranking, and what a finished stage decided.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.audit import Actor
+from bot.errors import WrongStage
+from bot.features.rounds.progress import DONE_STATES, RoundProgress
+from bot.features.rounds.types import PairingLine, RoundPreview
+from bot.outbox import enqueue_channel
+from bot.rules import candidates as berger
+from db.models import Match, Player, Round, Setting, Stage, StageKind
+
+TIE_VIEW = "stage_tie"
+PENDING_TIE = "pending_tie"  # Setting key: the tie the TD is asked to break
+RESULTS_KEY = "stage_outcome:"  # Setting key prefix: a finished stage's ordered outcome
+ROBIN_STAGES = (StageKind.TIEBREAK, StageKind.CANDIDATES)
+
+
+def next_monday(after: datetime) -> datetime:
+    """Monday 00:00 UTC after `after` (a round deadline is Sunday 23:59:59)."""
+    day = (after + timedelta(seconds=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    if day < after:
+        day += timedelta(days=1)
+    return day + timedelta(days=(7 - day.weekday()) % 7)
+
+
+def shared_ranks(rows: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Ranks again after some rows were dropped (withdrawn players): 1, 2, 2, 4..."""
+    out: list[tuple[str, int]] = []
+    for index, (player, rank) in enumerate(rows):
+        previous = out[-1] if out else None
+        same = previous is not None and rows[index - 1][1] == rank
+        out.append((player, previous[1] if same and previous else index + 1))
+    return out
+
+
+def cut(ranked: list[tuple[str, int]], places: int) -> tuple[list[str], list[str]]:
+    """Who is in for sure, and who is tied across the last place (empty when nobody is)."""
+    if len(ranked) <= places:
+        return [p for p, _ in ranked], []
+    last_in, first_out = ranked[places - 1][1], ranked[places][1]
+    if last_in != first_out:
+        return [p for p, _ in ranked[:places]], []
+    return [p for p, r in ranked if r < last_in], [p for p, r in ranked if r == last_in]
+
+
+class RobinStages(RoundProgress):
+    """Round robin rounds and the stage bookkeeping the stage flow builds on."""
+
+    # --- round robin rounds ------------------------------------------------------------------
+
+    async def _publish_robin_round(
+        self, session: AsyncSession, stage: Stage, number: int, actor: Actor, now: datetime
+    ) -> RoundPreview:
+        """Round `number` of the stage's Berger schedule, in its week."""
+        field = await self._players(session, stage.seeding)
+        schedule = berger.schedule([p.lichess_id for p in field])
+        by_id = {p.lichess_id: (p, seed) for seed, p in enumerate(field, start=1)}
+        lines = []
+        for board, (a, b) in enumerate(schedule[number - 1], start=1):
+            (pa, sa), (pb, sb) = by_id[a], by_id[b]
+            lines.append(PairingLine(board, pa.lichess_username, sa, pb.lichess_username, sb))
+        assert stage.started_at is not None
+        days = timedelta(days=self.config.swiss.round_days)
+        starts_at = stage.started_at + (number - 1) * days
+        preview = RoundPreview(
+            number,
+            len(schedule),
+            len(field),
+            starts_at,
+            starts_at + days - timedelta(seconds=1),
+            lines,
+        )
+        return await self._publish(session, stage, preview, actor, now)
+
+    async def _robin_results(
+        self, session: AsyncSession, stage: Stage
+    ) -> list[berger.CandidateResult]:
+        """Finished matches of the stage as (a, b, games_a, games_b); a match forfeited
+        without a winner (a disqualification in the Candidates, rule VIII.B) is disregarded."""
+        rounds = select(Round.id).where(Round.stage_id == stage.id)
+        matches = (await session.scalars(select(Match).where(Match.round_id.in_(rounds)))).all()
+        ids = {m.player_a_id for m in matches} | {m.player_b_id for m in matches if m.player_b_id}
+        players = {p.id: p for p in await self._players(session, sorted(ids))}
+        out: list[berger.CandidateResult] = []
+        for m in matches:
+            if m.state not in DONE_STATES or m.player_b_id is None:
+                continue
+            if not {m.player_a_id, m.player_b_id} <= set(stage.seeding):
+                continue  # only the stage's own field is ranked
+            if m.forfeit_winner_id is None and m.points_a is None:
+                continue
+            a, b = players[m.player_a_id].lichess_id, players[m.player_b_id].lichess_id
+            if m.forfeit_winner_id is not None:  # a forfeit counts as a won match
+                won = m.forfeit_winner_id == m.player_a_id
+                games = float(self.config.tournament.match_games)
+                out.append((a, b, games if won else 0.0, 0.0 if won else games))
+            else:
+                out.append((a, b, m.score_a, m.score_b))
+        return out
+
+    async def _robin_ranking(
+        self, session: AsyncSession, stage: Stage, field: list[Player]
+    ) -> list[tuple[str, int]]:
+        """Match points, then game points, then the mutual matches (III.F.3), without the
+        players who left; a tie that remains shares a rank."""
+        results = await self._robin_results(session, stage)
+        table = berger.standings([p.lichess_id for p in field], results)
+        gone = {p.lichess_id for p in field if p.withdrawn_at or p.disqualified_at}
+        return shared_ranks([(row.player, row.rank) for row in table if row.player not in gone])
+
+    # --- small helpers -----------------------------------------------------------------------
+
+    async def _players(self, session: AsyncSession, ids: list[int]) -> list[Player]:
+        rows = {p.id: p for p in await session.scalars(select(Player).where(Player.id.in_(ids)))}
+        return [rows[i] for i in ids if i in rows]
+
+    async def _stage(self, session: AsyncSession, kind: StageKind) -> Stage:
+        stage = await session.scalar(select(Stage).where(Stage.kind == kind))
+        if stage is None:
+            raise WrongStage(f"There is no {kind.value} stage yet.")
+        return stage
+
+    async def _set(self, session: AsyncSession, key: str, value: str, now: datetime) -> None:
+        row = await session.get(Setting, key)
+        if row is None:
+            session.add(Setting(key=key, value=value, updated_at=now))
+        else:
+            row.value, row.updated_at = value, now
+
+    async def _save_outcome(
+        self, session: AsyncSession, stage: Stage, player_ids: list[int], now: datetime
+    ) -> None:
+        """What a finished stage decided, best first: the Swiss's sure qualifiers, the
+        Candidates' Challenger and runner-up."""
+        await self._set(session, RESULTS_KEY + stage.kind.value, json.dumps(player_ids), now)
+
+    async def _outcome(self, session: AsyncSession, stage: Stage) -> list[int]:
+        row = await session.get(Setting, RESULTS_KEY + stage.kind.value)
+        return [int(i) for i in json.loads(row.value)] if row else []
+
+    def _announce(self, session: AsyncSession, now: datetime, content: str) -> None:
+        channel = self.config.discord.announcement_channel_id
+        if channel:
+            enqueue_channel(session, channel_id=channel, now=now, content=content[:2000])

@@ -1,0 +1,133 @@
+"""/schedule: every match of the calling player, read in one short session, and their
+calendar file.
+
+It only reads. The times come from negotiation (the match's agreed time, and one
+`match_time_set` audit row per agreement or change, which gives each calendar event its
+SEQUENCE), the scores and games from the results.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import timedelta
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.features.matches.context import player_by_discord
+from bot.features.matches.text import game_link
+from bot.features.schedule.ics import calendar_file
+from bot.features.schedule.types import Schedule, ScheduleEntry
+from bot.service import Service
+from db.models import AuditEntry, Game, Match, MatchState, Player, Round, RoundState, Stage
+
+# The audit row negotiation writes each time a match's time is agreed, chosen or assigned.
+TIME_SET = "match_time_set"
+MATCH_SUBJECT = "match"
+
+
+async def _names(session: AsyncSession, ids: set[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    rows = await session.execute(
+        select(Player.id, Player.lichess_username).where(Player.id.in_(ids))
+    )
+    return {pid: name for pid, name in rows}
+
+
+async def _counted_games(session: AsyncSession, match_ids: Sequence[int]) -> dict[int, list[str]]:
+    games: dict[int, list[str]] = defaultdict(list)
+    rows = await session.execute(
+        select(Game.match_id, Game.lichess_id)
+        .where(Game.match_id.in_(match_ids), Game.counted.is_(True))
+        .order_by(Game.match_id, Game.number, Game.id)
+    )
+    for match_id, lichess_id in rows:
+        games[match_id].append(game_link(lichess_id))
+    return games
+
+
+async def _times_set(session: AsyncSession, match_ids: Sequence[int]) -> dict[int, int]:
+    rows = await session.execute(
+        select(AuditEntry.subject_id, func.count(AuditEntry.id))
+        .where(
+            AuditEntry.action == TIME_SET,
+            AuditEntry.subject_type == MATCH_SUBJECT,
+            AuditEntry.subject_id.in_(match_ids),
+        )
+        .group_by(AuditEntry.subject_id)
+    )
+    return {subject: count for subject, count in rows if subject is not None}
+
+
+class ScheduleService(Service):
+    """The player's own matches in every stage and round, and their agreed times as .ics."""
+
+    async def schedule(self, *, discord_id: int) -> Schedule:
+        now = self.clock.now()
+        async with self.sessions() as session:
+            player = await player_by_discord(session, discord_id)
+            found = (
+                await session.execute(
+                    select(Match, Round, Stage)
+                    .join(Round, Match.round_id == Round.id)
+                    .join(Stage, Round.stage_id == Stage.id)
+                    .where(
+                        Round.state != RoundState.DRAFT,
+                        or_(Match.player_a_id == player.id, Match.player_b_id == player.id),
+                    )
+                    .order_by(Round.starts_at, Round.id, Match.id)
+                )
+            ).all()
+            match_ids = [match.id for match, _, _ in found]
+            opponents = {
+                other
+                for match, _, _ in found
+                for other in (match.player_a_id, match.player_b_id)
+                if other is not None and other != player.id
+            }
+            names = await _names(session, opponents)
+            games = await _counted_games(session, match_ids) if match_ids else {}
+            times_set = await _times_set(session, match_ids) if match_ids else {}
+        entries: list[ScheduleEntry] = []
+        for match, round_, stage in found:
+            mine_a = match.player_a_id == player.id
+            opponent_id = match.player_b_id if mine_a else match.player_a_id
+            forfeit_won = None
+            if match.state is MatchState.FORFEITED and match.forfeit_winner_id is not None:
+                forfeit_won = match.forfeit_winner_id == player.id
+            entries.append(
+                ScheduleEntry(
+                    match_id=match.id,
+                    stage=stage.kind,
+                    round_number=round_.number,
+                    board=match.board,
+                    opponent=names.get(opponent_id) if opponent_id is not None else None,
+                    state=match.state,
+                    agreed_time=match.agreed_time,
+                    my_score=match.score_a if mine_a else match.score_b,
+                    opponent_score=match.score_b if mine_a else match.score_a,
+                    round_deadline=round_.deadline,
+                    game_links=games.get(match.id, []),
+                    challenge_url=match.challenge_url,
+                    forfeit_won=forfeit_won,
+                    # The first agreement is version 0; each change after it adds one.
+                    time_changes=max(0, times_set.get(match.id, 0) - 1),
+                )
+            )
+        built = calendar_file(
+            entries,
+            player=player.lichess_username,
+            short_name=self.config.tournament.short_name,
+            duration=timedelta(minutes=self.config.negotiation.finish_margin_minutes),
+            now=now,
+        )
+        data, events = built if built is not None else (None, 0)
+        return Schedule(
+            player=player.lichess_username,
+            upcoming=[e for e in entries if not e.decided],
+            past=[e for e in entries if e.decided],
+            calendar=data,
+            events=events,
+        )
