@@ -32,6 +32,7 @@ DONE_STATES = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
 WIN_POINTS = 1.0
 DISQUALIFIED = "player_disqualified"
 REINSTATED = "player_reinstated"
+WITHDRAWN = "player_withdrawn"
 FORFEITED = "match_forfeited"
 INCIDENT_SUBJECT = "incident"
 

@@ -18,6 +18,7 @@ from bot.features.discipline.common import (
     FORFEITED,
     REINSTATED,
     WIN_POINTS,
+    WITHDRAWN,
     announce,
     decide_match,
     dm_player,
@@ -89,30 +90,8 @@ async def apply_disqualification(
 ) -> None:
     player.disqualified_at = now
     player.disqualification_reason = reason
-    undo: list[dict[str, Any]] = []
-    notes: list[str] = []
     rounds = set(settle)
-    swiss = await stage_of(session, StageKind.SWISS)
-    if swiss is not None and swiss.state is not StageState.FINISHED:
-        notes += await _apply_swiss(session, player, engine_mark, actor, now, undo, rounds)
-    elif engine_mark and swiss is not None:
-        notes.append(
-            "The qualification is finished: its results were NOT adjudicated (rule VIII.A.2); "
-            "correct them by hand if needed."
-        )
-    candidates = await stage_of(session, StageKind.CANDIDATES)
-    if candidates is not None:
-        if candidates.state is StageState.FINISHED:
-            notes.append("The Candidates are finished: their results were left as they are.")
-        else:
-            notes += await _apply_candidates(session, player, actor, now, undo, rounds)
-    final = await stage_of(session, StageKind.FINAL)
-    if final is not None or player.pre_seeded_stage is StageKind.FINAL:
-        notes.append(
-            "Final (rule VIII.C): if the champion left, the Challenger plays the Candidates "
-            "runner-up; if the Challenger left, the runner-up becomes the Challenger. "
-            "Arrange the Final accordingly."
-        )
+    undo, notes = await apply_leave(session, player, engine_mark, actor, now, rounds)
     record(
         session,
         at=now,
@@ -151,6 +130,95 @@ async def apply_disqualification(
     await settle_rounds(session, events, player.id, rounds, actor, now)
 
 
+async def withdraw(
+    session: AsyncSession,
+    config: Config,
+    events: EventBus,
+    *,
+    player_id: int,
+    actor: Actor,
+    now: datetime,
+) -> list[str]:
+    """A player leaves during the championship: rule VIII applies as for a
+    disqualification, without an engine mark (caller's transaction). Returns the notes."""
+    player = await load_player(session, player_id)
+    if player.withdrawn_at is not None or player.disqualified_at is not None:
+        raise WrongStage(f"{player.lichess_username} is no longer in the championship.")
+    player.withdrawn_at = now
+    rounds: set[int] = set()
+    undo, notes = await apply_leave(session, player, False, actor, now, rounds)
+    record(
+        session,
+        at=now,
+        actor=actor,
+        action=WITHDRAWN,
+        subject_type="player",
+        subject_id=player.id,
+        details={"undo": undo, "notes": notes},
+    )
+    announce(
+        session,
+        config,
+        now,
+        f"🚪 **{player.lichess_username}** has withdrawn from the "
+        f"{config.tournament.short_name} (rule VIII).",
+    )
+    changed = ", ".join(f"#{u['match_id']}" for u in undo) or "none"
+    notify_td(
+        session,
+        config,
+        now=now,
+        content=(
+            f"🚪 {player.lichess_username} (player #{player.id}) withdrew. Matches changed: "
+            f"{changed}." + "".join(f"\n• {n}" for n in notes)
+        ),
+    )
+    await settle_rounds(session, events, player.id, rounds, actor, now)
+    return notes
+
+
+async def apply_leave(
+    session: AsyncSession,
+    player: Player,
+    engine_mark: bool,
+    actor: Actor,
+    now: datetime,
+    rounds: set[int],
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """What leaving does to the stored results, stage by stage (rules VIII.A-C)."""
+    undo: list[dict[str, Any]] = []
+    notes: list[str] = []
+    swiss = await stage_of(session, StageKind.SWISS)
+    if swiss is not None and swiss.state is not StageState.FINISHED:
+        notes += await _apply_swiss(session, player, engine_mark, actor, now, undo, rounds)
+    elif engine_mark and swiss is not None:
+        notes.append(
+            "The qualification is finished: its results were NOT adjudicated (rule VIII.A.2); "
+            "correct them by hand if needed."
+        )
+    tiebreak = await stage_of(session, StageKind.TIEBREAK)
+    if tiebreak is not None and tiebreak.state is not StageState.FINISHED:
+        # Tiebreak matches are Swiss matches played off (III.E.5): the unfinished one goes
+        # to the opponent (VIII.A.1), finished ones stay.
+        notes += await _apply_swiss(
+            session, player, False, actor, now, undo, rounds, kind=StageKind.TIEBREAK
+        )
+    candidates = await stage_of(session, StageKind.CANDIDATES)
+    if candidates is not None:
+        if candidates.state is StageState.FINISHED:
+            notes.append("The Candidates are finished: their results were left as they are.")
+        else:
+            notes += await _apply_candidates(session, player, actor, now, undo, rounds)
+    final = await stage_of(session, StageKind.FINAL)
+    if final is not None or player.pre_seeded_stage is StageKind.FINAL:
+        notes.append(
+            "Final (rule VIII.C): if the champion left, the Challenger plays the Candidates "
+            "runner-up; if the Challenger left, the runner-up becomes the Challenger. "
+            "Arrange the Final accordingly."
+        )
+    return undo, notes
+
+
 async def _apply_swiss(
     session: AsyncSession,
     player: Player,
@@ -159,10 +227,11 @@ async def _apply_swiss(
     now: datetime,
     undo: list[dict[str, Any]],
     rounds: set[int],
+    kind: StageKind = StageKind.SWISS,
 ) -> list[str]:
     """Rule VIII.A: unfinished match to the opponent; an engine mark adjudicates the rest."""
     notes: list[str] = []
-    matches = await matches_of(session, player.id, StageKind.SWISS)
+    matches = await matches_of(session, player.id, kind)
     for match in matches:
         if match.state in DONE_STATES or match.player_b_id is None:
             continue

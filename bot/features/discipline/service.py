@@ -26,7 +26,7 @@ its audit entry and does not count (the player is out already).
 from __future__ import annotations
 
 from bot.features.discipline.common import count_forfeits
-from bot.features.discipline.disqualification import disqualify, reinstate
+from bot.features.discipline.disqualification import disqualify, reinstate, withdraw
 from bot.features.discipline.forfeits import forfeit_match
 
-__all__ = ["count_forfeits", "disqualify", "forfeit_match", "reinstate"]
+__all__ = ["count_forfeits", "disqualify", "forfeit_match", "reinstate", "withdraw"]

@@ -102,9 +102,9 @@ class RegistrationCog(commands.Cog):
                 "You have not registered, so there is nothing to withdraw.", ephemeral=True
             )
             return
+        effect = await self.bot.svc.registration.withdrawal_effect(discord_id=interaction.user.id)
         await interaction.response.send_message(
-            f"Withdraw your registration as **{summary.lichess_username}**? "
-            "You can register again while registration is open.",
+            f"Withdraw your registration as **{summary.lichess_username}**? {effect}",
             view=single_button_view(WithdrawButton(interaction.user.id)),
             ephemeral=True,
         )

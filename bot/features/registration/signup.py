@@ -13,6 +13,7 @@ from sqlalchemy.orm import selectinload
 
 from bot.audit import Actor, record
 from bot.errors import InvalidInput, NotAllowed, WrongStage
+from bot.features.discipline import service as discipline
 from bot.features.registration import text as wording
 from bot.features.registration.core import (
     ACTIVE_STATES,
@@ -226,8 +227,23 @@ class SignUp(RegistrationCore):
             )
         return registration
 
+    async def withdrawal_effect(self, *, discord_id: int) -> str:
+        """What withdrawing now would do, for the confirmation the player sees first."""
+        async with self.sessions() as session:
+            running = await session.scalar(
+                select(Stage)
+                .where(Stage.state == StageState.RUNNING)
+                .order_by(Stage.started_at.desc())
+                .limit(1)
+            )
+            player = await session.scalar(select(Player).where(Player.discord_id == discord_id))
+        if running is None or player is None:
+            return wording.withdraw_before_start()
+        return wording.withdraw_effect(running.kind, player.id in running.seeding)
+
     async def withdraw(self, *, discord_id: int) -> RegistrationSummary:
-        """A player withdraws their registration before the qualification starts."""
+        """A player withdraws: before the qualification their registration ends; once a
+        stage runs, rule VIII applies to their results as the confirmation said."""
         now = self.clock.now()
         async with transaction(self.sessions) as session:
             registration = await session.scalar(
@@ -239,10 +255,18 @@ class SignUp(RegistrationCore):
             if registration is None or registration.state not in ACTIVE_STATES:
                 raise WrongStage("You have no active registration to withdraw.")
             swiss = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
-            if swiss is not None and swiss.state is not StageState.PLANNED:
-                raise WrongStage("The qualification has started: ask the TD to withdraw you.")
             registration.state = RegistrationState.WITHDRAWN
             registration.updated_at = now
+            if swiss is not None and swiss.state is not StageState.PLANNED:
+                await discipline.withdraw(
+                    session,
+                    self.config,
+                    self.events,
+                    player_id=registration.player.id,
+                    actor=Actor.player(discord_id),
+                    now=now,
+                )
+                return RegistrationSummary.of(registration)
             registration.player.withdrawn_at = now
             record(
                 session,

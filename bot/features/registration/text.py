@@ -13,7 +13,7 @@ from bot.features.registration.types import RegistrationSummary
 from bot.lichess.models import LichessUser
 from bot.rules import eligibility
 from bot.timefmt import discord_time
-from db.models import RegistrationState
+from db.models import RegistrationState, StageKind
 
 PROFILE_EDIT_URL = "https://lichess.org/account/profile"
 STATE_LABELS = {
@@ -150,3 +150,35 @@ def listing_line(rank: int, s: RegistrationSummary) -> str:
     flags = f" ⚠️ {', '.join(s.problems)}" if s.problems else ""
     who = f" <@{s.discord_id}>" if s.discord_id else ""
     return f"{rank}. **{s.lichess_username}**{who} · {seed} · {s.state.value}{flags} · #{s.id}"
+
+
+def withdraw_before_start() -> str:
+    return "You can register again while registration is open."
+
+
+def withdraw_effect(stage: StageKind, in_stage: bool) -> str:
+    """Rule VIII, said before the player confirms."""
+    if not in_stage:
+        return (
+            "You are not playing the current stage; you will not be paired in any later "
+            "stage (rule VIII). This cannot be undone by you: only the TD can reinstate you."
+        )
+    effects = {
+        StageKind.SWISS: (
+            "You will not be paired again, and your unfinished match goes to your opponent "
+            "(rule VIII.A.1); your finished results stay in the table."
+        ),
+        StageKind.TIEBREAK: (
+            "Your unfinished tiebreak match goes to your opponent (rule VIII.A.1)."
+        ),
+        StageKind.CANDIDATES: (
+            "All your Candidates matches are disregarded and the table is recomputed without "
+            "you (rule VIII.B)."
+        ),
+        StageKind.FINAL: (
+            "The Final goes to the Candidates runner-up: if you are the champion, the "
+            "Challenger plays them; if you are the Challenger, they take your place "
+            "(rule VIII.C)."
+        ),
+    }
+    return effects[stage] + " Only the TD can reinstate you."

@@ -11,12 +11,13 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.audit import Actor
+from bot.due import cancel
 from bot.errors import WrongStage
 from bot.features.rounds.progress import DONE_STATES, RoundProgress
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.outbox import enqueue_channel
 from bot.rules import candidates as berger
-from db.models import Match, Player, Round, Setting, Stage, StageKind
+from db.models import Match, MatchState, Player, Round, Setting, Stage, StageKind
 
 TIE_VIEW = "stage_tie"
 PENDING_TIE = "pending_tie"  # Setting key: the tie the TD is asked to break
@@ -79,7 +80,36 @@ class RobinStages(RoundProgress):
             starts_at + days - timedelta(seconds=1),
             lines,
         )
-        return await self._publish(session, stage, preview, actor, now)
+        published = await self._publish(session, stage, preview, actor, now)
+        await self._settle_absent(session, stage, published, field, now)
+        return published
+
+    async def _settle_absent(
+        self,
+        session: AsyncSession,
+        stage: Stage,
+        published: RoundPreview,
+        field: list[Player],
+        now: datetime,
+    ) -> None:
+        """A player who left plays no more (rule VIII): in the Candidates their new match
+        is disregarded, in tiebreak matches it goes to the opponent."""
+        gone = {p.id for p in field if p.withdrawn_at or p.disqualified_at}
+        if not gone or published.round_id is None:
+            return
+        matches = await session.scalars(select(Match).where(Match.round_id == published.round_id))
+        for match in matches:
+            absent = {match.player_a_id, match.player_b_id or 0} & gone
+            if not absent:
+                continue
+            match.state, match.finished_at = MatchState.FORFEITED, now
+            if stage.kind is StageKind.TIEBREAK and len(absent) == 1:
+                winner = match.player_b_id if match.player_a_id in absent else match.player_a_id
+                match.forfeit_winner_id = winner
+                match.points_a, match.points_b = (
+                    (1.0, 0.0) if winner == match.player_a_id else (0.0, 1.0)
+                )
+            await cancel(session, subject_type="match", subject_id=match.id, now=now)
 
     async def _robin_results(
         self, session: AsyncSession, stage: Stage

@@ -76,6 +76,9 @@ class StageFlow(RobinStages):
             published = await self._publish_robin_round(
                 session, stage, round_.number + 1, actor, now
             )
+            if published.round_id and not await self._open_matches(session, published.round_id):
+                # every match of it was decided at once (a player who left): go on
+                await self.after_result(session, published.round_id, actor, now)
             return ResultRecorded(round_id, True, published, False)
         if self.config.swiss.confirm_before_publish:
             notify_td(
@@ -255,7 +258,9 @@ class StageFlow(RobinStages):
         ranked = await self._robin_ranking(session, stage, field)
         names = {p.lichess_id: p.lichess_username for p in field}
         results = await self._robin_results(session, stage)
-        table = berger.standings([p.lichess_id for p in field], results)
+        # Whoever left is out of the table, and their matches are disregarded (VIII.B).
+        active = [p.lichess_id for p in field if not (p.withdrawn_at or p.disqualified_at)]
+        table = berger.standings(active, [r for r in results if r[0] in active and r[1] in active])
         self._announce(session, now, "\n".join(candidates_lines(table, names)))
         decided, tied = candidates_tie(ranked)
         if not decided and not tied:

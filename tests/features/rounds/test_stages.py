@@ -52,14 +52,16 @@ async def one_round_swiss(sessions: async_sessionmaker[AsyncSession], config: Co
         stage = await session.get(Stage, seeded.stage_id)
         assert stage is not None
         stage.total_rounds = 1
-        session.add(
-            Player(
-                lichess_id="ogul1",
-                lichess_username="Ogul1",
-                pre_seeded_stage=StageKind.CANDIDATES,
-                created_at=NOW,
+        known = await session.scalar(select(Player).where(Player.lichess_id == "ogul1"))
+        if known is None:  # a running bot has entered the pre-seeded players already
+            session.add(
+                Player(
+                    lichess_id="ogul1",
+                    lichess_username="Ogul1",
+                    pre_seeded_stage=StageKind.CANDIDATES,
+                    created_at=NOW,
+                )
             )
-        )
     return seeded.match_ids
 
 
@@ -289,3 +291,79 @@ async def test_a_candidates_tie_left_to_the_td(
     )
     with pytest.raises(WrongStage):
         await rounds.decide_tie(td_id=TD_ID, player_id=players["Ann"])
+
+
+# --- withdrawals (rule VIII) in each stage -----------------------------------------------------
+
+
+async def leave(
+    sessions: async_sessionmaker[AsyncSession], rounds: RoundService, name: str
+) -> list[str]:
+    from bot.audit import Actor
+    from bot.features.discipline import service as discipline
+
+    async with sessions() as session:
+        player = await session.scalar(select(Player).where(Player.lichess_username == name))
+        assert player is not None
+    async with transaction(sessions) as session:
+        return await discipline.withdraw(
+            session,
+            rounds.config,
+            rounds.events,
+            player_id=player.id,
+            actor=Actor.player(player.discord_id or 0),
+            now=NOW,
+        )
+
+
+async def test_a_withdrawal_in_the_swiss_gives_the_match_away_and_leaves_the_table(
+    rounds: RoundService, sessions: async_sessionmaker[AsyncSession], config: Config
+) -> None:
+    await one_round_swiss(sessions, config)
+    await leave(sessions, rounds, "Fay")
+    assert [(a, b) for _, a, b in await open_matches(sessions, StageKind.SWISS)] == [
+        ("Ann", "Bea"),
+        ("Cid", "Dan"),
+    ]
+    await play(
+        rounds, sessions, StageKind.SWISS, {**game("Ann", "Bea", 6, 0), **game("Cid", "Dan", 6, 0)}
+    )
+    candidates = await stage_of(sessions, StageKind.CANDIDATES)
+    assert candidates is not None
+    # Eve won by forfeit (1 point, like Ann and Cid); Fay is out of the running.
+    field = await names(sessions, candidates.seeding)
+    assert sorted(field[:3]) == ["Ann", "Cid", "Eve"] and "Fay" not in field
+    assert any("Fay** has withdrawn" in p for p in await announcements(sessions))
+
+
+async def test_a_withdrawal_in_the_tiebreak_qualifies_the_opponent(
+    rounds: RoundService, sessions: async_sessionmaker[AsyncSession], config: Config
+) -> None:
+    await one_round_swiss(sessions, config)
+    results = {**game("Ann", "Bea", 6, 0), **game("Cid", "Dan", 6, 0), **game("Eve", "Fay", 5, 5)}
+    await play(rounds, sessions, StageKind.SWISS, results)
+    await leave(sessions, rounds, "Eve")
+    candidates = await stage_of(sessions, StageKind.CANDIDATES)
+    assert candidates is not None
+    assert await names(sessions, candidates.seeding) == ["Ann", "Cid", "Fay", "Ogul1"]
+
+
+async def test_a_withdrawal_in_the_candidates_disregards_every_match(
+    rounds: RoundService, sessions: async_sessionmaker[AsyncSession], config: Config
+) -> None:
+    await candidates_of_four(rounds, sessions, config)
+    await play(rounds, sessions, StageKind.CANDIDATES, game("Ann", "Ogul1", 2, 8))
+    await leave(sessions, rounds, "Ogul1")  # his win over Ann no longer counts
+    for _ in range(3):
+        pending = await open_matches(sessions, StageKind.CANDIDATES)
+        scores: dict[frozenset[str], dict[str, float]] = {}
+        for _, a, b in pending:
+            other = b if a == "Ann" else a
+            scores.update(game("Ann", other, 6, 4) if "Ann" in (a, b) else game(a, b, 6, 4))
+        await play(rounds, sessions, StageKind.CANDIDATES, scores)
+    candidates = await stage_of(sessions, StageKind.CANDIDATES)
+    assert candidates is not None and candidates.state is StageState.FINISHED
+    posts = await announcements(sessions)
+    table = next(p for p in posts if "The Candidates are over" in p)
+    assert "Ogul1" not in table
+    assert any("**Ann** wins the Candidates" in p for p in posts), posts[-3:]
