@@ -157,6 +157,9 @@ class StagesConfig(_Section):
     final_lead_rule_games: int = Field(24, ge=2)  # rule III.G.4
     final_armageddon_after: int = Field(30, ge=2)  # rule III.G.6
     final_tiebreak_time_control: TimeControl = TimeControl(minutes=2, increment=0)  # III.G.5
+    # Rule IV.C: the Final is played as the finalists see fit; the TD hears of it only if it
+    # is still unfinished this many days after it is set up.
+    final_days: int = Field(90, ge=1)
 
 
 class MatchDayConfig(_Section):

@@ -38,6 +38,8 @@ from db.models import (
     OfferKind,
     OfferState,
     Round,
+    Stage,
+    StageKind,
     TimeOffer,
 )
 
@@ -219,6 +221,9 @@ class NegotiationDeadlines(AgreementBase):
         """A new round: each of its matches gets its offer and weekend deadlines."""
         round_ = await session.get(Round, event.round_id)
         assert round_ is not None
+        stage = await session.get(Stage, round_.stage_id)
+        if stage is not None and stage.kind is StageKind.FINAL:
+            return  # the Final has no weekly deadlines: its sessions are as the players see fit
         matches = (await session.scalars(select(Match).where(Match.round_id == round_.id))).all()
         for match in matches:
             await schedule_match_deadlines(session, match, round_, self.config)

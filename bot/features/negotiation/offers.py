@@ -9,11 +9,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import due
-from bot.audit import Actor
+from bot.audit import Actor, record
+from bot.due import DueKind
 from bot.errors import InvalidInput, NotAllowed, WrongStage
 from bot.features.matches.context import (
+    MatchContext,
     context_by_id,
     current_match,
     load_context,
@@ -23,6 +26,7 @@ from bot.features.matches.context import (
 from bot.features.negotiation import text as wording
 from bot.features.negotiation.agreement import (
     ANSWERABLE,
+    MATCH_SUBJECT,
     OFFER_SUBJECT,
     AgreementBase,
     Lost,
@@ -42,8 +46,11 @@ from bot.features.negotiation.types import (
 from bot.rules.negotiation import in_past, offer_problems
 from db.engine import transaction
 from db.models import (
+    MatchState,
     OfferKind,
     OfferState,
+    Stage,
+    StageKind,
     TimeOffer,
 )
 
@@ -95,6 +102,7 @@ class PlayerOffers(AgreementBase):
         async with transaction(self.sessions) as session:
             player = await player_by_discord(session, discord_id)
             ctx = await load_context(session, await current_match(session, player))
+            await self._next_final_session(session, ctx, discord_id, now)
             require_open_match(ctx)
             if ctx.match.agreed_time is not None:
                 raise WrongStage(wording.already_agreed(ctx.match.agreed_time))
@@ -149,6 +157,37 @@ class PlayerOffers(AgreementBase):
                 still_owed=max(0, neg.required_offers - counted),
                 offers_due=due_at,
             )
+
+    async def _next_final_session(
+        self, session: AsyncSession, ctx: MatchContext, discord_id: int, now: datetime
+    ) -> None:
+        """The Final is split over sessions (rule VI.C): an offer once a session has begun
+        asks for the next one, so the match goes back to negotiation, its score kept."""
+        match = ctx.match
+        if match.agreed_time is None or match.agreed_time > now:
+            return
+        if match.state not in (MatchState.SCHEDULED, MatchState.IN_PROGRESS):
+            return
+        stage = await session.get(Stage, ctx.round_.stage_id)
+        if stage is None or stage.kind is not StageKind.FINAL:
+            return
+        record(
+            session,
+            at=now,
+            actor=Actor.player(discord_id),
+            action="final_session_ended",
+            subject_type=MATCH_SUBJECT,
+            subject_id=match.id,
+            details={"session_start": match.agreed_time.isoformat()},
+        )
+        match.state, match.agreed_time, match.challenge_url = MatchState.NEGOTIATING, None, None
+        await due.cancel(
+            session,
+            subject_type=MATCH_SUBJECT,
+            subject_id=match.id,
+            now=now,
+            kinds=(DueKind.MATCH_REMINDER,),
+        )
 
     # --- /accept and the Accept button ------------------------------------------------------
 

@@ -21,6 +21,7 @@ from bot.clock import Clock
 from bot.config import Config
 from bot.errors import InvalidInput
 from bot.events import EventBus, MatchFinished
+from bot.features.matches.context import message_player
 from bot.features.matches.round_post import queue_round_post_update
 from bot.features.matches.text import scoreboard
 from bot.features.matches.types import GameLine
@@ -175,6 +176,21 @@ class ResultsCore(Service):
         )
         return MatchRecord(match, round_, stage, a, b, games)
 
+    def earliest(self, ctx: MatchRecord) -> datetime:
+        """Games created from then on may count: the agreed time (less a margin), or for
+        the Final, played over several sessions (rule VI.C), the start of its window."""
+        assert ctx.match.agreed_time is not None
+        start = ctx.round_.starts_at if ctx.stage.kind is StageKind.FINAL else ctx.match.agreed_time
+        return min(start, ctx.match.agreed_time) - self._margin
+
+    def final_clock_changed(self, ctx: MatchRecord, results: Sequence[float]) -> bool:
+        """The next Final game needs another clock than the last one (2+5 to 2+0, III.G.5)."""
+        if ctx.stage.kind is not StageKind.FINAL or not results:
+            return False
+        return self._clock_for(ctx.stage.kind, results) != self._clock_for(
+            ctx.stage.kind, results[:-1]
+        )
+
     async def _due_matches(self, now: datetime, *, challenge: bool) -> list[MatchRecord]:
         async with self.sessions() as session:
             query = select(Match.id).where(
@@ -183,9 +199,8 @@ class ResultsCore(Service):
                 Match.agreed_time <= now,
             )
             if challenge:
-                query = query.where(
-                    Match.state == MatchState.SCHEDULED, Match.challenge_url.is_(None)
-                )
+                # A Final match under way may need a new link: a new time control (III.G.5).
+                query = query.where(Match.state.in_(UNDER_WAY), Match.challenge_url.is_(None))
             else:
                 query = query.where(Match.state.in_(UNDER_WAY))
             ids = (await session.scalars(query.order_by(Match.agreed_time, Match.id))).all()
@@ -208,7 +223,7 @@ class ResultsCore(Service):
                 await session.scalars(select(Game.lichess_id).where(Game.lichess_id.in_(ids)))
             )
             results = [g.result_a for g in ctx.games if g.counted]
-            earliest = ctx.match.agreed_time - self._margin
+            earliest = self.earliest(ctx)
             stored: dict[str, Game] = {}
             for game in sorted(games, key=lambda g: (g.created_at, g.id)):
                 if game.id in known or game.id in stored:
@@ -268,9 +283,34 @@ class ResultsCore(Service):
                 return None
             await session.flush()
             settled = await self._settle(session, ctx, actor, now)
+            if ctx.stage.kind is StageKind.FINAL and not settled.finished:
+                self._final_next_game(session, ctx, now)
             return Settled(
                 settled.match_id, settled.score_a, settled.score_b, settled.finished, stored
             )
+
+    def _final_next_game(self, session: AsyncSession, ctx: MatchRecord, now: datetime) -> None:
+        """After each Final game: the score and the next game's time control to both players
+        and the thread; a new time control gets a new game link (rules III.G.3-6)."""
+        results = [g.result_a for g in ctx.games if g.counted]
+        status = self._final_status(results)
+        if status.next_game is None:
+            return
+        if self.final_clock_changed(ctx, results):
+            ctx.match.challenge_url = None  # the sweep opens the link with the new clock
+        text = wording.final_next_game(
+            ctx.a.lichess_username,
+            ctx.b.lichess_username,
+            ctx.match.score_a,
+            ctx.match.score_b,
+            len(results) + 1,
+            status.next_game,
+            new_link=ctx.match.challenge_url is None,
+        )
+        if ctx.thread_id:
+            enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=text)
+        for player in (ctx.a, ctx.b):
+            message_player(session, player, thread_id=ctx.thread_id, now=now, content=text)
 
     async def _settle(
         self, session: AsyncSession, ctx: MatchRecord, actor: Actor, now: datetime

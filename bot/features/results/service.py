@@ -44,6 +44,10 @@ from db.models import (
 class ResultsService(ResultsCore):
     """The game link at the agreed time, the results poll, /game and the TD's void-game."""
 
+    @staticmethod
+    def _counted(ctx: MatchRecord) -> list[float]:
+        return [g.result_a for g in ctx.games if g.counted]
+
     def sweep_steps(self) -> dict[str, SweepStep]:
         """Game links open at the agreed minute: the deadline sweep runs every minute."""
         return {"game_links": self.create_due_challenges}
@@ -67,7 +71,7 @@ class ResultsService(ResultsCore):
         now = self.clock.now()
         created = 0
         for ctx in await self._due_matches(now, challenge=True):
-            limit, increment = self._clock_for(ctx.stage.kind, [])
+            limit, increment = self._clock_for(ctx.stage.kind, self._counted(ctx))
             try:
                 challenge = await self.lichess.create_open_challenge(
                     users=(ctx.a.lichess_id, ctx.b.lichess_id),
@@ -90,7 +94,7 @@ class ResultsService(ResultsCore):
             ctx = await self._ctx(session, seen.match.id)
             if (
                 ctx is None
-                or ctx.match.state is not MatchState.SCHEDULED
+                or ctx.match.state not in UNDER_WAY
                 or ctx.match.challenge_url is not None
                 or ctx.match.agreed_time != agreed
             ):
@@ -107,7 +111,7 @@ class ResultsService(ResultsCore):
                 subject_id=ctx.match.id,
                 details={"url": url},
             )
-            limit, increment = self._clock_for(ctx.stage.kind, [])
+            limit, increment = self._clock_for(ctx.stage.kind, self._counted(ctx))
             clock = f"{limit / 60:g}+{increment}"
             a, b = ctx.a.lichess_username, ctx.b.lichess_username
             if ctx.thread_id:
@@ -142,7 +146,7 @@ class ResultsService(ResultsCore):
                 games = await self.lichess.export_games(
                     ctx.a.lichess_id,
                     vs=ctx.b.lichess_id,
-                    since=ctx.match.agreed_time - self._margin,
+                    since=self.earliest(ctx),
                     perf_type=self.config.tournament.variant,
                     rated=True,
                 )
@@ -199,7 +203,7 @@ class ResultsService(ResultsCore):
             player_b=ctx.b.lichess_id,
             variant=self.config.tournament.variant,
             clock=self._clock_for(ctx.stage.kind, [g.result_a for g in ctx.games if g.counted]),
-            earliest=ctx.match.agreed_time - self._margin,
+            earliest=self.earliest(ctx),
         )
         if not verdict.counts:
             raise InvalidInput(wording.refused_reply(game_id, verdict.reason or "unknown"))

@@ -110,3 +110,26 @@ def no_match_under_way(agreed_time: datetime | None) -> str:
     if agreed_time is None:
         return "You have no match under way: agree on a time first (/offer)."
     return f"Your match has not started yet: it starts {discord_time(agreed_time)}."
+
+
+def final_next_game(
+    a: str,
+    b: str,
+    score_a: float,
+    score_b: float,
+    number: int,
+    time_control: str,
+    *,
+    new_link: bool,
+) -> str:
+    """The Final after a game: the score, and how the next game is played (III.G)."""
+    if time_control == "armageddon":
+        how = (
+            "an **Armageddon** game (rule III.G.6): both of you bid a time for White; the "
+            "bot asks you for your bid privately."
+        )
+    else:
+        how = f"**{time_control}**" + (
+            " — a new time control: a new game link follows at once." if new_link else "."
+        )
+    return f"👑 Final: **{a}** {score(score_a)}–{score(score_b)} **{b}**. Game {number} is " + how

@@ -207,6 +207,9 @@ class RoundService(StageFlow):
     async def _on_match_finished(
         self, session: AsyncSession, event: MatchFinished, now: datetime
     ) -> None:
+        match = await session.get(Match, event.match_id)
+        if match is not None:
+            await self.crown_champion(session, match, event.actor, now)
         await self._close_if_complete(session, event.round_id, event.actor, now)
 
     async def _on_player_forfeited(

@@ -19,11 +19,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.audit import Actor, record, record_td_decision
 from bot.errors import InvalidInput, WrongStage
 from bot.events import RoundComplete, StageFinished
+from bot.features.rounds.final import FinalStage
 from bot.features.rounds.robin import (
     PENDING_TIE,
     ROBIN_STAGES,
     TIE_VIEW,
-    RobinStages,
     cut,
     next_monday,
     shared_ranks,
@@ -53,7 +53,7 @@ def candidates_tie(ranked: list[tuple[str, int]]) -> tuple[list[str], list[str]]
     return [first[0], second[0]], []
 
 
-class StageFlow(RobinStages):
+class StageFlow(FinalStage):
     """Closing rounds of every stage, and what follows the last round of a stage."""
 
     async def after_result(
@@ -300,6 +300,12 @@ class StageFlow(RobinStages):
             f"⚔️ **{challenger.lichess_username}** wins the Candidates and is the Challenger"
             + (f"; **{runner_up.lichess_username}** is the runner-up" if runner_up else "")
             + ".",
+        )
+        last = await session.scalar(
+            select(Round).where(Round.stage_id == stage.id).order_by(Round.number.desc()).limit(1)
+        )
+        await self._start_final(
+            session, challenger, runner_up, last.deadline if last else now, actor, now
         )
         notify_td(
             session,

@@ -1,0 +1,128 @@
+"""The Final as a stage (rule III.G): set up after the Candidates with the substitutions of
+rule VIII.C, and closed when its match is decided. The games themselves are read by the
+results feature, game by game, with the time control each game must have.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.audit import Actor, record
+from bot.events import StageFinished
+from bot.features.rounds.robin import (
+    RobinStages,
+    next_monday,
+)
+from bot.features.rounds.types import PairingLine, RoundPreview
+from bot.td_alerts import notify_td
+from db.models import Match, Player, Round, RoundState, Stage, StageKind, StageState
+
+
+class FinalStage(RobinStages):
+    """Setting up the Final and crowning the champion."""
+
+    # --- the Final (III.G) -------------------------------------------------------------------
+
+    async def _start_final(
+        self,
+        session: AsyncSession,
+        challenger: Player,
+        runner_up: Player | None,
+        after: datetime,
+        actor: Actor,
+        now: datetime,
+    ) -> None:
+        """The champion against the Challenger, or the substitutions of rule VIII.C."""
+        champion = await session.scalar(
+            select(Player).where(Player.pre_seeded_stage == StageKind.FINAL)
+        )
+        note = ""
+        if champion is None or champion.withdrawn_at or champion.disqualified_at:
+            if runner_up is None:
+                notify_td(
+                    session,
+                    self.config,
+                    now=now,
+                    content="The champion is out and there is no runner-up: set up the Final.",
+                )
+                return
+            champion, note = runner_up, " (the champion is out: rule VIII.C.1)"
+        starts_at = next_monday(after)
+        stage = Stage(
+            kind=StageKind.FINAL,
+            state=StageState.RUNNING,
+            started_at=starts_at,
+            seeding=[champion.id, challenger.id],
+            total_rounds=1,
+        )
+        session.add(stage)
+        await session.flush()
+        preview = RoundPreview(
+            1,
+            1,
+            2,
+            starts_at,
+            starts_at + timedelta(days=self.config.stages.final_days) - timedelta(seconds=1),
+            [PairingLine(1, champion.lichess_username, 1, challenger.lichess_username, 2)],
+        )
+        await self._publish(session, stage, preview, actor, now)
+        record(
+            session,
+            at=now,
+            actor=actor,
+            action="final_started",
+            subject_type="stage",
+            subject_id=stage.id,
+            details={"champion": champion.id, "challenger": challenger.id},
+        )
+        st = self.config.stages
+        self._announce(
+            session,
+            now,
+            f"👑 **The Final**{note}: **{champion.lichess_username}** against "
+            f"**{challenger.lichess_username}**, {st.final_games} games "
+            f"({self.config.tournament.time_control}), as many sessions as they like "
+            "(rule VI.C). Each session's time is agreed with /offer and /accept.",
+        )
+
+    async def crown_champion(
+        self, session: AsyncSession, match: Match, actor: Actor, now: datetime
+    ) -> None:
+        """The Final is decided: the champion is announced with the final score."""
+        stage_row = await session.scalar(
+            select(Stage).join(Round, Round.stage_id == Stage.id).where(Round.id == match.round_id)
+        )
+        if stage_row is None or stage_row.kind is not StageKind.FINAL:
+            return
+        round_ = await session.get(Round, match.round_id)
+        if round_ is not None:
+            round_.state = RoundState.FINISHED
+        stage_row.state, stage_row.finished_at = StageState.FINISHED, now
+        a = await session.get(Player, match.player_a_id)
+        b = await session.get(Player, match.player_b_id or 0)
+        assert a is not None and b is not None
+        if match.forfeit_winner_id is not None:
+            winner = a if match.forfeit_winner_id == a.id else b
+        else:
+            winner = a if match.score_a > match.score_b else b
+        record(
+            session,
+            at=now,
+            actor=actor,
+            action="champion_crowned",
+            subject_type="player",
+            subject_id=winner.id,
+            details={"score": [match.score_a, match.score_b]},
+        )
+        self._announce(
+            session,
+            now,
+            f"🏆👑 **{winner.lichess_username}** is the {self.config.tournament.name} champion! "
+            f"Final: **{a.lichess_username}** {match.score_a:g}–{match.score_b:g} "
+            f"**{b.lichess_username}**.",
+        )
+        event = StageFinished(actor, stage_id=stage_row.id, kind=stage_row.kind.value)
+        await self.events.publish(session, event, now)

@@ -1,0 +1,235 @@
+"""The Final read game by game (rule III.G): the score after each game, the next time
+control, a new game link when it changes, and the champion as soon as nothing can change."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import FakeClock
+from bot.config import Config
+from bot.lichess.client import LichessClient
+from bot.rules import final as final_rules
+from bot.wiring import Services
+from db.engine import transaction
+from db.models import (
+    Match,
+    MatchState,
+    OutboxMessage,
+    Player,
+    Round,
+    RoundState,
+    Stage,
+    StageKind,
+    StageState,
+)
+from tests.conftest import ANNOUNCE_CHANNEL
+from tests.factories import ROUND_START, ROUND_THREAD, wired
+from tests.fakes.lichess import FakeLichess
+from tests.results_helpers import AGREED
+
+CHAMPION, CHALLENGER = "arimakat", "Chall"
+
+
+@pytest.fixture
+def services(
+    sessions: async_sessionmaker[AsyncSession],
+    config: Config,
+    clock: FakeClock,
+    lichess: LichessClient,
+) -> Services:
+    clock.set(AGREED)
+    return wired(sessions, config, clock, lichess)
+
+
+async def final_match(sessions: async_sessionmaker[AsyncSession], fake: FakeLichess) -> int:
+    """The Final set up as the stage flow does, with its first session agreed."""
+    async with transaction(sessions) as session:
+        champion = Player(lichess_id=CHAMPION, lichess_username=CHAMPION, created_at=ROUND_START)
+        challenger = Player(
+            lichess_id=CHALLENGER.lower(), lichess_username=CHALLENGER, created_at=ROUND_START
+        )
+        session.add_all([champion, challenger])
+        await session.flush()
+        stage = Stage(
+            kind=StageKind.FINAL,
+            state=StageState.RUNNING,
+            total_rounds=1,
+            seeding=[champion.id, challenger.id],
+            started_at=ROUND_START,
+        )
+        session.add(stage)
+        await session.flush()
+        round_ = Round(
+            stage_id=stage.id,
+            number=1,
+            state=RoundState.PUBLISHED,
+            starts_at=ROUND_START,
+            deadline=ROUND_START + timedelta(days=90),
+            thread_id=ROUND_THREAD,
+        )
+        session.add(round_)
+        await session.flush()
+        match = Match(
+            round_id=round_.id,
+            player_a_id=champion.id,
+            player_b_id=challenger.id,
+            state=MatchState.SCHEDULED,
+            agreed_time=AGREED,
+            td_assigns=False,
+            score_a=0.0,
+            score_b=0.0,
+        )
+        session.add(match)
+        await session.flush()
+        match_id = match.id
+    for name in (CHAMPION, CHALLENGER):
+        fake.add_user(name, created_at=datetime(2017, 1, 1, tzinfo=UTC))
+    return match_id
+
+
+def add_games(
+    fake: FakeLichess, results: list[float], *, first: int = 1, clocks: list[tuple[int, int]]
+) -> None:
+    """Games `first`.. of the Final with the champion's results, colours alternating."""
+    for offset, (result, clock) in enumerate(zip(results, clocks, strict=True)):
+        number = first + offset
+        white, black = (CHAMPION, CHALLENGER) if number % 2 else (CHALLENGER, CHAMPION)
+        champion_white = white == CHAMPION
+        if result == 0.5:
+            winner, status = None, "draw"
+        else:
+            won = result == 1.0
+            winner = "white" if won == champion_white else "black"
+            status = "variantEnd"
+        created = AGREED + timedelta(minutes=2 + 10 * (number - 1))
+        fake.add_game(
+            white=white,
+            black=black,
+            created_at=created,
+            last_move_at=created + timedelta(minutes=8),
+            winner=winner,
+            status=status,
+            clock=clock,
+        )
+
+
+def clocks_for(results: list[float], config: Config) -> list[tuple[int, int]]:
+    """The clock each game must have, by the rules engine (2+5, or 2+0 after 12-12 at 24)."""
+    st = config.stages
+    out = []
+    for n in range(len(results)):
+        nxt = final_rules.status(
+            results[:n],
+            base_games=st.final_games,
+            lead=st.final_lead,
+            extension_games=st.final_extension_games,
+            lead_rule_games=st.final_lead_rule_games,
+            armageddon_after=st.final_armageddon_after,
+        ).next_game
+        out.append((120, 0) if nxt == "2+0" else (120, 5))
+    return out
+
+
+async def poll(services: Services, clock: FakeClock, minutes: int) -> None:
+    clock.set(AGREED + timedelta(minutes=minutes))
+    await services.results.run_once()
+
+
+async def state(sessions: async_sessionmaker[AsyncSession], match_id: int) -> Match:
+    async with sessions() as session:
+        match = await session.get(Match, match_id)
+        assert match is not None
+        return match
+
+
+async def announced(sessions: async_sessionmaker[AsyncSession]) -> list[str]:
+    async with sessions() as session:
+        rows = await session.scalars(
+            select(OutboxMessage).where(OutboxMessage.target_id == ANNOUNCE_CHANNEL)
+        )
+        return [r.content for r in rows]
+
+
+async def thread(sessions: async_sessionmaker[AsyncSession]) -> list[str]:
+    async with sessions() as session:
+        rows = await session.scalars(
+            select(OutboxMessage)
+            .where(OutboxMessage.target_id == ROUND_THREAD)
+            .order_by(OutboxMessage.id)
+        )
+        return [r.content for r in rows]
+
+
+@pytest.mark.parametrize(
+    ("results", "games", "score"),
+    [
+        # decided at 12 games with a two-point lead (III.G.1-2): 7-5
+        ([1.0, 0.0] * 5 + [1.0, 1.0], 12, (7.0, 5.0)),
+        # 6.5-5.5 after 12: a 2+5 extension of two games, then 8-6 (III.G.3)
+        ([1.0, 0.0] * 5 + [1.0, 0.5, 1.0, 0.5], 14, (8.0, 6.0)),
+        # 24 games without a two-point lead: the lead rule is dropped, 12.5-11.5 wins (III.G.4)
+        ([1.0, 0.0] * 11 + [1.0, 0.5], 24, (12.5, 11.5)),
+    ],
+)
+async def test_the_final_ends_when_the_rules_say(
+    services: Services,
+    sessions: async_sessionmaker[AsyncSession],
+    fake: FakeLichess,
+    clock: FakeClock,
+    config: Config,
+    results: list[float],
+    games: int,
+    score: tuple[float, float],
+) -> None:
+    match_id = await final_match(sessions, fake)
+    await poll(services, clock, 0)  # the game link
+    add_games(fake, results, clocks=clocks_for(results, config))
+    await poll(services, clock, 10 * len(results) + 30)
+    match = await state(sessions, match_id)
+    assert match.state is MatchState.FINISHED, (match.score_a, match.score_b)
+    assert (match.score_a, match.score_b) == score
+    async with sessions() as session:
+        stage = await session.scalar(select(Stage).where(Stage.kind == StageKind.FINAL))
+    assert stage is not None and stage.state is StageState.FINISHED
+    assert any(
+        f"**{CHAMPION if score[0] > score[1] else CHALLENGER}** is the" in p and "champion" in p
+        for p in await announced(sessions)
+    )
+    assert len(results) == games
+
+
+async def test_twelve_all_at_24_goes_to_2_0_with_a_new_link(
+    services: Services,
+    sessions: async_sessionmaker[AsyncSession],
+    fake: FakeLichess,
+    clock: FakeClock,
+    config: Config,
+) -> None:
+    match_id = await final_match(sessions, fake)
+    await poll(services, clock, 0)
+    assert len(fake.challenges) == 1
+    first_24 = [1.0, 0.0] * 12  # 12-12 after 24 games
+    add_games(fake, first_24, clocks=[(120, 5)] * 24)
+    await poll(services, clock, 10 * 24 + 5)
+    match = await state(sessions, match_id)
+    assert match.state is MatchState.IN_PROGRESS and (match.score_a, match.score_b) == (12, 12)
+    # the next game is 2+0 (III.G.5): the players are told and a new link has that clock
+    assert any("Game 25 is **2+0**" in t for t in await thread(sessions))
+    await poll(services, clock, 10 * 24 + 6)  # the sweep/results job opens the new link
+    assert len(fake.challenges) == 2
+    form = fake.challenges[-1]["form"]
+    assert (form["clock.limit"], form["clock.increment"]) == ("120", "0")
+
+    # a game at the old 2+5 clock does not count; two 2+0 games break the tie: 13.5-12.5
+    add_games(fake, [1.0], first=25, clocks=[(120, 5)])
+    await poll(services, clock, 10 * 25 + 5)
+    assert (await state(sessions, match_id)).score_a == 12
+    add_games(fake, [1.0, 0.5], first=26, clocks=[(120, 0), (120, 0)])
+    await poll(services, clock, 10 * 27 + 5)
+    match = await state(sessions, match_id)
+    assert match.state is MatchState.FINISHED and (match.score_a, match.score_b) == (13.5, 12.5)
+    assert any(f"**{CHAMPION}** is the" in p for p in await announced(sessions))
