@@ -32,7 +32,9 @@ EXTENSIONS = (
     "bot.features.incidents.cog",
     "bot.features.discipline.cog",
     "bot.features.fairplay.cog",
+    "bot.features.console.cog",
     "bot.features.schedule.cog",
+    "bot.features.tables.cog",
 )
 
 ALLOWED_MENTIONS = discord.AllowedMentions(

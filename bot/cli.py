@@ -1,4 +1,5 @@
-"""The `acwc` command: run the bot, migrate the database, check a player from the terminal."""
+"""The `acwc` command: run the bot, migrate the database, check a player, print the audit log
+and the standings, and export the championship from the terminal."""
 
 from __future__ import annotations
 
@@ -42,6 +43,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     audit.add_argument("--limit", type=int, default=None, help="only the last N entries")
     audit.add_argument("--json", action="store_true", help="one JSON object per line")
+    export = commands.add_parser(
+        "export", parents=[common], help="write the whole championship to files (JSON or CSV)"
+    )
+    export.add_argument(
+        "--format", choices=("json", "csv"), default="json", help="json (one file) or csv"
+    )
+    export.add_argument("--out", metavar="DIR", required=True, help="directory to write to")
+    standings = commands.add_parser(
+        "standings", parents=[common], help="print the current standings of each stage"
+    )
+    standings.add_argument(
+        "--stage", default=None, help="swiss, tiebreak, candidates or final (default: all)"
+    )
     check = commands.add_parser(
         "check-player", parents=[common], help="run the entry checks on a Lichess account"
     )
@@ -64,6 +78,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _db(config, args.db_command)
     if args.command == "audit":
         return asyncio.run(_audit(config, limit=args.limit, as_json=args.json))
+    if args.command == "export":
+        return asyncio.run(_export(config, fmt=args.format, out=args.out))
+    if args.command == "standings":
+        return asyncio.run(_standings(config, stage=args.stage))
     return asyncio.run(_check_player(config, secrets, args.name, as_json=args.json))
 
 
@@ -118,6 +136,56 @@ async def _audit(config: Config, *, limit: int | None, as_json: bool) -> int:
             who = entry["actor"] + (f" {entry['actor_id']}" if entry["actor_id"] else "")
             subject = f"{entry['subject']} {entry['subject_id'] or ''}".strip()
             print(f"{entry['at']}  {who:<24} {entry['action']:<28} {subject}")
+    return EXIT_OK
+
+
+async def _export(config: Config, *, fmt: str, out: str) -> int:
+    from pathlib import Path
+
+    from bot.features.console import export
+    from db import migrate
+    from db.engine import make_engine, make_sessionmaker
+
+    await migrate.upgrade(config.database.url)
+    engine = make_engine(config.database.url)
+    try:
+        data = await export.collect(make_sessionmaker(engine), config)
+    finally:
+        await engine.dispose()
+    try:
+        written = export.write(data, Path(out), fmt)
+    except OSError as exc:
+        print(f"Cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    rows = sum(len(table) for table in data.values())
+    print(f"Wrote {len(written)} file(s), {rows} rows, to {out}:")
+    for path in written:
+        print(f"  {path.name}")
+    return EXIT_OK
+
+
+async def _standings(config: Config, *, stage: str | None) -> int:
+    from bot.features.console import text as wording
+    from bot.features.console.snapshot import read_snapshot
+    from bot.features.console.standings import STAGES, stage_table, stage_tables
+    from db import migrate
+    from db.engine import make_engine, make_sessionmaker
+
+    wanted = stage.strip().lower() if stage is not None else None
+    if wanted is not None and wanted not in STAGES:
+        print(wording.unknown_stage(stage or "", STAGES), file=sys.stderr)
+        return EXIT_USAGE
+    await migrate.upgrade(config.database.url)
+    engine = make_engine(config.database.url)
+    try:
+        snapshot = await read_snapshot(make_sessionmaker(engine))
+    finally:
+        await engine.dispose()
+    if wanted is None:
+        tables = stage_tables(snapshot, config)
+    else:
+        tables = [stage_table(snapshot, config, wanted)]
+    print("\n\n".join(wording.standings_table(table) for table in tables))
     return EXIT_OK
 
 

@@ -16,6 +16,7 @@ from bot.clock import Clock
 from bot.config import Config
 from bot.due import DueActionRunner
 from bot.events import EventBus
+from bot.features.console.service import ConsoleService
 from bot.features.discipline.td import DisciplineService
 from bot.features.fairplay.service import FairPlayService
 from bot.features.incidents.service import IncidentService
@@ -24,6 +25,7 @@ from bot.features.registration.service import RegistrationService
 from bot.features.results.service import ResultsService
 from bot.features.rounds.service import RoundService
 from bot.features.schedule.service import ScheduleService
+from bot.features.tables.service import TablesService
 from bot.lichess.client import LichessClient
 from bot.service import Service
 
@@ -41,7 +43,9 @@ class Services:
     results: ResultsService
     incidents: IncidentService
     discipline: DisciplineService
+    console: ConsoleService
     schedule: ScheduleService
+    tables: TablesService
 
     def all(self) -> list[Service]:
         return [getattr(self, f.name) for f in fields(self)]
@@ -68,7 +72,9 @@ def build_services(
         results=build(ResultsService),
         incidents=build(IncidentService),
         discipline=build(DisciplineService),
+        console=build(ConsoleService),
         schedule=build(ScheduleService),
+        tables=build(TablesService),
     )
     for service in services.all():
         for kind, handler in service.subscriptions():

@@ -1,8 +1,9 @@
-"""Wording of the rounds: the round preview for the TD, the standings for everyone."""
+"""Wording of the rounds: the round preview for the TD (the standings are in
+`bot.features.tables`)."""
 
 from __future__ import annotations
 
-from bot.features.rounds.types import RoundPreview, StandingLine
+from bot.features.rounds.types import RoundPreview
 from bot.timefmt import discord_time
 
 
@@ -21,15 +22,3 @@ def preview_text(preview: RoundPreview, *, published: bool) -> str:
                 f"{line.board}. {line.player_a} ({line.seed_a}) vs {line.player_b} ({line.seed_b})"
             )
     return "\n".join(lines)[:1900]
-
-
-def standings_text(lines: list[StandingLine], qualifiers: int) -> str:
-    rows = ["**Qualification standings** (points · wins vs tied · median Buchholz)"]
-    for line in lines:
-        mark = " ✅" if line.rank <= qualifiers and not line.withdrawn else ""
-        gone = " (withdrawn)" if line.withdrawn else ""
-        rows.append(
-            f"{line.rank}. {line.player}{gone} · {line.points:g} · {line.wins_vs_tied} · "
-            f"{line.median_buchholz:g}{mark}"
-        )
-    return "\n".join(rows)[:1990]

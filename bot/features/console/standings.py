@@ -1,0 +1,184 @@
+"""The table of each stage from a snapshot: the Swiss (rule III.E.5), the tiebreak matches
+and the Candidates (rule III.F.3), and the Final game by game.
+
+Each table is computed as the rounds feature computes it: the Swiss with
+`bot.rules.swiss.standings` over the decided matches of the stage's seeding; a round robin
+stage with `bot.rules.candidates.standings` over its decided matches, where a match
+forfeited without a winner (rule VIII.B: disregarded) counts for nobody.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bot.config import Config
+from bot.features.console.snapshot import Snapshot
+from bot.features.console.types import FinalGame, StageTable, StandingRow
+from bot.features.matches.text import game_link
+from bot.rules import candidates, swiss
+from db.models import Match, MatchState, Player, RoundState, Stage, StageKind, StageState
+
+STAGES = tuple(kind.value for kind in StageKind)  # swiss, tiebreak, candidates, final
+DECIDED = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
+
+
+def stage_tables(snapshot: Snapshot, config: Config) -> list[StageTable]:
+    """Every stage in order, started or not; tiebreak matches only when there are some."""
+    return [
+        stage_table(snapshot, config, kind)
+        for kind in STAGES
+        if kind != StageKind.TIEBREAK.value or snapshot.stage(kind) is not None
+    ]
+
+
+def stage_table(snapshot: Snapshot, config: Config, kind: str) -> StageTable:
+    """One stage: `not_started` when it has no row yet or is only planned."""
+    if kind not in STAGES:
+        raise ValueError(f"unknown stage {kind!r}")
+    stage = snapshot.stage(kind)
+    if stage is None:
+        return StageTable(kind, "not_started")
+    rounds = snapshot.rounds_of(stage)
+    played = sum(1 for r in rounds if r.state is RoundState.FINISHED)
+    head = StageTable(kind, stage.state.value, played, stage.total_rounds)
+    if stage.state is StageState.PLANNED:
+        return head
+    if stage.kind is StageKind.SWISS:
+        return replace(head, rows=_swiss(snapshot, stage))
+    if stage.kind in (StageKind.TIEBREAK, StageKind.CANDIDATES):
+        return replace(head, rows=_robin(snapshot, stage, config))
+    return _final(snapshot, stage, head)
+
+
+def _seeded(snapshot: Snapshot, stage: Stage) -> list[Player]:
+    """The stage's players: its seeding, or (a stage set up by hand) those its matches name."""
+    by_id = snapshot.players_by_id
+    ids = [pid for pid in stage.seeding if pid in by_id]
+    if not ids:
+        for match in snapshot.matches_of(stage):
+            for pid in (match.player_a_id, match.player_b_id):
+                if pid is not None and pid not in ids:
+                    ids.append(pid)
+    return [by_id[pid] for pid in ids]
+
+
+def _gone(player: Player) -> bool:
+    return player.withdrawn_at is not None or player.disqualified_at is not None
+
+
+def _swiss(snapshot: Snapshot, stage: Stage) -> list[StandingRow]:
+    players = _seeded(snapshot, stage)
+    by_id = snapshot.players_by_id
+    results: list[swiss.Result] = []
+    for m in snapshot.matches_of(stage):
+        if m.state not in DECIDED:
+            continue
+        b = by_id[m.player_b_id].lichess_id if m.player_b_id else None
+        results.append((by_id[m.player_a_id].lichess_id, b, m.points_a or 0.0, m.points_b or 0.0))
+    withdrawn = {p.lichess_id for p in players if _gone(p)}
+    table = swiss.standings([p.lichess_id for p in players], results, withdrawn=withdrawn)
+    known = {p.lichess_id: p for p in players}
+    return [
+        StandingRow(
+            stage="swiss",
+            rank=row.rank,
+            player_id=known[row.player].id,
+            player=known[row.player].lichess_username,
+            points=row.points,
+            wins_vs_tied=row.wins_vs_tied,
+            median_buchholz=row.median_buchholz,
+            withdrawn=row.player in withdrawn,
+        )
+        for row in table
+    ]
+
+
+def robin_result(
+    match: Match, field: set[int], by_id: dict[int, Player], games: float
+) -> candidates.CandidateResult | None:
+    """A decided round robin match as the rules engine reads it, as the stage flow reads
+    it: a forfeit is a won match (all the games to the winner); a match forfeited without a
+    winner (a disqualification in the Candidates, rule VIII.B) is disregarded (None), and so
+    is a match outside the stage's own field."""
+    if match.state not in DECIDED or match.player_b_id is None:
+        return None
+    if not {match.player_a_id, match.player_b_id} <= field:
+        return None
+    if match.forfeit_winner_id is None and match.points_a is None:
+        return None
+    a, b = by_id[match.player_a_id].lichess_id, by_id[match.player_b_id].lichess_id
+    if match.forfeit_winner_id is not None:
+        won = match.forfeit_winner_id == match.player_a_id
+        return (a, b, games if won else 0.0, 0.0 if won else games)
+    return (a, b, match.score_a, match.score_b)
+
+
+def _robin(snapshot: Snapshot, stage: Stage, config: Config) -> list[StandingRow]:
+    """Tiebreak matches and the Candidates: match points, game points, mutual matches."""
+    players = _seeded(snapshot, stage)
+    by_id = snapshot.players_by_id
+    games = float(config.tournament.match_games)
+    field = {p.id for p in players}
+    results = [
+        result
+        for m in snapshot.matches_of(stage)
+        if (result := robin_result(m, field, by_id, games)) is not None
+    ]
+    table = candidates.standings([p.lichess_id for p in players], results)
+    known = {p.lichess_id: p for p in players}
+    return [
+        StandingRow(
+            stage=stage.kind.value,
+            rank=row.rank,
+            player_id=known[row.player].id,
+            player=known[row.player].lichess_username,
+            points=row.points,
+            game_points=row.game_points,
+            matches=row.matches,
+            withdrawn=_gone(known[row.player]),
+        )
+        for row in table
+    ]
+
+
+def _final(snapshot: Snapshot, stage: Stage, head: StageTable) -> StageTable:
+    """The Final's match game by game: counted games add to the running score."""
+    by_id = snapshot.players_by_id
+    matches = [m for m in snapshot.matches_of(stage) if m.player_b_id is not None]
+    if not matches:
+        return head
+    match = matches[-1]
+    assert match.player_b_id is not None
+    a, b = by_id[match.player_a_id], by_id[match.player_b_id]
+    lines: list[FinalGame] = []
+    score_a = score_b = 0.0
+    for game in snapshot.games_of(match):
+        if game.counted:
+            score_a += game.result_a
+            score_b += 1.0 - game.result_a
+        lines.append(
+            FinalGame(
+                number=game.number,
+                url=game_link(game.lichess_id),
+                white=by_id[game.white_player_id].lichess_username,
+                black=by_id[game.black_player_id].lichess_username,
+                result_a=game.result_a,
+                score_a=score_a,
+                score_b=score_b,
+                counted=game.counted,
+            )
+        )
+    rows = [
+        StandingRow("final", 1, a.id, a.lichess_username, match.score_a),
+        StandingRow("final", 1, b.id, b.lichess_username, match.score_b),
+    ]
+    rows.sort(key=lambda r: -r.points)
+    if rows[0].points != rows[1].points:
+        rows[1] = replace(rows[1], rank=2)
+    return replace(
+        head,
+        rows=rows,
+        final_players=(a.lichess_username, b.lichess_username),
+        final_state=match.state.value,
+        final_games=lines,
+    )

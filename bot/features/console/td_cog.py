@@ -1,0 +1,40 @@
+"""The TD's console commands (/td console audit, alias /td audit): the audit log."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+
+from bot.features.console import text as wording
+from cogs.common import MatchId, bot_of
+from cogs.td import TDCommand
+
+
+async def player_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """Participants whose Lichess name contains what the TD typed."""
+    names = await bot_of(interaction).svc.console.player_names(current)
+    return [app_commands.Choice(name=n, value=n) for n in names]
+
+
+@app_commands.describe(
+    player="Lichess username: only what concerns this player",
+    match="Match number: only what concerns this match, its offers and incidents",
+)
+@app_commands.autocomplete(player=player_choices)
+async def audit(
+    interaction: discord.Interaction, player: str | None = None, match: MatchId | None = None
+) -> None:
+    page = await bot_of(interaction).svc.console.audit(player=player, match_id=match)
+    await interaction.response.send_message(wording.audit_reply(page), ephemeral=True)
+
+
+TD_COMMANDS = [
+    TDCommand(
+        "audit",
+        "Decisions and automatic actions, newest first, with who or what did them",
+        audit,
+        alias="audit",
+    ),
+]

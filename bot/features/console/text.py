@@ -1,0 +1,275 @@
+"""Wording of the console: the audit log for the TD, /help with the rule each command
+serves, and the standings tables `acwc standings` prints."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bot.features.console.types import AuditLine, AuditPage, CommandEntry, StageTable
+from bot.timefmt import discord_time
+
+MESSAGE_LIMIT = 2000
+EMBED_TEXT_LIMIT = 4000
+
+# --- /help: the rule each command serves ------------------------------------------------------
+
+# Every command by its grouped name (the flat /td aliases are listed under these).
+RULES: dict[str, str] = {
+    # players
+    "help": "I–VIII (this list)",
+    "register": "II, III.E.3",
+    "status": "II, III.E.3",
+    "withdraw": "II, VIII",
+    "standings": "III.E.5, III.F.3",
+    "pairings": "IV, V.A",
+    "schedule": "IV, V",
+    "match": "V, III.E.1",
+    "offer": "V.B–V.D",
+    "accept": "V.G",
+    "reschedule": "V.G",
+    "choose": "V.E, V.I",
+    "game": "III.E.1, VI.B",
+    "noshow": "VI.D",
+    "break": "VI.A",
+    "left": "VI.E",
+    "report": "VII.A",
+    # the TD
+    "td registration list": "II, III.E.3",
+    "td registration show": "II.A, II.C",
+    "td registration approve": "II.B",
+    "td registration reject": "II",
+    "td registration open": "II",
+    "td registration close": "II",
+    "td round start": "III.E.2, IV",
+    "td round publish": "III.E, IV",
+    "td round set-score": "III.E.1, III.F.2",
+    "td negotiation assign-time": "V.F, V.I",
+    "td negotiation fault": "V.H, V.I",
+    "td results void-game": "III.E.1, VI.B",
+    "td incident overrule": "VI.D, VI.E",
+    "td discipline disqualify": "VIII, VI.F",
+    "td discipline reinstate": "VIII",
+    "td fairplay reports": "VII.A",
+    "td fairplay report-state": "VII.B",
+    "td console audit": "I",
+}
+
+
+def _usage(entry: CommandEntry) -> str:
+    options = " ".join(f"{name}:" if required else f"[{name}:]" for name, required in entry.options)
+    return f"/{entry.name}" + (f" {options}" if options else "")
+
+
+def help_line(entry: CommandEntry) -> str:
+    rule = entry.rule or "not listed"
+    label = "rules" if "," in rule or "–" in rule else "rule"
+    aliases = ""
+    if entry.aliases:
+        aliases = " (also " + ", ".join(f"`/{a}`" for a in entry.aliases) + ")"
+    return f"`{_usage(entry)}` — {entry.description} · {label} {rule}{aliases}"
+
+
+def _chunks(lines: Sequence[str], limit: int = EMBED_TEXT_LIMIT) -> list[str]:
+    chunks: list[str] = []
+    current = ""
+    for line in lines:
+        if current and len(current) + len(line) + 1 > limit:
+            chunks.append(current)
+            current = ""
+        current += ("\n" if current else "") + line
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def help_embeds(entries: Sequence[CommandEntry]) -> list[dict[str, Any]]:
+    """One embed of player commands, then the TD's (each split when long)."""
+    embeds: list[dict[str, Any]] = []
+    for td, title in ((False, "Commands"), (True, "Tournament director commands")):
+        lines = [help_line(e) for e in entries if e.td is td]
+        for index, chunk in enumerate(_chunks(lines)):
+            embeds.append(
+                {"title": title if index == 0 else f"{title} (continued)", "description": chunk}
+            )
+    if embeds:
+        embeds[-1]["footer"] = {"text": "Rule numbers are sections of the championship rules."}
+    return embeds
+
+
+# --- /td console audit ----------------------------------------------------------------------------
+
+SUBJECTS = {
+    "player": "player",
+    "match": "match",
+    "incident": "incident",
+    "time_offer": "offer",
+    "registration": "registration",
+    "ownership_challenge": "ownership check",
+    "round": "round",
+    "stage": "stage",
+    "cheat_report": "cheat report",
+    "settings": "settings",
+    "discord_message": "Discord message",
+}
+
+
+def unknown_player(typed: str) -> str:
+    return (
+        f"`{typed[:40]}` is not a player of the championship: type their Lichess username. "
+        "Nothing is shown."
+    )
+
+
+def unknown_match(match_id: int) -> str:
+    return f"There is no match #{match_id}. Nothing is shown."
+
+
+def pairing(a: str, b: str | None) -> str:
+    return f"{a}–{b}" if b is not None else f"{a}, bye"
+
+
+def subject(kind: str, ident: int | None, names: Sequence[str] = ()) -> str:
+    label = SUBJECTS.get(kind, kind.replace("_", " "))
+    text = label if ident is None else f"{label} #{ident}"
+    return text + (f" ({', '.join(names)})" if names else "")
+
+
+def who(line: AuditLine) -> str:
+    if line.actor_type == "td":
+        return f"TD <@{line.actor_id}>" if line.actor_id else "TD"
+    if line.actor_type == "player":
+        return f"player <@{line.actor_id}>" if line.actor_id else "a player"
+    return "the bot"  # a scheduled job or the system
+
+
+def audit_line(line: AuditLine) -> str:
+    text = f"{discord_time(line.at, 'f')} · {who(line)} · `{line.action}` · {line.subject}"
+    if line.reason:
+        reason = " ".join(line.reason.split())
+        text += f" — {reason[:60] + '…' if len(reason) > 60 else reason}"
+    return text
+
+
+def audit_reply(page: AuditPage) -> str:
+    """The newest entries first, as many as fit in one message, and how many more there are."""
+    scope = f" for **{page.scope}**" if page.scope else ""
+    if not page.lines:
+        return f"No audit entries{scope}."
+    head = f"**Audit log{scope}**, newest first ({page.total} entries):"
+    shown: list[str] = []
+    size = len(head)
+    reserve = 120  # the closing line
+    for line in page.lines:
+        text = audit_line(line)
+        if size + len(text) + 1 > MESSAGE_LIMIT - reserve:
+            break
+        shown.append(text)
+        size += len(text) + 1
+    more = page.total - len(shown)
+    lines = [head, *shown]
+    if more:
+        lines.append(
+            f"… and {more} more. Narrow it with `player:` or `match:`, or run `acwc audit`."
+        )
+    return "\n".join(lines)
+
+
+# --- acwc standings ------------------------------------------------------------------------------
+
+STAGE_TITLES = {
+    "swiss": "Swiss qualification",
+    "tiebreak": "Tiebreak matches",
+    "candidates": "Candidates",
+    "final": "Final",
+}
+
+
+def _points(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def _table(
+    header: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[int] = (1,)
+) -> list[str]:
+    """Columns padded to their widest cell: text columns (`left`) to the left, numbers right."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+
+    def fmt(cells: Sequence[str]) -> str:
+        out = [
+            cell.ljust(width) if i in left else cell.rjust(width)
+            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "  ".join(out).rstrip()
+
+    return [fmt(header), *(fmt(r) for r in rows)]
+
+
+def standings_table(table: StageTable) -> str:
+    """One stage as plain text: its state, then the table (the Final: game by game)."""
+    title = STAGE_TITLES.get(table.stage, table.stage)
+    if not table.started:
+        return f"{title}: not started."
+    rounds = ""
+    if table.stage != "final" and table.total_rounds:
+        rounds = f", {table.rounds_played} of {table.total_rounds} rounds played"
+    lines = [f"{title} ({table.state}{rounds})"]
+    if table.stage == "final":
+        return "\n".join(lines + _final_lines(table))
+    if not table.rows:
+        return "\n".join([*lines, "  no players yet."])
+    if table.stage == "swiss":
+        header = ["Rank", "Player", "Points", "Wins vs tied", "Median-Buchholz"]
+        rows = [
+            [
+                str(r.rank),
+                r.player + (" (withdrawn)" if r.withdrawn else ""),
+                _points(r.points),
+                str(r.wins_vs_tied),
+                _points(r.median_buchholz),
+            ]
+            for r in table.rows
+        ]
+    else:
+        header = ["Rank", "Player", "Points", "Game points", "Matches"]
+        rows = [
+            [
+                str(r.rank),
+                r.player + (" (withdrawn)" if r.withdrawn else ""),
+                _points(r.points),
+                _points(r.game_points),
+                str(r.matches),
+            ]
+            for r in table.rows
+        ]
+    return "\n".join(lines + _table(header, rows))
+
+
+def _final_lines(table: StageTable) -> list[str]:
+    if table.final_players is None:
+        return ["  no match yet."]
+    a, b = table.final_players
+    score = {r.player: r.points for r in table.rows}
+    lines = [f"  {a} {_points(score.get(a))} – {_points(score.get(b))} {b} ({table.final_state})"]
+    if not table.final_games:
+        return [*lines, "  no games yet."]
+    header = ["Game", "White", "Black", "Result", "Score", "Link"]
+    rows = []
+    for g in table.final_games:
+        white_result = g.result_a if g.white == a else 1.0 - g.result_a
+        result = {1.0: "1-0", 0.0: "0-1"}.get(white_result, "½-½")
+        rows.append(
+            [
+                str(g.number),
+                g.white,
+                g.black,
+                result if g.counted else f"{result} (void)",
+                f"{_points(g.score_a)}-{_points(g.score_b)}",
+                g.url,
+            ]
+        )
+    return lines + ["  " + line for line in _table(header, rows, left=(1, 2, 3, 5))]
+
+
+def unknown_stage(typed: str, stages: Sequence[str]) -> str:
+    return f"Unknown stage {typed!r}: choose {', '.join(stages[:-1])} or {stages[-1]}."

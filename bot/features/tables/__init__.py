@@ -1,0 +1,10 @@
+"""Standings and pairings for everyone, as pictures and as text: the Swiss table, the
+Candidates crosstable, the Final game by game, and the boards of any round.
+
+`types.py` (the plain `Table` and what the use cases return), `builders.py` (tables from
+plain data: `swiss_table`, `candidates_table`, `final_table`; the stage code calls them
+too), `render.py` (a table as a PNG with Pillow, and as monospace text), `service.py`
+(reads the stages from the database; posts the standings after each round), `text.py`,
+`cog.py` (/standings, /pairings). Rules: `bot.rules.swiss_table`, `bot.rules.candidates`,
+`bot.rules.final`.
+"""

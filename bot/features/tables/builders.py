@@ -1,0 +1,269 @@
+"""Tables from plain data: the Swiss standings, the Candidates crosstable, the Final.
+
+Pure functions: the numbers come from the rules (`bot.rules.swiss_table.standings`,
+`bot.rules.candidates.standings`, `bot.rules.final`), never recomputed here; this module
+only lays them out. Every cell is plain ASCII, so the picture's font has every glyph and the
+text version lines up in any monospace font.
+
+Rows are numbered by their place in the table ("#"); where the rules leave players equal on
+everything (a shared rank), the footnote says so. A Swiss round cell names the opponent by
+that number, with the match result from the row player's side: ``+3`` won against #3,
+``=5`` drawn, ``-2`` lost, an ``f`` after it by forfeit, a bare ``4`` still to be played.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from bot.features.tables.types import Align, FinalGame, SwissPairing, Table
+from bot.rules import candidates, final
+from bot.rules import swiss_table as swiss_rules
+
+__all__ = ["candidates_table", "final_table", "final_time_controls", "swiss_table"]
+
+ARMAGEDDON = "Armageddon"
+RIGHT: Align = "right"
+WITHDRAWN = " (wd)"
+
+
+def points(value: float) -> str:
+    """1, 2.5, 0: no trailing zeros, ASCII (the picture's font has no ½)."""
+    return f"{value:g}"
+
+
+def _shared_ranks(ranks: Sequence[int]) -> str:
+    """ "Rank shared ...: #3 = #4." for each group of rows with one rank, else ""."""
+    groups: dict[int, list[int]] = {}
+    for position, rank in enumerate(ranks, start=1):
+        groups.setdefault(rank, []).append(position)
+    tied = [" = ".join(f"#{p}" for p in group) for group in groups.values() if len(group) > 1]
+    return f" Equal on every tiebreak (shared rank): {', '.join(tied)}." if tied else ""
+
+
+# --------------------------------------------------------------------------- the Swiss
+
+
+def _sign(mine: float, theirs: float) -> str:
+    if mine > theirs:
+        return "+"
+    if mine < theirs or mine == 0:  # 0-0: both lost (a double forfeit)
+        return "-"
+    return "="
+
+
+def swiss_table(
+    seeding: Sequence[str],
+    pairings: Sequence[SwissPairing],
+    *,
+    names: Mapping[str, str] | None = None,
+    withdrawn: Collection[str] = (),
+    rounds: int | None = None,
+    qualifiers: int = 0,
+    title: str = "Qualification standings",
+) -> Table:
+    """The Swiss table: #, player, points, wins vs tied, Median-Buchholz, then R1..Rn.
+
+    ``seeding`` are the player keys best seed first, ``pairings`` every board of the rounds
+    so far, ``names`` the display name of each key (default: the key). The rows and their
+    numbers are `bot.rules.swiss_table.standings` over the decided boards. ``rounds`` is the
+    number of round columns (default: the last round in ``pairings``). The rows ranked in
+    the top ``qualifiers`` (withdrawn players left out) are highlighted.
+    """
+    shown = names or {}
+    results: list[swiss_rules.Result] = [
+        (p.a, p.b, p.points_a or 0.0, p.points_b or 0.0)
+        for p in pairings
+        if p.points_a is not None or p.b is None
+    ]
+    table = swiss_rules.standings(seeding, results, withdrawn=withdrawn)
+    place = {row.player: position for position, row in enumerate(table, start=1)}
+    columns = rounds if rounds is not None else max((p.round for p in pairings), default=0)
+    cells: dict[tuple[str, int], str] = {}
+    for p in pairings:
+        if p.round > columns:
+            continue
+        if p.b is None:
+            cells[(p.a, p.round)] = "bye"
+            continue
+        forfeit = "f" if p.forfeit else ""
+        if p.points_a is None:
+            cells[(p.a, p.round)], cells[(p.b, p.round)] = str(place[p.b]), str(place[p.a])
+            continue
+        pa, pb = p.points_a, p.points_b or 0.0
+        cells[(p.a, p.round)] = f"{_sign(pa, pb)}{place[p.b]}{forfeit}"
+        cells[(p.b, p.round)] = f"{_sign(pb, pa)}{place[p.a]}{forfeit}"
+    rows = tuple(
+        (
+            str(position),
+            shown.get(row.player, row.player) + (WITHDRAWN if row.withdrawn else ""),
+            points(row.points),
+            str(row.wins_vs_tied),
+            points(row.median_buchholz),
+            *(cells.get((row.player, r), "") for r in range(1, columns + 1)),
+        )
+        for position, row in enumerate(table, start=1)
+    )
+    footnote = (
+        "Pts: points. WvT: wins against players on the same points. MBH: Median-Buchholz "
+        "(rule III.E.5). Rounds: + won, = drawn, - lost against that #, f by forfeit, a bare "
+        "# still to play."
+        + (" (wd): withdrawn or disqualified." if any(r.withdrawn for r in table) else "")
+        + _shared_ranks([r.rank for r in table])
+    )
+    align: tuple[Align, ...] = ("right", "left", "right", "right", "right")
+    return Table(
+        title=title,
+        headers=("#", "Player", "Pts", "WvT", "MBH", *(f"R{r}" for r in range(1, columns + 1))),
+        rows=rows,
+        align=align + (RIGHT,) * columns,
+        highlight=tuple(qualifiers > 0 and not r.withdrawn and r.rank <= qualifiers for r in table),
+        highlight_label=f"in the top {qualifiers}" if qualifiers else "",
+        footnote=footnote,
+    )
+
+
+# --------------------------------------------------------------------------- the Candidates
+
+
+def candidates_table(
+    names: Sequence[str],
+    results: Sequence[tuple[str, str, float, float]],
+    *,
+    title: str = "Candidates",
+    withdrawn: Collection[str] = (),
+    places: int = 1,
+) -> Table:
+    """The Candidates crosstable (rule III.F): rows and columns the players in rank order.
+
+    ``names`` are the players in seeding order; ``results`` the finished matches as
+    ``(a, b, games_a, games_b)`` (a disregarded match is simply absent). The order, match
+    points and game points are `bot.rules.candidates.standings`. A cell holds the game
+    points of the row player against the column player ("x" on the diagonal, empty while
+    unplayed); then MP (match points) and GP (game points). The rows ranked in the top
+    ``places`` are highlighted (0: none). Also the table of the Swiss tiebreak matches.
+    """
+    table = candidates.standings(names, results)
+    order = [row.player for row in table]
+    against: dict[tuple[str, str], float] = {}
+    for a, b, games_a, games_b in results:
+        against[(a, b)], against[(b, a)] = games_a, games_b
+    gone = set(withdrawn)
+    rows = []
+    for position, row in enumerate(table, start=1):
+        crossed = [
+            "x"
+            if other == row.player
+            else points(against[(row.player, other)])
+            if (row.player, other) in against
+            else ""
+            for other in order
+        ]
+        name = row.player + (WITHDRAWN if row.player in gone else "")
+        rows.append((str(position), name, *crossed, points(row.points), points(row.game_points)))
+    footnote = (
+        "Each cell: the row player's game points against that column's #. MP: match points. "
+        "GP: game points (rule III.F.3)."
+        + (" (wd): withdrawn or disqualified." if gone & set(order) else "")
+        + _shared_ranks([r.rank for r in table])
+    )
+    n = len(order)
+    align: tuple[Align, ...] = ("right", "left", *((RIGHT,) * (n + 2)))
+    return Table(
+        title=title,
+        headers=("#", "Player", *(str(i) for i in range(1, n + 1)), "MP", "GP"),
+        rows=tuple(rows),
+        align=align,
+        highlight=tuple(places > 0 and r.rank <= places and r.player not in gone for r in table),
+        highlight_label=("first place" if places == 1 else f"in the top {places}")
+        if places
+        else "",
+        footnote=footnote,
+    )
+
+
+# --------------------------------------------------------------------------- the Final
+
+
+def final_time_controls(results_a: Sequence[float], rules: Mapping[str, Any]) -> list[str]:
+    """The time control each game was played at: what `bot.rules.final.status` said was
+    next before it ("2+5", "2+0", or "Armageddon"). ``rules`` are the keyword arguments of
+    `status` (the edition's Final structure). A game after the decision keeps the control
+    of the game before it."""
+    controls: list[str] = []
+    for index in range(len(results_a)):
+        try:
+            upcoming = final.status(results_a[:index], **rules).next_game
+        except ValueError:
+            upcoming = None
+        if upcoming is None:
+            upcoming = controls[-1] if controls else str(rules.get("time_control", "2+5"))
+        controls.append(ARMAGEDDON if upcoming == final.ARMAGEDDON else upcoming)
+    return controls
+
+
+def _game_result(white_result: float) -> str:
+    if white_result == 1:
+        return "1-0"
+    if white_result == 0:
+        return "0-1"
+    return "1/2-1/2"
+
+
+def final_table(
+    a: str,
+    b: str,
+    games: Sequence[FinalGame],
+    *,
+    title: str | None = None,
+    winner: str | None = None,
+) -> Table:
+    """The Final game by game: number, time control, White, Black, result, running score.
+
+    ``a`` and ``b`` are the two players (the score reads a-b; ``result_a`` of each game is
+    from ``a``'s side), ``games`` the counted games in order. An Armageddon game decides the
+    match but adds nothing to the score (rule III.G.6); the footnote says who won it (a
+    draw is Black's, `bot.rules.final.armageddon_winner`). The last row is the total;
+    ``winner``, when given, is named in the footnote.
+    """
+    score_a = score_b = 0.0
+    rows: list[tuple[str, ...]] = []
+    notes: list[str] = []
+    for game in games:
+        if {game.white, game.black} != {a, b}:
+            raise ValueError(f"game {game.number} is not between {a} and {b}")
+        white_result = game.result_a if game.white == a else 1.0 - game.result_a
+        if game.time_control == ARMAGEDDON:
+            side = final.CHAMPION if game.white == a else final.CHALLENGER
+            won = final.armageddon_winner(side, white_result)
+            notes.append(
+                f" Armageddon: {a if won == final.CHAMPION else b} wins it "
+                "(a draw is a win for Black)."
+            )
+        else:
+            score_a += game.result_a
+            score_b += 1.0 - game.result_a
+        rows.append(
+            (
+                str(game.number),
+                game.time_control,
+                game.white,
+                game.black,
+                _game_result(white_result),
+                f"{points(score_a)}-{points(score_b)}",
+            )
+        )
+    rows.append(("", "", "", "", "Total", f"{points(score_a)}-{points(score_b)}"))
+    footnote = (
+        f"Score: {a} first. TC: time control."
+        + "".join(notes)
+        + (f" {winner} wins the Final." if winner else "")
+    )
+    return Table(
+        title=title or f"Final: {a} vs {b}",
+        headers=("Game", "TC", "White", "Black", "Result", "Score"),
+        rows=tuple(rows),
+        align=("right", "left", "left", "left", "right", "right"),
+        total_rows=1,
+        footnote=footnote,
+    )

@@ -1,0 +1,63 @@
+"""/standings and /pairings: the tables as a picture with the same table in text."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from typing import TYPE_CHECKING, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.features.tables import text as wording
+from bot.features.tables.render import render_png, render_text
+from db.models import StageKind
+
+if TYPE_CHECKING:
+    from bot.app import ChampionshipBot
+
+StageChoice = Literal["swiss", "tiebreak", "candidates", "final"]
+PICTURE = "standings.png"
+
+
+class TablesCog(commands.Cog):
+    def __init__(self, bot: ChampionshipBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(
+        name="standings", description="The standings of the current stage, or of an earlier one"
+    )
+    @app_commands.describe(stage="Which stage (default: the current one)")
+    async def standings(
+        self, interaction: discord.Interaction, stage: StageChoice | None = None
+    ) -> None:
+        table = await self.bot.svc.tables.standings(StageKind(stage) if stage else None)
+        png = await asyncio.to_thread(render_png, table)
+        await interaction.response.send_message(
+            render_text(table),
+            file=discord.File(io.BytesIO(png), filename=PICTURE),
+            ephemeral=True,
+        )
+
+    @app_commands.command(
+        name="pairings", description="A round's pairings, agreed times, results and games"
+    )
+    @app_commands.describe(
+        number="The round (default: the latest one)",
+        stage="Which stage (default: the current one)",
+    )
+    @app_commands.rename(number="round")
+    async def pairings(
+        self,
+        interaction: discord.Interaction,
+        number: app_commands.Range[int, 1, 1000] | None = None,
+        stage: StageChoice | None = None,
+    ) -> None:
+        view = await self.bot.svc.tables.pairings(number, StageKind(stage) if stage else None)
+        await interaction.response.send_message(wording.pairings_text(view), ephemeral=True)
+
+
+async def setup(bot: ChampionshipBot) -> None:
+    """The extension: /standings and /pairings."""
+    await bot.add_cog(TablesCog(bot))

@@ -1,0 +1,273 @@
+"""A table as a picture (PNG, drawn with Pillow) and as monospace text.
+
+The picture is an opaque white card with dark text, a dark title band and a mid-grey border,
+so it reads the same on Discord's dark and light themes. It uses Pillow's bundled font at a
+size that stays legible when Discord scales the preview down: 800 to 1600 pixels wide (the
+font shrinks, down to a floor, for very wide tables), as tall as the rows need. Numbers are
+right-aligned, rows striped, highlighted rows tinted with a bar at the left, totals set apart
+by a line.
+
+The text is the same table in a code block, for screen readers and copy-paste, under
+Discord's 2000 characters: rows that do not fit are left out with a note (the picture has
+them all).
+"""
+
+from __future__ import annotations
+
+import io
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from discord.utils import escape_markdown
+from PIL import Image, ImageDraw, ImageFont
+
+from bot.features.tables.types import Table
+
+__all__ = ["MESSAGE_LIMIT", "render_png", "render_text"]
+
+MESSAGE_LIMIT = 2000
+FONT_SIZE = 28
+MIN_FONT_SIZE = 16
+MIN_WIDTH = 800
+MAX_WIDTH = 1600
+
+INK = (30, 31, 34)
+MUTED_INK = (78, 80, 88)
+CARD = (255, 255, 255)
+STRIPE = (238, 240, 243)
+BORDER = (92, 95, 102)
+GRID = (208, 211, 216)
+TITLE_BAND = (35, 39, 42)
+TITLE_INK = (255, 255, 255)
+HEADER = (212, 215, 220)
+HIGHLIGHT = (211, 240, 218)
+HIGHLIGHT_BAR = (36, 128, 70)
+
+
+# --------------------------------------------------------------------------- text
+
+
+def _text_lines(table: Table, rows: Sequence[tuple[str, ...]], marks: Sequence[bool]) -> list[str]:
+    align = table.alignments()
+    widths = [
+        max([len(header), *(len(row[c]) for row in table.rows)])
+        for c, header in enumerate(table.headers)
+    ]
+    marked = bool(table.highlight) and any(table.highlight)
+
+    def line(cells: Sequence[str], mark: bool) -> str:
+        parts = [
+            cell.rjust(widths[c]) if align[c] == "right" else cell.ljust(widths[c])
+            for c, cell in enumerate(cells)
+        ]
+        prefix = ("* " if mark else "  ") if marked else ""
+        return (prefix + "  ".join(parts)).rstrip()
+
+    rule = "-" * (sum(widths) + 2 * (len(widths) - 1) + (2 if marked else 0))
+    lines = [line(table.headers, False), rule]
+    body = len(rows) - table.total_rows
+    for index, (row, mark) in enumerate(zip(rows, marks, strict=True)):
+        if index == body and table.total_rows:
+            lines.append(rule)
+        lines.append(line(row, mark))
+    return lines
+
+
+def render_text(table: Table, *, limit: int = MESSAGE_LIMIT - 10) -> str:
+    """The table as a Discord message: the title in bold, the grid in a code block (every
+    cell as it is in the picture), the legend and footnote after it; at most ``limit``
+    characters, leaving out the last rows (not the totals) with a note when needed."""
+    marks = [table.highlighted(i) for i in range(len(table.rows))]
+    head = f"**{escape_markdown(table.title)}**"
+    notes = []
+    if any(marks) and table.highlight_label:
+        notes.append(f"`*` {escape_markdown(table.highlight_label)}.")
+    if table.footnote:
+        notes.append(escape_markdown(table.footnote))
+    tail = "\n".join(notes)
+    body = len(table.rows) - table.total_rows
+    totals = list(range(body, len(table.rows)))
+    for keep in range(body, -1, -1):
+        kept = [*range(keep), *totals]
+        lines = _text_lines(table, [table.rows[i] for i in kept], [marks[i] for i in kept])
+        if keep < body:
+            lines.insert(2 + keep, f"... {body - keep} more rows: see the picture")
+        text = "\n".join([head, "```", *lines, "```", *([tail] if tail else [])])
+        if len(text) <= limit:
+            return text
+        if tail and len(text) - len(tail) <= limit - 20:  # keep the rows, shorten the notes
+            room = limit - (len(text) - len(tail)) - 1
+            return text[: len(text) - len(tail)] + tail[:room].rstrip() + "…"
+    return text[: limit - 1] + "…"
+
+
+# --------------------------------------------------------------------------- picture
+
+
+@lru_cache(maxsize=16)
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    return ImageFont.load_default(size=size)
+
+
+def _drawable(text: str) -> str:
+    """The bundled font has printable ASCII (and ·): anything else becomes "?"."""
+    return "".join(ch if " " <= ch <= "~" or ch == "·" else "?" for ch in text)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    size: int
+    pad: int
+    row_height: int
+    margin: int
+    widths: tuple[int, ...]
+    bar: int
+
+    @property
+    def table_width(self) -> int:
+        return self.bar + sum(self.widths)
+
+
+def _layout(table: Table, size: int) -> _Layout:
+    font = _font(size)
+    pad = round(size * 0.6)
+    widths = tuple(
+        round(
+            max(font.getlength(_drawable(cell)) for cell in [header, *(r[c] for r in table.rows)])
+        )
+        + 2 * pad
+        for c, header in enumerate(table.headers)
+    )
+    bar = round(size * 0.3) if any(table.highlight) else 0
+    return _Layout(size, pad, round(size * 1.75), round(size * 0.8), widths, bar)
+
+
+def _fit(table: Table) -> _Layout:
+    """The default size, smaller for tables too wide for MAX_WIDTH, then widened to
+    MIN_WIDTH by giving the spare room to the text columns (the names)."""
+    layout = _layout(table, FONT_SIZE)
+    if layout.table_width + 2 * layout.margin > MAX_WIDTH:
+        scaled = FONT_SIZE * (MAX_WIDTH - 2 * layout.margin) / layout.table_width
+        layout = _layout(table, max(MIN_FONT_SIZE, int(scaled)))
+    spare = MIN_WIDTH - 2 * layout.margin - layout.table_width
+    if spare > 0:
+        align = table.alignments()
+        grow = [c for c, a in enumerate(align) if a == "left"] or list(range(len(align)))
+        widths = list(layout.widths)
+        for i, c in enumerate(grow):
+            widths[c] += spare // len(grow) + (1 if i < spare % len(grow) else 0)
+        layout = _Layout(
+            layout.size, layout.pad, layout.row_height, layout.margin, tuple(widths), layout.bar
+        )
+    return layout
+
+
+def _wrap(text: str, font: ImageFont.FreeTypeFont | ImageFont.ImageFont, width: int) -> list[str]:
+    """Words onto lines no wider than `width` pixels."""
+    average = max(1.0, font.getlength("abcdefghijklmnopqrstuvwxyz0123456789") / 36)
+    lines: list[str] = []
+    for chars in range(max(8, int(width / average)), 4, -4):
+        lines = textwrap.wrap(text, chars) or [""]
+        if all(font.getlength(line) <= width for line in lines):
+            return lines
+    return lines
+
+
+def render_png(table: Table) -> bytes:
+    """The table as an opaque PNG (see the module docstring for the look)."""
+    layout = _fit(table)
+    size, pad, row_h, margin = layout.size, layout.pad, layout.row_height, layout.margin
+    width = layout.table_width + 2 * margin
+    inner = width - 2 * margin
+    font = _font(size)
+    title_font = _font(round(size * 1.15))
+    note_size = max(14, round(size * 0.72))
+    note_font = _font(note_size)
+    title_lines = _wrap(_drawable(table.title), title_font, inner - 2 * pad)
+    notes = []
+    if any(table.highlight) and table.highlight_label:
+        notes.append(f"Tinted rows: {table.highlight_label}.")
+    if table.footnote:
+        notes.append(table.footnote)
+    note_lines = [
+        line for note in notes for line in _wrap(_drawable(note), note_font, inner - 2 * pad)
+    ]
+    title_line_h = round(size * 1.5)
+    note_line_h = round(note_size * 1.4)
+    title_h = title_line_h * len(title_lines) + pad * 2
+    grid_h = row_h * (len(table.rows) + 1) + (3 if table.total_rows else 0)
+    notes_h = note_line_h * len(note_lines) + (pad * 2 if note_lines else pad)
+    height = margin + title_h + grid_h + notes_h + margin
+
+    image = Image.new("RGB", (width, height), CARD)
+    draw = ImageDraw.Draw(image)
+    border = max(3, size // 8)
+    draw.rectangle((0, 0, width - 1, height - 1), outline=BORDER, width=border)
+
+    y = margin
+    draw.rectangle((margin, y, width - margin - 1, y + title_h - 1), fill=TITLE_BAND)
+    for index, line in enumerate(title_lines):
+        centre = y + pad + title_line_h * index + title_line_h // 2
+        draw.text(
+            (margin + pad, centre),
+            line,
+            font=title_font,
+            fill=TITLE_INK,
+            anchor="lm",
+            stroke_width=1,  # a bold title from the one regular font
+            stroke_fill=TITLE_INK,
+        )
+    y += title_h
+
+    align = table.alignments()
+    lefts = [margin + layout.bar + sum(layout.widths[:c]) for c in range(len(layout.widths))]
+
+    def cells(top: int, values: Sequence[str], ink: tuple[int, int, int], bold: bool) -> None:
+        centre = top + row_h // 2
+        for c, value in enumerate(values):
+            text = _drawable(value)
+            if align[c] == "right":
+                x, anchor = lefts[c] + layout.widths[c] - pad, "rm"
+            else:
+                x, anchor = lefts[c] + pad, "lm"
+            draw.text(
+                (x, centre),
+                text,
+                font=font,
+                fill=ink,
+                anchor=anchor,
+                stroke_width=1 if bold else 0,
+                stroke_fill=ink,
+            )
+
+    draw.rectangle((margin, y, width - margin - 1, y + row_h - 1), fill=HEADER)
+    cells(y, table.headers, INK, True)
+    grid_top = y
+    y += row_h
+    body = len(table.rows) - table.total_rows
+    for index, row in enumerate(table.rows):
+        if index == body and table.total_rows:
+            draw.rectangle((margin, y, width - margin - 1, y + 2), fill=INK)
+            y += 3
+        fill = HIGHLIGHT if table.highlighted(index) else STRIPE if index % 2 else CARD
+        draw.rectangle((margin, y, width - margin - 1, y + row_h - 1), fill=fill)
+        if table.highlighted(index):
+            draw.rectangle((margin, y, margin + layout.bar - 1, y + row_h - 1), fill=HIGHLIGHT_BAR)
+        cells(y, row, INK, index >= body)
+        y += row_h
+    for left in lefts[1:]:
+        draw.line((left, grid_top, left, y - 1), fill=GRID, width=1)
+    draw.rectangle((margin, grid_top, width - margin - 1, y - 1), outline=GRID, width=1)
+
+    y += pad
+    for line in note_lines:
+        draw.text(
+            (margin + pad, y + note_line_h // 2), line, font=note_font, fill=MUTED_INK, anchor="lm"
+        )
+        y += note_line_h
+
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()

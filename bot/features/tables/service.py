@@ -1,0 +1,348 @@
+"""Standings and pairings read from the database, and the standings posted after each round.
+
+Every table is built by `builders.py` from what is stored (the stage's seeding, its rounds,
+matches and games) and the pure rules; nothing here decides a result. The post after a round
+is written in the transaction that closed it (`RoundComplete`), as text: the outbox carries
+no files, so the picture is for /standings.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.errors import InvalidInput, WrongStage
+from bot.events import RoundComplete
+from bot.features.tables import text as wording
+from bot.features.tables.builders import (
+    ARMAGEDDON,
+    candidates_table,
+    final_table,
+    final_time_controls,
+    swiss_table,
+)
+from bot.features.tables.render import render_text
+from bot.features.tables.types import BoardLine, FinalGame, RoundPairings, SwissPairing, Table
+from bot.outbox import enqueue_channel
+from bot.rules import final
+from bot.service import Service, Subscription
+from db.models import (
+    Game,
+    Match,
+    MatchState,
+    Player,
+    Round,
+    RoundState,
+    Stage,
+    StageKind,
+    StageState,
+)
+
+log = logging.getLogger(__name__)
+
+__all__ = ["TablesService"]
+
+DONE_STATES = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
+# The order the stages follow each other in; "the current stage" is the latest running one.
+STAGE_ORDER = (StageKind.SWISS, StageKind.TIEBREAK, StageKind.CANDIDATES, StageKind.FINAL)
+
+
+class TablesService(Service):
+    """/standings and /pairings, and the standings posted when a round closes."""
+
+    # --- use cases ------------------------------------------------------------------------
+
+    async def standings(self, stage: StageKind | None = None) -> Table:
+        """The table of `stage`, or of the current one (running, else the last finished)."""
+        async with self.sessions() as session:
+            found = await self._stage(session, stage)
+            return await self._table(session, found)
+
+    async def pairings(
+        self, round_number: int | None = None, stage: StageKind | None = None
+    ) -> RoundPairings:
+        """A round's boards (default: the latest published round of the current stage)."""
+        async with self.sessions() as session:
+            found = await self._stage(session, stage)
+            rounds = await self._rounds(session, found)
+            if not rounds:
+                raise WrongStage(wording.no_rounds(found.kind.value))
+            if round_number is None:
+                round_ = rounds[-1]
+            else:
+                by_number = {r.number: r for r in rounds}
+                if round_number not in by_number:
+                    raise InvalidInput(
+                        wording.no_such_round(round_number, found.kind.value, rounds[-1].number)
+                    )
+                round_ = by_number[round_number]
+            return await self._pairings(session, found, round_)
+
+    # --- events ---------------------------------------------------------------------------
+
+    def subscriptions(self) -> list[Subscription]:
+        return [(RoundComplete, self._on_round_complete)]
+
+    async def _on_round_complete(
+        self, session: AsyncSession, event: RoundComplete, now: datetime
+    ) -> None:
+        """The table after the round, in the announcement channel (text: no files in the
+        outbox). A table that cannot be built is logged, never allowed to undo the result."""
+        channel = self.config.discord.announcement_channel_id
+        stage = await session.get(Stage, event.stage_id)
+        round_ = await session.get(Round, event.round_id)
+        if not channel or stage is None or round_ is None:
+            return
+        try:
+            table = await self._table(session, stage, after=round_)
+        except (ValueError, LookupError, WrongStage):
+            log.exception("no standings post after round %s", event.round_id)
+            return
+        enqueue_channel(session, channel_id=channel, now=now, content=render_text(table))
+
+    # --- which stage, which rounds ------------------------------------------------------------
+
+    async def _stage(self, session: AsyncSession, kind: StageKind | None) -> Stage:
+        stages = {s.kind: s for s in (await session.scalars(select(Stage))).all()}
+        started = {k: s for k, s in stages.items() if s.state is not StageState.PLANNED}
+        if kind is not None:
+            if kind not in started:
+                raise WrongStage(wording.not_started(kind.value))
+            return started[kind]
+        ordered = [started[k] for k in STAGE_ORDER if k in started]
+        running = [s for s in ordered if s.state is StageState.RUNNING]
+        if running:
+            return running[-1]
+        if ordered:
+            return ordered[-1]
+        raise WrongStage(wording.nothing_yet())
+
+    async def _rounds(self, session: AsyncSession, stage: Stage) -> list[Round]:
+        """The stage's published rounds (and finished ones), in order."""
+        return list(
+            (
+                await session.scalars(
+                    select(Round)
+                    .where(Round.stage_id == stage.id, Round.state != RoundState.DRAFT)
+                    .order_by(Round.number)
+                )
+            ).all()
+        )
+
+    async def _players(self, session: AsyncSession, ids: list[int]) -> dict[int, Player]:
+        rows = await session.scalars(select(Player).where(Player.id.in_(ids)))
+        return {p.id: p for p in rows}
+
+    async def _matches(self, session: AsyncSession, rounds: list[Round]) -> list[Match]:
+        return list(
+            (
+                await session.scalars(
+                    select(Match)
+                    .where(Match.round_id.in_([r.id for r in rounds]))
+                    .order_by(Match.round_id, Match.board)
+                )
+            ).all()
+        )
+
+    # --- the tables -------------------------------------------------------------------------
+
+    async def _table(
+        self, session: AsyncSession, stage: Stage, after: Round | None = None
+    ) -> Table:
+        rounds = await self._rounds(session, stage)
+        if after is not None:
+            rounds = [r for r in rounds if r.number <= after.number]
+        if stage.kind is StageKind.SWISS:
+            return await self._swiss(session, stage, rounds, after)
+        if stage.kind is StageKind.FINAL:
+            return await self._final(session, stage, rounds)
+        return await self._robin(session, stage, rounds, after)
+
+    @staticmethod
+    def _progress(rounds: list[Round], after: Round | None) -> tuple[int, bool]:
+        """The round the table stands at, and whether it is over."""
+        if after is not None:
+            return after.number, True
+        if not rounds:
+            return 0, False
+        last = rounds[-1]
+        return last.number, last.state is RoundState.FINISHED
+
+    async def _swiss(
+        self, session: AsyncSession, stage: Stage, rounds: list[Round], after: Round | None
+    ) -> Table:
+        players = await self._players(session, stage.seeding)
+        seeding = [players[pid] for pid in stage.seeding if pid in players]
+        number = {r.id: r.number for r in rounds}
+        pairings = []
+        for m in await self._matches(session, rounds):
+            a = players[m.player_a_id].lichess_id
+            b = players[m.player_b_id].lichess_id if m.player_b_id else None
+            done = m.state in DONE_STATES
+            pairings.append(
+                SwissPairing(
+                    number[m.round_id],
+                    a,
+                    b,
+                    (m.points_a or 0.0) if done else None,
+                    (m.points_b or 0.0) if done and b else None,
+                    forfeit=m.state is MatchState.FORFEITED,
+                )
+            )
+        at, finished = self._progress(rounds, after)
+        return swiss_table(
+            [p.lichess_id for p in seeding],
+            pairings,
+            names={p.lichess_id: p.lichess_username for p in seeding},
+            withdrawn={p.lichess_id for p in seeding if p.withdrawn_at or p.disqualified_at},
+            rounds=at,
+            qualifiers=self.config.swiss.qualifiers,
+            title=wording.swiss_title(
+                self.config.tournament.short_name, at, stage.total_rounds, finished
+            ),
+        )
+
+    async def _robin(
+        self, session: AsyncSession, stage: Stage, rounds: list[Round], after: Round | None
+    ) -> Table:
+        """The Candidates (or the Swiss tiebreak matches) as a crosstable. A forfeit with a
+        winner counts as a match won by every game; one without a winner (a disqualified
+        Candidate, rule VIII.B) is disregarded."""
+        players = await self._players(session, stage.seeding)
+        field = [players[pid] for pid in stage.seeding if pid in players]
+        games = float(self.config.tournament.match_games)
+        results: list[tuple[str, str, float, float]] = []
+        for m in await self._matches(session, rounds):
+            if m.state not in DONE_STATES or m.player_b_id is None:
+                continue
+            a, b = players[m.player_a_id], players[m.player_b_id]
+            if m.state is MatchState.FORFEITED:
+                if m.forfeit_winner_id is None:
+                    continue
+                won = m.forfeit_winner_id == a.id
+                score = (games, 0.0) if won else (0.0, games)
+                results.append((a.lichess_username, b.lichess_username, *score))
+            else:
+                results.append((a.lichess_username, b.lichess_username, m.score_a, m.score_b))
+        at, finished = self._progress(rounds, after)
+        short = self.config.tournament.short_name
+        return candidates_table(
+            [p.lichess_username for p in field],
+            results,
+            title=wording.robin_title(stage.kind.value, short, at, stage.total_rounds, finished),
+            withdrawn={p.lichess_username for p in field if p.withdrawn_at or p.disqualified_at},
+            places=1 if stage.kind is StageKind.CANDIDATES else 0,
+        )
+
+    def _final_rules(self) -> dict[str, Any]:
+        """The keyword arguments of `bot.rules.final.status` for this edition."""
+        cfg = self.config.stages
+        return {
+            "base_games": cfg.final_games,
+            "lead": cfg.final_lead,
+            "extension_games": cfg.final_extension_games,
+            "lead_rule_games": cfg.final_lead_rule_games,
+            "armageddon_after": cfg.final_armageddon_after,
+            "time_control": str(self.config.tournament.time_control),
+            "tiebreak_time_control": str(cfg.final_tiebreak_time_control),
+        }
+
+    async def _final(self, session: AsyncSession, stage: Stage, rounds: list[Round]) -> Table:
+        match = next((m for m in await self._matches(session, rounds) if m.player_b_id), None)
+        if match is None or match.player_b_id is None:
+            raise WrongStage(wording.not_started(StageKind.FINAL.value))
+        players = await self._players(session, [match.player_a_id, match.player_b_id])
+        a, b = players[match.player_a_id], players[match.player_b_id]
+        rows = (
+            await session.scalars(
+                select(Game)
+                .where(Game.match_id == match.id, Game.counted.is_(True))
+                .order_by(Game.number, Game.id)
+            )
+        ).all()
+        rules = self._final_rules()
+        controls = final_time_controls([g.result_a for g in rows], rules)
+        games = [
+            FinalGame(
+                number,
+                control,
+                players[g.white_player_id].lichess_username,
+                players[g.black_player_id].lichess_username,
+                g.result_a,
+                g.lichess_id,
+            )
+            for number, (g, control) in enumerate(zip(rows, controls, strict=True), start=1)
+        ]
+        armageddon = [g for g, c in zip(rows, controls, strict=True) if c == ARMAGEDDON]
+        white = armageddon[0].white_player_id if armageddon else None
+        try:
+            decided = final.status(
+                [g.result_a for g in rows],
+                armageddon_white=None if white is None else _side(white == a.id),
+                **rules,
+            ).winner
+        except ValueError:  # games the rules cannot place: show them, name no winner
+            decided = None
+        winner = None if decided is None else (a if decided == final.CHAMPION else b)
+        return final_table(
+            a.lichess_username,
+            b.lichess_username,
+            games,
+            title=wording.final_title(
+                self.config.tournament.short_name, a.lichess_username, b.lichess_username
+            ),
+            winner=winner.lichess_username if winner else None,
+        )
+
+    # --- pairings ---------------------------------------------------------------------------
+
+    async def _pairings(self, session: AsyncSession, stage: Stage, round_: Round) -> RoundPairings:
+        matches = await self._matches(session, [round_])
+        ids = {m.player_a_id for m in matches} | {m.player_b_id for m in matches if m.player_b_id}
+        players = await self._players(session, list(ids))
+        counted: dict[int, list[str]] = {}
+        rows = await session.scalars(
+            select(Game)
+            .where(Game.match_id.in_([m.id for m in matches]), Game.counted.is_(True))
+            .order_by(Game.number, Game.id)
+        )
+        for g in rows:
+            counted.setdefault(g.match_id, []).append(g.lichess_id)
+
+        def name(player_id: int | None) -> str | None:
+            return players[player_id].lichess_username if player_id in players else None
+
+        boards = tuple(
+            BoardLine(
+                m.board,
+                players[m.player_a_id].lichess_username,
+                name(m.player_b_id),
+                m.state.value,
+                m.agreed_time,
+                m.score_a,
+                m.score_b,
+                m.points_a,
+                name(m.forfeit_winner_id),
+                tuple(counted.get(m.id, [])),
+            )
+            for m in matches
+        )
+        return RoundPairings(
+            wording.STAGE_LABELS.get(stage.kind.value, stage.kind.value),
+            round_.number,
+            stage.total_rounds,
+            round_.starts_at,
+            round_.deadline,
+            round_.state is RoundState.FINISHED,
+            boards,
+        )
+
+
+def _side(is_a: bool) -> str:
+    """Side `a` of the Final's match plays the champion's part in `bot.rules.final`: the
+    rules are symmetric but for the names of the sides."""
+    return final.CHAMPION if is_a else final.CHALLENGER

@@ -1,0 +1,133 @@
+"""Wording of the tables: their titles, /pairings, and the replies when there is nothing to
+show yet. The tables themselves are laid out in `builders.py` and drawn in `render.py`."""
+
+from __future__ import annotations
+
+from discord.utils import escape_markdown
+
+from bot.features.tables.types import BoardLine, RoundPairings
+from bot.timefmt import discord_time
+
+LIMIT = 1990
+GAME = "https://lichess.org/"
+
+STAGE_NAMES = {
+    "swiss": "the qualification (Swiss)",
+    "tiebreak": "the tiebreak matches",
+    "candidates": "the Candidates",
+    "final": "the Final",
+}
+STAGE_LABELS = {
+    "swiss": "Swiss",
+    "tiebreak": "Tiebreak",
+    "candidates": "Candidates",
+    "final": "Final",
+}
+
+
+def nothing_yet() -> str:
+    return "The championship has not started yet: there are no standings or pairings."
+
+
+def not_started(kind: str) -> str:
+    name = STAGE_NAMES.get(kind, kind)
+    verb = "have" if kind == "candidates" else "has"
+    return f"{name[0].upper()}{name[1:]} {verb} not started yet."
+
+
+def no_rounds(kind: str) -> str:
+    return f"No round of {STAGE_NAMES.get(kind, kind)} has been published yet."
+
+
+def no_such_round(number: int, kind: str, latest: int) -> str:
+    return (
+        f"There is no round {number} of {STAGE_NAMES.get(kind, kind)} yet: "
+        f"rounds 1 to {latest} are published."
+    )
+
+
+def _progress(number: int, total: int | None, finished: bool) -> str:
+    of = f" of {total}" if total else ""
+    return f"after round {number}{of}" if finished else f"round {number}{of} in progress"
+
+
+def swiss_title(short_name: str, number: int, total: int | None, finished: bool) -> str:
+    if number == 0:
+        return f"Qualification standings · {short_name}"
+    return f"Qualification standings · {short_name}, {_progress(number, total, finished)}"
+
+
+def robin_title(kind: str, short_name: str, number: int, total: int | None, finished: bool) -> str:
+    name = "Candidates crosstable" if kind == "candidates" else "Tiebreak matches"
+    if number == 0:
+        return f"{name} · {short_name}"
+    return f"{name} · {short_name}, {_progress(number, total, finished)}"
+
+
+def final_title(short_name: str, a: str, b: str) -> str:
+    return f"Final · {short_name}: {a} vs {b}"
+
+
+# --------------------------------------------------------------------------- /pairings
+
+
+def _score(value: float) -> str:
+    return f"{value:g}"
+
+
+def _state(line: BoardLine) -> str:
+    if line.player_b is None:
+        return "bye" if line.points_a is None else f"bye (+{_score(line.points_a)})"
+    score = f"**{_score(line.score_a)}–{_score(line.score_b)}**"
+    if line.state == "forfeited":
+        if line.forfeit_winner:
+            return f"forfeit, won by {escape_markdown(line.forfeit_winner)}"
+        return "forfeit, disregarded"
+    if line.state == "finished":
+        return score
+    when = discord_time(line.agreed_time) if line.agreed_time else "time not agreed yet"
+    if line.state == "in_progress":
+        return f"playing, {score} · started {when}"
+    return when
+
+
+def _games(line: BoardLine, links: bool) -> str:
+    if not line.games:
+        return ""
+    if not links:
+        return f" · {len(line.games)} game(s)"
+    return " · games " + " ".join(
+        f"[{i}](<{GAME}{game}>)" for i, game in enumerate(line.games, start=1)
+    )
+
+
+def board_line(line: BoardLine, *, links: bool = True) -> str:
+    a = escape_markdown(line.player_a)
+    if line.player_b is None:
+        return f"{line.board}. **{a}**: {_state(line)}"
+    return (
+        f"{line.board}. **{a}** vs **{escape_markdown(line.player_b)}** · {_state(line)}"
+        f"{_games(line, links)}"
+    )
+
+
+def pairings_text(view: RoundPairings) -> str:
+    """The round's boards, agreed times as Discord timestamps and the links to the counted
+    games; under 2000 characters (the links, then boards, give way when it is too long)."""
+    of = f" of {view.total_rounds}" if view.total_rounds else ""
+    state = "finished" if view.finished else f"until {discord_time(view.deadline)}"
+    head = f"**{view.stage} round {view.number}{of}** · {state}"
+    for links in (True, False):
+        lines = [head, *(board_line(b, links=links) for b in view.boards)]
+        text = "\n".join(lines)
+        if len(text) <= LIMIT:
+            return text
+    kept: list[str] = [head]
+    for index, board in enumerate(view.boards):
+        line = board_line(board, links=False)
+        rest = len(view.boards) - index
+        if len("\n".join([*kept, line])) + 60 > LIMIT:
+            kept.append(f"… and {rest} more boards (see the round's pairings post).")
+            break
+        kept.append(line)
+    return "\n".join(kept)

@@ -1,0 +1,121 @@
+"""What the table use cases return: a plain table, the data the builders take, a round's
+boards. The builders, the renderers, the service and the wording all import these."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+Align = Literal["left", "right"]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A titled grid of cell strings, the same for the picture and the text.
+
+    ``align`` gives each column's alignment (empty: columns whose every cell is a number
+    are right-aligned, the others left). ``highlight`` marks rows (qualifiers, say; empty:
+    none) and ``highlight_label`` says what a mark means. The last ``total_rows`` rows are
+    totals, set apart by a line. ``footnote`` explains the abbreviations.
+    """
+
+    title: str
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    align: tuple[Align, ...] = ()
+    highlight: tuple[bool, ...] = ()
+    highlight_label: str = ""
+    total_rows: int = 0
+    footnote: str = ""
+
+    def __post_init__(self) -> None:
+        width = len(self.headers)
+        if width == 0:
+            raise ValueError("a table needs at least one column")
+        for index, row in enumerate(self.rows):
+            if len(row) != width:
+                raise ValueError(f"row {index} has {len(row)} cells, the table {width} columns")
+        if self.align and len(self.align) != width:
+            raise ValueError(f"{len(self.align)} alignments for {width} columns")
+        if self.highlight and len(self.highlight) != len(self.rows):
+            raise ValueError(f"{len(self.highlight)} highlight flags for {len(self.rows)} rows")
+        if not 0 <= self.total_rows <= len(self.rows):
+            raise ValueError(f"total_rows must be 0..{len(self.rows)}, got {self.total_rows}")
+
+    def alignments(self) -> tuple[Align, ...]:
+        if self.align:
+            return self.align
+        return tuple(
+            "right"
+            if any(row[col] for row in self.rows)
+            and all(_is_number(row[col]) for row in self.rows if row[col])
+            else "left"
+            for col in range(len(self.headers))
+        )
+
+    def highlighted(self, row: int) -> bool:
+        return bool(self.highlight) and self.highlight[row]
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        return math.isfinite(float(cell))
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class SwissPairing:
+    """One board of a Swiss round: ``b`` None is a bye. The points are match points
+    (1, ½, 0; a bye's points for ``a``), None while the match is undecided."""
+
+    round: int
+    a: str
+    b: str | None
+    points_a: float | None
+    points_b: float | None
+    forfeit: bool = False
+
+
+@dataclass(frozen=True)
+class FinalGame:
+    """One counted game of the Final: ``result_a`` is from side ``a``'s view (1, ½, 0) and
+    ``time_control`` is "2+5", "2+0" or "Armageddon"."""
+
+    number: int
+    time_control: str
+    white: str
+    black: str
+    result_a: float
+    lichess_id: str | None = None
+
+
+@dataclass(frozen=True)
+class BoardLine:
+    """One board of a round as /pairings shows it."""
+
+    board: int
+    player_a: str
+    player_b: str | None  # None: a bye
+    state: str  # a MatchState value
+    agreed_time: datetime | None
+    score_a: float
+    score_b: float
+    points_a: float | None
+    forfeit_winner: str | None
+    games: tuple[str, ...]  # Lichess ids of the counted games, in order
+
+
+@dataclass(frozen=True)
+class RoundPairings:
+    """A round's boards with its window."""
+
+    stage: str  # "Swiss", "Candidates"...
+    number: int
+    total_rounds: int | None
+    starts_at: datetime
+    deadline: datetime
+    finished: bool
+    boards: tuple[BoardLine, ...]

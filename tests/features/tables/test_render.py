@@ -1,0 +1,104 @@
+"""The picture decodes, is opaque and sized for Discord's preview; the text is the same
+table, every cell of it, under Discord's 2000 characters."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image
+
+from bot.features.tables import render
+from bot.features.tables.builders import swiss_table
+from bot.features.tables.render import render_png, render_text
+from bot.features.tables.types import SwissPairing, Table
+
+
+def players(count: int, rounds: int = 0) -> Table:
+    rows = tuple(
+        (str(i), f"player_with_a_long_name_{i:03d}"[-30:], f"{i / 2:g}", str(i % 3))
+        for i in range(1, count + 1)
+    )
+    return Table(
+        title="Qualification standings",
+        headers=("#", "Player", "Pts", "WvT"),
+        rows=rows,
+        highlight=tuple(i < 3 for i in range(count)),
+        highlight_label="in the top 3",
+        footnote="Pts: points. WvT: wins against players on the same points.",
+    )
+
+
+def decode(png: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(png))
+    image.load()
+    assert image.format == "PNG"
+    return image
+
+
+def test_png_decodes_opaque_and_sized_for_the_preview() -> None:
+    small, large = decode(render_png(players(4))), decode(render_png(players(40)))
+    for image in (small, large):
+        assert image.mode == "RGB"  # no transparency: the card is the same on every theme
+        assert 800 <= image.width <= 1600
+    assert small.height >= 250 and large.height > small.height + 30 * 36
+    # a white card with a mid-grey border and a dark title band
+    assert small.getpixel((0, 0)) == render.BORDER
+    assert small.getpixel((small.width // 2, small.height - 5)) == render.CARD
+    assert small.getpixel((render.FONT_SIZE, render.FONT_SIZE + 2)) == render.TITLE_BAND
+    # dark ink on the light rows: the darkest pixel of the table is the text colour
+    rows = small.crop((30, 150, small.width - 30, 300))
+    assert min(sum(pixel) for pixel in rows.getdata()) <= sum(render.INK) + 60
+
+
+def test_a_wide_swiss_shrinks_the_font_to_stay_readable() -> None:
+    seeding = [f"a_thirty_character_name_{i:06d}" for i in range(64)]
+    pairings = [
+        SwissPairing(r, seeding[(i + r) % 64], seeding[(i + r + 32) % 64], 1.0, 0.0)
+        for r in range(1, 10)
+        for i in range(0, 64, 2)
+    ]
+    table = swiss_table(seeding, pairings, rounds=9, qualifiers=3)
+    image = decode(render_png(table))
+    assert 800 <= image.width <= 1600
+    assert image.height > 64 * 20
+
+
+def test_text_holds_every_cell_in_a_code_block() -> None:
+    table = players(12)
+    text = render_text(table)
+    assert text.startswith("**Qualification standings**\n```\n")
+    assert text.count("```") == 2 and len(text) < 2000
+    block = text.split("```")[1]
+    for row in table.rows:
+        line = next(line for line in block.splitlines() if f" {row[1]} " in line)
+        for cell in row:
+            assert cell in line
+    assert "`*` in the top 3." in text and table.footnote in text
+    # numbers are right-aligned: the last column (a number) ends every line at one place
+    lines = block.strip("\n").splitlines()[2:]
+    assert len({len(line) for line in lines}) == 1
+
+
+def test_long_tables_are_cut_with_a_note_the_picture_keeps_every_row() -> None:
+    table = players(200)
+    text = render_text(table)
+    assert len(text) <= 2000 and text.count("```") == 2
+    assert "more rows: see the picture" in text
+    assert table.rows[0][1] in text and table.rows[-1][1] not in text
+    image = decode(render_png(table))
+    assert image.height > 200 * 40
+
+
+def test_total_rows_survive_the_cut() -> None:
+    rows = (*tuple((str(i), "x" * 40) for i in range(1, 100)), ("", "Total"))
+    table = Table("Final", ("Game", "Result"), rows, total_rows=1)
+    text = render_text(table)
+    assert len(text) <= 2000 and text.rstrip("`\n").endswith("Total")
+
+
+def test_names_outside_the_font_and_markdown_are_safe() -> None:
+    table = Table("Zoë_vs_*Bob*", ("Player",), (("Zoë",), ("a_b",)), footnote="a_b wins")
+    assert decode(render_png(table)).width >= 800
+    text = render_text(table)
+    assert text.startswith("**Zoë\\_vs\\_\\*Bob\\***") and "a\\_b wins" in text
+    assert "\na_b\n" in text  # cells are verbatim inside the code block
