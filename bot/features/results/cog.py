@@ -2,19 +2,63 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.features.results import text as wording
+from bot.features.results.stage_rules import BID_VIEW
 from bot.features.results.td_cog import TD_COMMANDS
-from cogs.common import kick_outbox
+from cogs.common import IdButton, bot_of, guarded, kick_outbox, single_button_view
 from cogs.td import add_td_commands
 
 if TYPE_CHECKING:
     from bot.app import ChampionshipBot
+
+
+class BidModal(discord.ui.Modal):
+    """The private Armageddon bid (rule III.G.6): nobody else sees it before the reveal."""
+
+    bid: discord.ui.TextInput[BidModal]
+
+    def __init__(self, match_id: int) -> None:
+        super().__init__(title="Your bid for White (private)", custom_id=f"acwc:bid:{match_id}")
+        self.match_id = match_id
+        self.bid = discord.ui.TextInput(
+            label="Time you would play White with (m:ss)",
+            placeholder="2:15",
+            custom_id="bid",
+            max_length=8,
+            required=True,
+        )
+        self.add_item(self.bid)
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        async def run() -> None:
+            receipt = await bot_of(interaction).svc.results.submit_bid(
+                discord_id=interaction.user.id, match_id=self.match_id, text=self.bid.value
+            )
+            await interaction.response.send_message(
+                wording.bid_taken(receipt.seconds, receipt.revealed), ephemeral=True
+            )
+            await kick_outbox(interaction)
+
+        await guarded(interaction, run)
+
+
+class BidButton(IdButton, template=r"acwc:armageddon:(?P<id>\d+)"):
+    """Opens the bid form for the Final match `ident`."""
+
+    prefix, label, style = "acwc:armageddon", "Bid for White", discord.ButtonStyle.primary
+
+    async def run(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_modal(BidModal(self.ident))
+
+
+def bid_view(args: dict[str, Any]) -> discord.ui.View:
+    return single_button_view(BidButton(int(args["match_id"])))
 
 
 class ResultsCog(commands.Cog):
@@ -38,10 +82,13 @@ class ResultsCog(commands.Cog):
         await kick_outbox(interaction)
 
 
-__all__ = ["ResultsCog"]
+__all__ = ["BidButton", "BidModal", "ResultsCog"]
 
 
 async def setup(bot: ChampionshipBot) -> None:
     """The extension: the player commands and the TD's /td results group."""
+    bot.add_dynamic_items(BidButton)
+    if bot.outbox is not None:
+        bot.outbox.register_view(BID_VIEW, bid_view)
     add_td_commands(bot, "results", "Games and results", TD_COMMANDS)
     await bot.add_cog(ResultsCog(bot))

@@ -8,10 +8,10 @@ failure for one match loses nothing and the next poll retries. A match that ends
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -26,14 +26,22 @@ from bot.features.matches.round_post import queue_round_post_update
 from bot.features.matches.text import scoreboard
 from bot.features.matches.types import GameLine
 from bot.features.results import text as wording
+from bot.features.results.stage_rules import (
+    AFTER_END,
+    ARMAGEDDON_KEY,
+    BID_VIEW,
+    UNDER_WAY,
+    MatchRecord,
+    StageRules,
+    td_voided,
+)
 from bot.features.results.types import Settled
 from bot.lichess.client import LichessClient
 from bot.lichess.models import LichessGame
 from bot.outbox import enqueue_channel, enqueue_edit_of
 from bot.rules import final as final_rules
-from bot.rules.attribution import judge, split_at_end
+from bot.rules.attribution import judge
 from bot.rules.match import match_points
-from bot.service import Service
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import (
@@ -44,39 +52,15 @@ from db.models import (
     Player,
     Round,
     RoundState,
+    Setting,
     Stage,
     StageKind,
 )
 
 log = logging.getLogger(__name__)
 
-UNDER_WAY = (MatchState.SCHEDULED, MatchState.IN_PROGRESS)
-AFTER_END = "played after the match had ended"
-ARMAGEDDON = "Armageddon game: the TD records it"
-TD_VOID = "voided by the TD: "
 
-
-@dataclass
-class MatchRecord:
-    """A match with everything its results need, loaded in one session."""
-
-    match: Match
-    round_: Round
-    stage: Stage
-    a: Player
-    b: Player
-    games: list[Game]
-
-    @property
-    def thread_id(self) -> int | None:
-        return self.match.thread_id or self.round_.thread_id
-
-
-def td_voided(game: Game) -> bool:
-    return not game.counted and (game.voided_reason or "").startswith(TD_VOID)
-
-
-class ResultsCore(Service):
+class ResultsCore(StageRules):
     """Reading a match by the rules of its stage: which clock a game must have, which
     games count, when the match is over; storing games and settling the score."""
 
@@ -93,67 +77,6 @@ class ResultsCore(Service):
         # The sweep and the results job may both open links: one at a time, so a match
         # never gets two Lichess challenges.
         self._challenge_lock = asyncio.Lock()
-
-    # --- rules per stage ----------------------------------------------------------------------
-
-    @property
-    def _margin(self) -> timedelta:
-        return timedelta(minutes=self.config.match_day.game_time_margin_minutes)
-
-    def _base_clock(self) -> tuple[int, int]:
-        tc = self.config.tournament.time_control
-        return (tc.limit_seconds, tc.increment)
-
-    def _final_status(self, results: Sequence[float]) -> final_rules.FinalStatus:
-        st, tc = self.config.stages, self.config.tournament.time_control
-        return final_rules.status(
-            results,
-            base_games=st.final_games,
-            lead=st.final_lead,
-            extension_games=st.final_extension_games,
-            lead_rule_games=st.final_lead_rule_games,
-            armageddon_after=st.final_armageddon_after,
-            time_control=str(tc),
-            tiebreak_time_control=str(st.final_tiebreak_time_control),
-        )
-
-    def _clock_for(self, kind: StageKind, results: Sequence[float]) -> tuple[int, int]:
-        """The clock the next game must have: 2+5, or 2+0 in the Final's tie extensions."""
-        if kind is not StageKind.FINAL:
-            return self._base_clock()
-        try:
-            next_game = self._final_status(results).next_game
-        except ValueError:  # already decided: whatever follows will not count anyway
-            return self._base_clock()
-        tiebreak = self.config.stages.final_tiebreak_time_control
-        if next_game == str(tiebreak):
-            return (tiebreak.limit_seconds, tiebreak.increment)
-        return self._base_clock()
-
-    def _cut(self, stage: Stage, results: Sequence[float]) -> tuple[int, bool, str]:
-        """How many games count, whether the match is over, why the rest do not count.
-
-        Tiebreak matches (rule III.E.5) stop early like the Swiss when two players meet;
-        among three or more the game points may decide, so they are played out."""
-        games = self.config.tournament.match_games
-        kind = stage.kind
-        if kind is StageKind.TIEBREAK:
-            n, over = split_at_end(results, games=games, early_stop=len(stage.seeding) == 2)
-            return n, over, AFTER_END
-        if kind is StageKind.SWISS:
-            n, over = split_at_end(results, games=games, early_stop=True)
-            return n, over, AFTER_END
-        if kind is StageKind.CANDIDATES:
-            early = self.config.stages.candidates_early_stop
-            n, over = split_at_end(results, games=games, early_stop=early)
-            return n, over, AFTER_END
-        for k in range(len(results) + 1):
-            status = self._final_status(results[:k])
-            if status.winner is not None:
-                return k, True, AFTER_END
-            if status.next_game == final_rules.ARMAGEDDON:
-                return k, False, ARMAGEDDON
-        return len(results), False, AFTER_END
 
     # --- loading ------------------------------------------------------------------------------
 
@@ -174,22 +97,15 @@ class ResultsCore(Service):
                 )
             ).all()
         )
-        return MatchRecord(match, round_, stage, a, b, games)
-
-    def earliest(self, ctx: MatchRecord) -> datetime:
-        """Games created from then on may count: the agreed time (less a margin), or for
-        the Final, played over several sessions (rule VI.C), the start of its window."""
-        assert ctx.match.agreed_time is not None
-        start = ctx.round_.starts_at if ctx.stage.kind is StageKind.FINAL else ctx.match.agreed_time
-        return min(start, ctx.match.agreed_time) - self._margin
-
-    def final_clock_changed(self, ctx: MatchRecord, results: Sequence[float]) -> bool:
-        """The next Final game needs another clock than the last one (2+5 to 2+0, III.G.5)."""
-        if ctx.stage.kind is not StageKind.FINAL or not results:
-            return False
-        return self._clock_for(ctx.stage.kind, results) != self._clock_for(
-            ctx.stage.kind, results[:-1]
-        )
+        white, revealed = None, None
+        if stage.kind is StageKind.FINAL:
+            row = await session.get(Setting, ARMAGEDDON_KEY + str(match.id))
+            state = json.loads(row.value) if row else {}
+            white = state.get("white")
+            revealed = (
+                datetime.fromisoformat(state["revealed_at"]) if "revealed_at" in state else None
+            )
+        return MatchRecord(match, round_, stage, a, b, games, white, revealed)
 
     async def _due_matches(self, now: datetime, *, challenge: bool) -> list[MatchRecord]:
         async with self.sessions() as session:
@@ -227,6 +143,10 @@ class ResultsCore(Service):
             stored: dict[str, Game] = {}
             for game in sorted(games, key=lambda g: (g.created_at, g.id)):
                 if game.id in known or game.id in stored:
+                    continue
+                wrong_side = self._armageddon_refusal(ctx, results, game)
+                if wrong_side:
+                    log.info("match %s: game %s ignored: %s", match_id, game.id, wrong_side)
                     continue
                 verdict = judge(
                     game,
@@ -284,19 +204,40 @@ class ResultsCore(Service):
             await session.flush()
             settled = await self._settle(session, ctx, actor, now)
             if ctx.stage.kind is StageKind.FINAL and not settled.finished:
-                self._final_next_game(session, ctx, now)
+                await self._final_next_game(session, ctx, now)
             return Settled(
                 settled.match_id, settled.score_a, settled.score_b, settled.finished, stored
             )
 
-    def _final_next_game(self, session: AsyncSession, ctx: MatchRecord, now: datetime) -> None:
+    async def _ask_for_bids(self, session: AsyncSession, ctx: MatchRecord, now: datetime) -> None:
+        """30 games and still equal: each finalist bids privately for White (III.G.6)."""
+        key = ARMAGEDDON_KEY + str(ctx.match.id)
+        if await session.get(Setting, key) is not None:
+            return  # asked already
+        session.add(Setting(key=key, value=json.dumps({"bids": {}}), updated_at=now))
+        for player in (ctx.a, ctx.b):
+            message_player(
+                session,
+                player,
+                thread_id=ctx.thread_id,
+                now=now,
+                content=wording.armageddon_bid_request(),
+                view=(BID_VIEW, {"match_id": ctx.match.id}),
+            )
+
+    async def _final_next_game(
+        self, session: AsyncSession, ctx: MatchRecord, now: datetime
+    ) -> None:
         """After each Final game: the score and the next game's time control to both players
         and the thread; a new time control gets a new game link (rules III.G.3-6)."""
         results = [g.result_a for g in ctx.games if g.counted]
         status = self._final_status(results)
         if status.next_game is None:
             return
-        if self.final_clock_changed(ctx, results):
+        if status.next_game == final_rules.ARMAGEDDON and ctx.armageddon_white is None:
+            await self._ask_for_bids(session, ctx, now)
+            ctx.match.challenge_url = None  # the Armageddon's link comes with the reveal
+        elif self.final_clock_changed(ctx, results):
             ctx.match.challenge_url = None  # the sweep opens the link with the new clock
         text = wording.final_next_game(
             ctx.a.lichess_username,
@@ -318,7 +259,9 @@ class ResultsCore(Service):
         """Recount the match from its stored games: which count, the score, the end."""
         match = ctx.match
         eligible = [g for g in ctx.games if not td_voided(g)]
-        n, over, rest_reason = self._cut(ctx.stage, [g.result_a for g in eligible])
+        n, over, rest_reason = self._cut(
+            ctx.stage, [g.result_a for g in eligible], ctx.armageddon_white
+        )
         beyond: list[str] = []
         for index, game in enumerate(eligible):
             if index < n:
@@ -360,6 +303,10 @@ class ResultsCore(Service):
     ) -> None:
         match = ctx.match
         match.points_a, match.points_b = match_points(match.score_a, match.score_b)
+        if ctx.stage.kind is StageKind.FINAL:  # the winner by the Final's rules (Armageddon)
+            status = self._final_status([g.result_a for g in counted], ctx.armageddon_white)
+            won = status.winner == final_rules.CHAMPION
+            match.points_a, match.points_b = (1.0, 0.0) if won else (0.0, 1.0)
         match.state, match.finished_at = MatchState.FINISHED, now
         record(
             session,

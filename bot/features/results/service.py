@@ -9,6 +9,7 @@ says it is over. `/game` is the fallback for a game the poll missed; the TD can 
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 
 from sqlalchemy import or_, select
@@ -20,12 +21,11 @@ from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStag
 from bot.features.matches.context import message_player
 from bot.features.matches.text import game_link
 from bot.features.results import text as wording
-from bot.features.results.reading import (
+from bot.features.results.armageddon import ArmageddonBids
+from bot.features.results.stage_rules import (
     TD_VOID,
     UNDER_WAY,
     MatchRecord,
-    ResultsCore,
-    log,
     td_voided,
 )
 from bot.features.results.types import PollReport, SubmitResult, VoidResult
@@ -40,8 +40,10 @@ from db.models import (
     Player,
 )
 
+log = logging.getLogger(__name__)
 
-class ResultsService(ResultsCore):
+
+class ResultsService(ArmageddonBids):
     """The game link at the agreed time, the results poll, /game and the TD's void-game."""
 
     @staticmethod
@@ -71,6 +73,8 @@ class ResultsService(ResultsCore):
         now = self.clock.now()
         created = 0
         for ctx in await self._due_matches(now, challenge=True):
+            if self.awaiting_bids(ctx, self._counted(ctx)):
+                continue  # the Armageddon's link comes once both bids are in
             limit, increment = self._clock_for(ctx.stage.kind, self._counted(ctx))
             try:
                 challenge = await self.lichess.create_open_challenge(

@@ -61,8 +61,8 @@ def after_end_note(match_id: int, a: str, b: str, lichess_ids: Sequence[str]) ->
 
 def finished_note_for_final(match_id: int) -> str:
     return (
-        f"Final match #{match_id}: the next game is the Armageddon game; the bot does not "
-        "record it. Record the Final's result with /td set-score."
+        f"Final match #{match_id}: games were played before the Armageddon bids were in; "
+        "the Armageddon counts only once both bids for White are revealed."
     )
 
 
@@ -133,3 +133,81 @@ def final_next_game(
             " — a new time control: a new game link follows at once." if new_link else "."
         )
     return f"👑 Final: **{a}** {score(score_a)}–{score(score_b)} **{b}**. Game {number} is " + how
+
+
+def clock_text(seconds: int) -> str:
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def armageddon_bid_request() -> str:
+    return (
+        "⚖️ The Final is equal after 30 games: an **Armageddon** game decides it "
+        "(rule III.G.6). Black has 3:00 and draw odds; White has the time of the lower bid, "
+        "no increment. Press **Bid for White** and give the time you would play White with "
+        "(m:ss, 0:01 to 3:00). Your opponent does not see your bid until both are in; equal "
+        "bids give White to the previous champion."
+    )
+
+
+def bad_bid(text: str) -> str:
+    shown = (text or "").strip()[:20]
+    return f"`{shown}` is not a time: give it as m:ss (e.g. 2:15) or in seconds (135)."
+
+
+def bid_out_of_range(low: int, high: int) -> str:
+    return f"A bid must be from {clock_text(low)} to {clock_text(high)}."
+
+
+def not_a_finalist() -> str:
+    return "Only the two finalists bid for the Armageddon."
+
+
+def no_armageddon_yet() -> str:
+    return "There is no Armageddon to bid for (yet)."
+
+
+def bid_already_in() -> str:
+    return "Your bid is already in and cannot change."
+
+
+def bid_taken(seconds: int, revealed: bool) -> str:
+    if revealed:
+        return f"Your bid of {clock_text(seconds)} is in: both bids are revealed in the thread."
+    return (
+        f"Your bid of {clock_text(seconds)} is in. It stays hidden until your opponent's "
+        "bid is in too."
+    )
+
+
+def armageddon_reveal(
+    champion: str,
+    champion_bid: int,
+    challenger: str,
+    challenger_bid: int,
+    white: str,
+    black: str,
+    white_bid: int,
+    *,
+    equal: bool,
+) -> str:
+    why = "equal bids: the previous champion" if equal else "the lower bid"
+    return (
+        f"⚖️ Armageddon bids: **{champion}** {clock_text(champion_bid)}, **{challenger}** "
+        f"{clock_text(challenger_bid)}. **{white}** plays White ({why}) with "
+        f"{clock_text(white_bid)}; **{black}** plays Black with 3:00 and draw odds; no "
+        "increment (rule III.G.6).\n"
+        f"How to play it: Lichess cannot give the two sides different clocks, so the game "
+        f"link that follows is 3+0. **{white}** joins as White and must treat "
+        f"{clock_text(180 - white_bid)} of their clock as already used: they lose if their "
+        f"clock falls below {clock_text(180 - white_bid)} (the TD checks the clocks). A "
+        f"draw is a win for **{black}**. The game counts only with {white} as White."
+    )
+
+
+def armageddon_td(match_id: int, white: str, white_bid: int) -> str:
+    return (
+        f"⚖️ Final match #{match_id}: Armageddon bids revealed, {white} plays White with "
+        f"{clock_text(white_bid)} against 3:00. Lichess records 3+0 for both sides: when the "
+        "game is in, check that White's clock never fell below "
+        f"{clock_text(180 - white_bid)}, and void it with /td results void-game if not."
+    )

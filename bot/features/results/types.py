@@ -48,3 +48,11 @@ class VoidResult:
     score_b: float
     finished: bool
     reopened: bool
+
+
+@dataclass(frozen=True)
+class BidReceipt:
+    """A finalist's Armageddon bid was taken; `revealed` once both are in."""
+
+    seconds: int
+    revealed: bool

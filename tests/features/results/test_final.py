@@ -30,6 +30,7 @@ from tests.conftest import ANNOUNCE_CHANNEL
 from tests.factories import ROUND_START, ROUND_THREAD, wired
 from tests.fakes.lichess import FakeLichess
 from tests.results_helpers import AGREED
+from tests.running import RunningBot
 
 CHAMPION, CHALLENGER = "arimakat", "Chall"
 
@@ -48,9 +49,17 @@ def services(
 async def final_match(sessions: async_sessionmaker[AsyncSession], fake: FakeLichess) -> int:
     """The Final set up as the stage flow does, with its first session agreed."""
     async with transaction(sessions) as session:
-        champion = Player(lichess_id=CHAMPION, lichess_username=CHAMPION, created_at=ROUND_START)
+        champion = await session.scalar(select(Player).where(Player.lichess_id == CHAMPION))
+        if champion is None:  # a running bot has entered the pre-seeded champion already
+            champion = Player(
+                lichess_id=CHAMPION, lichess_username=CHAMPION, created_at=ROUND_START
+            )
+        champion.discord_id = 701
         challenger = Player(
-            lichess_id=CHALLENGER.lower(), lichess_username=CHALLENGER, created_at=ROUND_START
+            lichess_id=CHALLENGER.lower(),
+            lichess_username=CHALLENGER,
+            discord_id=702,
+            created_at=ROUND_START,
         )
         session.add_all([champion, challenger])
         await session.flush()
@@ -92,12 +101,19 @@ async def final_match(sessions: async_sessionmaker[AsyncSession], fake: FakeLich
 
 
 def add_games(
-    fake: FakeLichess, results: list[float], *, first: int = 1, clocks: list[tuple[int, int]]
+    fake: FakeLichess,
+    results: list[float],
+    *,
+    first: int = 1,
+    clocks: list[tuple[int, int]],
+    champion_white: bool | None = None,
+    after: timedelta = timedelta(0),
 ) -> None:
     """Games `first`.. of the Final with the champion's results, colours alternating."""
     for offset, (result, clock) in enumerate(zip(results, clocks, strict=True)):
         number = first + offset
-        white, black = (CHAMPION, CHALLENGER) if number % 2 else (CHALLENGER, CHAMPION)
+        odd = number % 2 == 1 if champion_white is None else champion_white
+        white, black = (CHAMPION, CHALLENGER) if odd else (CHALLENGER, CHAMPION)
         champion_white = white == CHAMPION
         if result == 0.5:
             winner, status = None, "draw"
@@ -105,7 +121,7 @@ def add_games(
             won = result == 1.0
             winner = "white" if won == champion_white else "black"
             status = "variantEnd"
-        created = AGREED + timedelta(minutes=2 + 10 * (number - 1))
+        created = AGREED + timedelta(minutes=2 + 10 * (number - 1)) + after
         fake.add_game(
             white=white,
             black=black,
@@ -233,3 +249,96 @@ async def test_twelve_all_at_24_goes_to_2_0_with_a_new_link(
     match = await state(sessions, match_id)
     assert match.state is MatchState.FINISHED and (match.score_a, match.score_b) == (13.5, 12.5)
     assert any(f"**{CHAMPION}** is the" in p for p in await announced(sessions))
+
+
+async def test_armageddon_with_equal_bids_goes_to_black_on_a_draw(
+    services: Services,
+    sessions: async_sessionmaker[AsyncSession],
+    fake: FakeLichess,
+    clock: FakeClock,
+    config: Config,
+) -> None:
+    from bot.errors import InvalidInput, WrongStage
+
+    match_id = await final_match(sessions, fake)
+    await poll(services, clock, 0)
+    thirty = [1.0, 0.0] * 15  # 12-12 after 24, still equal after the six 2+0 games
+    add_games(fake, thirty, clocks=clocks_for(thirty, config))
+    await poll(services, clock, 10 * 30 + 5)
+    match = await state(sessions, match_id)
+    assert match.state is MatchState.IN_PROGRESS and (match.score_a, match.score_b) == (15, 15)
+    async with sessions() as session:
+        asks = (
+            await session.scalars(
+                select(OutboxMessage).where(OutboxMessage.content.contains("Armageddon"))
+            )
+        ).all()
+    bid_asks = [m for m in asks if m.view and m.view["kind"] == "armageddon_bid"]
+    assert sorted(m.target_id for m in bid_asks) == [701, 702]
+    links_before = len(fake.challenges)
+    await poll(services, clock, 10 * 30 + 6)
+    assert len(fake.challenges) == links_before  # no Armageddon link before the bids
+
+    # a game before the reveal is not the Armageddon
+    add_games(fake, [0.5], first=31, clocks=[(180, 0)], champion_white=True)
+    await poll(services, clock, 10 * 31 + 5)
+    assert (await state(sessions, match_id)).state is MatchState.IN_PROGRESS
+
+    results = services.results
+    with pytest.raises(InvalidInput):
+        await results.submit_bid(discord_id=701, match_id=match_id, text="soon")
+    with pytest.raises(InvalidInput):
+        await results.submit_bid(discord_id=701, match_id=match_id, text="3:01")
+    first = await results.submit_bid(discord_id=701, match_id=match_id, text="2:30")
+    assert first.seconds == 150 and not first.revealed
+    assert not any("Armageddon bids:" in t for t in await thread(sessions))  # still hidden
+    with pytest.raises(WrongStage):
+        await results.submit_bid(discord_id=701, match_id=match_id, text="1:00")
+    second = await results.submit_bid(discord_id=702, match_id=match_id, text="150")
+    assert second.revealed
+    reveal = next(t for t in await thread(sessions) if "Armageddon bids:" in t)
+    assert f"**{CHAMPION}** plays White" in reveal and "equal bids" in reveal, reveal
+
+    clock.set(AGREED + timedelta(minutes=10 * 31 + 10))
+    await services.results.run_once()
+    form = fake.challenges[-1]["form"]
+    assert (form["clock.limit"], form["clock.increment"]) == ("180", "0")
+    # the wrong side as White does not count; the right one drawn: Black (the challenger) wins
+    add_games(fake, [0.5], first=33, clocks=[(180, 0)], champion_white=False)
+    await poll(services, clock, 10 * 33 + 5)
+    assert (await state(sessions, match_id)).state is MatchState.IN_PROGRESS
+    add_games(fake, [0.5], first=34, clocks=[(180, 0)], champion_white=True)
+    await poll(services, clock, 10 * 34 + 5)
+    match = await state(sessions, match_id)
+    assert match.state is MatchState.FINISHED and (match.points_a, match.points_b) == (0.0, 1.0)
+    assert any(f"**{CHALLENGER}** is the" in p for p in await announced(sessions))
+
+
+async def test_bids_through_the_button_and_the_private_form(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    clock.set(AGREED)
+    async with running_bot() as (bot, h):
+        assert bot.sessions is not None and bot.outbox is not None
+        h.add_text_channel(ROUND_THREAD, "final")
+        for user_id, name in ((701, "arimakat"), (702, "chall")):
+            h.add_member(user_id, name)
+        match_id = await final_match(bot.sessions, fake)
+        await bot.svc.results.run_once()
+        thirty = [1.0, 0.0] * 15
+        add_games(fake, thirty, clocks=clocks_for(thirty, config))
+        clock.set(AGREED + timedelta(minutes=10 * 30 + 5))
+        await bot.svc.results.run_once()
+        await bot.outbox.flush()
+        for user_id, bid in ((701, "2:10"), (702, "1:55")):
+            ask = next(m for m in h.dms_to(user_id) if "Armageddon" in m.text)
+            button = h.buttons(ask)[0]
+            assert button["label"] == "Bid for White"
+            opened = await h.press(str(button["custom_id"]), user=user_id, message=ask, dm=True)
+            assert opened.responses and opened.responses[0].kind == "modal"
+            taken = await h.submit_modal(None, {"bid": bid}, user=user_id)
+            assert taken.ephemeral and "is in" in taken.text, taken.text
+        await bot.outbox.flush()
+        reveal = next(m for m in h.in_channel(ROUND_THREAD) if "Armageddon bids:" in m.text)
+        assert f"**{CHALLENGER}** plays White (the lower bid) with 1:55" in reveal.text
+        assert match_id

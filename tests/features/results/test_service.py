@@ -11,8 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.clock import FakeClock
 from bot.config import Config, MatchDayConfig
 from bot.errors import InvalidInput, NotAllowed, WrongStage
-from bot.features.results.reading import AFTER_END, TD_VOID
 from bot.features.results.service import ResultsService
+from bot.features.results.stage_rules import AFTER_END, TD_VOID
 from bot.lichess.client import LichessClient
 from db.models import MatchState, OutboxKind, RoundState
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID

@@ -1,0 +1,173 @@
+"""How each stage reads a match: the Swiss and tiebreak matches may stop early, the
+Candidates are played out, the Final goes on by its own rules (III.G) up to the Armageddon.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from bot.lichess.models import LichessGame
+from bot.rules import final as final_rules
+from bot.rules.attribution import split_at_end
+from bot.service import Service
+from db.models import (
+    Game,
+    Match,
+    MatchState,
+    Player,
+    Round,
+    Stage,
+    StageKind,
+)
+
+log = logging.getLogger(__name__)
+
+UNDER_WAY = (MatchState.SCHEDULED, MatchState.IN_PROGRESS)
+AFTER_END = "played after the match had ended"
+ARMAGEDDON = "Armageddon game: counted once both bids for White are in"
+ARMAGEDDON_KEY = "armageddon:"  # Setting key + match id: the bids and who plays White
+ARMAGEDDON_BLACK_SECONDS = 180  # rule III.G.6.a
+BID_VIEW = "armageddon_bid"
+TD_VOID = "voided by the TD: "
+
+
+@dataclass
+class MatchRecord:
+    """A match with everything its results need, loaded in one session."""
+
+    match: Match
+    round_: Round
+    stage: Stage
+    a: Player
+    b: Player
+    games: list[Game]
+    # The Final's Armageddon (III.G.6): who plays White once both bids are revealed, and
+    # when they were (a game started before the reveal is not the Armageddon).
+    armageddon_white: str | None = None
+    armageddon_revealed_at: datetime | None = None
+
+    @property
+    def thread_id(self) -> int | None:
+        return self.match.thread_id or self.round_.thread_id
+
+
+def td_voided(game: Game) -> bool:
+    return not game.counted and (game.voided_reason or "").startswith(TD_VOID)
+
+
+class StageRules(Service):
+    """The rules of each stage applied to a match's results: the clock each game must
+    have, which games count, when the match is over, the Final's Armageddon."""
+
+    # --- rules per stage ----------------------------------------------------------------------
+
+    @property
+    def _margin(self) -> timedelta:
+        return timedelta(minutes=self.config.match_day.game_time_margin_minutes)
+
+    def _base_clock(self) -> tuple[int, int]:
+        tc = self.config.tournament.time_control
+        return (tc.limit_seconds, tc.increment)
+
+    def _final_status(
+        self, results: Sequence[float], white: str | None = None
+    ) -> final_rules.FinalStatus:
+        st, tc = self.config.stages, self.config.tournament.time_control
+        return final_rules.status(
+            results,
+            armageddon_white=white,
+            base_games=st.final_games,
+            lead=st.final_lead,
+            extension_games=st.final_extension_games,
+            lead_rule_games=st.final_lead_rule_games,
+            armageddon_after=st.final_armageddon_after,
+            time_control=str(tc),
+            tiebreak_time_control=str(st.final_tiebreak_time_control),
+        )
+
+    def _clock_for(self, kind: StageKind, results: Sequence[float]) -> tuple[int, int]:
+        """The clock the next game must have: 2+5, 2+0 in the Final's tie extensions, and
+        3+0 for the Armageddon (Black's 3 minutes; White's bid is not a Lichess clock)."""
+        if kind is not StageKind.FINAL:
+            return self._base_clock()
+        try:
+            next_game = self._final_status(results).next_game
+        except ValueError:  # already decided: whatever follows will not count anyway
+            return self._base_clock()
+        if next_game == final_rules.ARMAGEDDON:
+            return (ARMAGEDDON_BLACK_SECONDS, 0)
+        tiebreak = self.config.stages.final_tiebreak_time_control
+        if next_game == str(tiebreak):
+            return (tiebreak.limit_seconds, tiebreak.increment)
+        return self._base_clock()
+
+    def _cut(
+        self, stage: Stage, results: Sequence[float], white: str | None = None
+    ) -> tuple[int, bool, str]:
+        """How many games count, whether the match is over, why the rest do not count.
+
+        Tiebreak matches (rule III.E.5) stop early like the Swiss when two players meet;
+        among three or more the game points may decide, so they are played out."""
+        games = self.config.tournament.match_games
+        kind = stage.kind
+        if kind is StageKind.TIEBREAK:
+            n, over = split_at_end(results, games=games, early_stop=len(stage.seeding) == 2)
+            return n, over, AFTER_END
+        if kind is StageKind.SWISS:
+            n, over = split_at_end(results, games=games, early_stop=True)
+            return n, over, AFTER_END
+        if kind is StageKind.CANDIDATES:
+            early = self.config.stages.candidates_early_stop
+            n, over = split_at_end(results, games=games, early_stop=early)
+            return n, over, AFTER_END
+        for k in range(len(results) + 1):
+            status = self._final_status(results[:k], white)
+            if status.winner is not None:
+                return k, True, AFTER_END
+            if status.next_game == final_rules.ARMAGEDDON and white is None:
+                return k, False, ARMAGEDDON
+        return len(results), False, AFTER_END
+
+    def earliest(self, ctx: MatchRecord) -> datetime:
+        """Games created from then on may count: the agreed time (less a margin), or for
+        the Final, played over several sessions (rule VI.C), the start of its window."""
+        assert ctx.match.agreed_time is not None
+        start = ctx.round_.starts_at if ctx.stage.kind is StageKind.FINAL else ctx.match.agreed_time
+        return min(start, ctx.match.agreed_time) - self._margin
+
+    def final_clock_changed(self, ctx: MatchRecord, results: Sequence[float]) -> bool:
+        """The next Final game needs another clock than the last one (2+5 to 2+0, III.G.5)."""
+        if ctx.stage.kind is not StageKind.FINAL or not results:
+            return False
+        return self._clock_for(ctx.stage.kind, results) != self._clock_for(
+            ctx.stage.kind, results[:-1]
+        )
+
+    def awaiting_bids(self, ctx: MatchRecord, results: Sequence[float]) -> bool:
+        """The next Final game is the Armageddon and the bids for White are not all in."""
+        return (
+            ctx.stage.kind is StageKind.FINAL
+            and ctx.armageddon_white is None
+            and self._final_status(results).next_game == final_rules.ARMAGEDDON
+        )
+
+    def _armageddon_refusal(
+        self, ctx: MatchRecord, results: Sequence[float], game: LichessGame
+    ) -> str | None:
+        """Why a game cannot be the Armageddon: bids not in yet, or the wrong side White."""
+        if ctx.stage.kind is not StageKind.FINAL:
+            return None
+        if self._final_status(results, ctx.armageddon_white).next_game != final_rules.ARMAGEDDON:
+            return None
+        if ctx.armageddon_white is None:
+            return "the Armageddon waits for both bids for White"
+        white = ctx.a if ctx.armageddon_white == final_rules.CHAMPION else ctx.b
+        revealed = ctx.armageddon_revealed_at
+        if revealed is not None and game.created_at < revealed:
+            return "the game was started before the Armageddon bids were revealed"
+        if game.white_id != white.lichess_id:
+            return f"the Armageddon must have {white.lichess_username} as White"
+        return None
