@@ -63,6 +63,14 @@ class PlayerForfeited(Event):
 
 
 @dataclass(frozen=True)
+class PlayerLeft(Event):
+    """A player withdrew or was disqualified (rule VIII): the stages that follow adapt
+    (a finalist who leaves is replaced, rule VIII.C)."""
+
+    player_id: int
+
+
+@dataclass(frozen=True)
 class RoundComplete(Event):
     """Every match of a round has a result and the round is closed."""
 

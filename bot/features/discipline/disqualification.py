@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.audit import Actor, record
 from bot.config import Config
 from bot.errors import WrongStage
-from bot.events import EventBus
+from bot.events import EventBus, PlayerLeft
 from bot.features.discipline.common import (
     DISQUALIFIED,
     DONE_STATES,
@@ -128,6 +128,7 @@ async def apply_disqualification(
         ),
     )
     await settle_rounds(session, events, player.id, rounds, actor, now)
+    await events.publish(session, PlayerLeft(actor, player_id=player.id), now)
 
 
 async def withdraw(
@@ -174,6 +175,7 @@ async def withdraw(
         ),
     )
     await settle_rounds(session, events, player.id, rounds, actor, now)
+    await events.publish(session, PlayerLeft(actor, player_id=player.id), now)
     return notes
 
 
@@ -210,11 +212,10 @@ async def apply_leave(
         else:
             notes += await _apply_candidates(session, player, actor, now, undo, rounds)
     final = await stage_of(session, StageKind.FINAL)
-    if final is not None or player.pre_seeded_stage is StageKind.FINAL:
+    if final is not None and final.state is not StageState.FINISHED and player.id in final.seeding:
         notes.append(
-            "Final (rule VIII.C): if the champion left, the Challenger plays the Candidates "
-            "runner-up; if the Challenger left, the runner-up becomes the Challenger. "
-            "Arrange the Final accordingly."
+            "Final (rule VIII.C): the Candidates runner-up takes the place of the one who "
+            "left; the Final starts again between the two."
         )
     return undo, notes
 

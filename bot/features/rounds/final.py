@@ -11,6 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.audit import Actor, record
+from bot.due import cancel
 from bot.events import StageFinished
 from bot.features.rounds.robin import (
     RobinStages,
@@ -18,7 +19,7 @@ from bot.features.rounds.robin import (
 )
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.td_alerts import notify_td
-from db.models import Match, Player, Round, RoundState, Stage, StageKind, StageState
+from db.models import Match, MatchState, Player, Round, RoundState, Stage, StageKind, StageState
 
 
 class FinalStage(RobinStages):
@@ -126,3 +127,69 @@ class FinalStage(RobinStages):
         )
         event = StageFinished(actor, stage_id=stage_row.id, kind=stage_row.kind.value)
         await self.events.publish(session, event, now)
+
+    async def replace_finalist(
+        self, session: AsyncSession, player_id: int, actor: Actor, now: datetime
+    ) -> None:
+        """Rule VIII.C: a finalist who leaves is replaced by the Candidates runner-up (the
+        Challenger's place), or the Challenger plays the runner-up (the champion's)."""
+        final = await session.scalar(select(Stage).where(Stage.kind == StageKind.FINAL))
+        if final is None or final.state is StageState.FINISHED or player_id not in final.seeding:
+            return
+        candidates = await session.scalar(select(Stage).where(Stage.kind == StageKind.CANDIDATES))
+        outcome = await self._outcome(session, candidates) if candidates else []
+        runner_up = await session.get(Player, outcome[1]) if len(outcome) > 1 else None
+        champion_id, challenger_id = final.seeding[0], final.seeding[1]
+        stays = challenger_id if player_id == champion_id else champion_id
+        staying = await session.get(Player, stays)
+        if (
+            runner_up is None
+            or staying is None
+            or runner_up.withdrawn_at
+            or runner_up.disqualified_at
+            or runner_up.id in final.seeding
+        ):
+            notify_td(
+                session,
+                self.config,
+                now=now,
+                content="A finalist left and there is no Candidates runner-up to take the "
+                "place (rule VIII.C): set up the Final by hand.",
+            )
+            return
+        rounds = select(Round.id).where(Round.stage_id == final.id)
+        for match in await session.scalars(select(Match).where(Match.round_id.in_(rounds))):
+            if match.state not in (MatchState.FINISHED, MatchState.FORFEITED):
+                match.state, match.finished_at = MatchState.FORFEITED, now
+                match.forfeit_winner_id = None
+                match.points_a = match.points_b = None
+                await cancel(session, subject_type="match", subject_id=match.id, now=now)
+        for old in await session.scalars(select(Round).where(Round.stage_id == final.id)):
+            old.state = RoundState.FINISHED
+        number = (final.total_rounds or 1) + 1
+        final.seeding, final.total_rounds = [staying.id, runner_up.id], number
+        starts_at = max(now, final.started_at or now)
+        preview = RoundPreview(
+            number,
+            number,
+            2,
+            starts_at,
+            starts_at + timedelta(days=self.config.stages.final_days) - timedelta(seconds=1),
+            [PairingLine(1, staying.lichess_username, 1, runner_up.lichess_username, 2)],
+        )
+        await self._publish(session, final, preview, actor, now)
+        record(
+            session,
+            at=now,
+            actor=actor,
+            action="finalist_replaced",
+            subject_type="stage",
+            subject_id=final.id,
+            details={"left": player_id, "in": runner_up.id},
+        )
+        self._announce(
+            session,
+            now,
+            f"👑 The Final changes (rule VIII.C): **{staying.lichess_username}** now plays "
+            f"**{runner_up.lichess_username}**, the Candidates runner-up, from the first game.",
+        )

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.audit import Actor, record, record_td_decision
 from bot.due import DueKind, Handler
 from bot.errors import InvalidInput, WrongStage
-from bot.events import MatchFinished, PlayerForfeited
+from bot.events import MatchFinished, PlayerForfeited, PlayerLeft
 from bot.features.matches.round_post import queue_round_post_update
 from bot.features.rounds.stages import StageFlow
 from bot.features.rounds.types import PairingLine, ResultRecorded, RoundPreview, StandingLine
@@ -202,7 +202,13 @@ class RoundService(StageFlow):
         return [
             (MatchFinished, self._on_match_finished),
             (PlayerForfeited, self._on_player_forfeited),
+            (PlayerLeft, self._on_player_left),
         ]
+
+    async def _on_player_left(
+        self, session: AsyncSession, event: PlayerLeft, now: datetime
+    ) -> None:
+        await self.replace_finalist(session, event.player_id, event.actor, now)
 
     async def _on_match_finished(
         self, session: AsyncSession, event: MatchFinished, now: datetime

@@ -52,16 +52,17 @@ async def one_round_swiss(sessions: async_sessionmaker[AsyncSession], config: Co
         stage = await session.get(Stage, seeded.stage_id)
         assert stage is not None
         stage.total_rounds = 1
-        known = await session.scalar(select(Player).where(Player.lichess_id == "ogul1"))
-        if known is None:  # a running bot has entered the pre-seeded players already
-            session.add(
-                Player(
-                    lichess_id="ogul1",
-                    lichess_username="Ogul1",
-                    pre_seeded_stage=StageKind.CANDIDATES,
-                    created_at=NOW,
+        for name, kind in (("Ogul1", StageKind.CANDIDATES), ("arimakat", StageKind.FINAL)):
+            known = await session.scalar(select(Player).where(Player.lichess_id == name.lower()))
+            if known is None:  # a running bot has entered the pre-seeded players already
+                session.add(
+                    Player(
+                        lichess_id=name.lower(),
+                        lichess_username=name,
+                        pre_seeded_stage=kind,
+                        created_at=NOW,
+                    )
                 )
-            )
     return seeded.match_ids
 
 
@@ -367,3 +368,47 @@ async def test_a_withdrawal_in_the_candidates_disregards_every_match(
     table = next(p for p in posts if "The Candidates are over" in p)
     assert "Ogul1" not in table
     assert any("**Ann** wins the Candidates" in p for p in posts), posts[-3:]
+
+
+async def finished_candidates(
+    rounds: RoundService, sessions: async_sessionmaker[AsyncSession], config: Config
+) -> None:
+    """Ann wins the Candidates on game points, Cid is the runner-up (as above)."""
+    await candidates_of_four(rounds, sessions, config)
+    for scores in (
+        {**game("Ann", "Ogul1", 6, 4), **game("Cid", "Eve", 7, 3)},
+        {**game("Ogul1", "Eve", 5, 5), **game("Ann", "Cid", 5, 5)},
+        {**game("Cid", "Ogul1", 6, 4), **game("Eve", "Ann", 2, 8)},
+    ):
+        await play(rounds, sessions, StageKind.CANDIDATES, scores)
+
+
+async def final_pairing(sessions: async_sessionmaker[AsyncSession]) -> list[tuple[str, str]]:
+    return [(a, b) for _, a, b in await open_matches(sessions, StageKind.FINAL)]
+
+
+async def test_the_candidates_winner_meets_the_champion_in_the_final(
+    rounds: RoundService, sessions: async_sessionmaker[AsyncSession], config: Config
+) -> None:
+    await finished_candidates(rounds, sessions, config)
+    assert await final_pairing(sessions) == [("arimakat", "Ann")]
+    final = await stage_of(sessions, StageKind.FINAL)
+    assert final is not None and final.state is StageState.RUNNING
+    assert any("**The Final**" in p and "arimakat" in p for p in await announcements(sessions))
+
+
+async def test_the_challenger_leaves_and_the_runner_up_takes_the_place(
+    rounds: RoundService, sessions: async_sessionmaker[AsyncSession], config: Config
+) -> None:
+    await finished_candidates(rounds, sessions, config)
+    await leave(sessions, rounds, "Ann")
+    assert await final_pairing(sessions) == [("arimakat", "Cid")]  # rule VIII.C.2
+    assert any("The Final changes" in p for p in await announcements(sessions))
+
+
+async def test_the_champion_leaves_and_the_challenger_plays_the_runner_up(
+    rounds: RoundService, sessions: async_sessionmaker[AsyncSession], config: Config
+) -> None:
+    await finished_candidates(rounds, sessions, config)
+    await leave(sessions, rounds, "arimakat")
+    assert await final_pairing(sessions) == [("Ann", "Cid")]  # rule VIII.C.1
