@@ -107,8 +107,8 @@ class FinalStage(RobinStages):
         assert a is not None and b is not None
         if match.forfeit_winner_id is not None:
             winner = a if match.forfeit_winner_id == a.id else b
-        else:
-            winner = a if match.score_a > match.score_b else b
+        else:  # the results feature stores the Final's winner as its points (Armageddon too)
+            winner = a if (match.points_a or 0.0) > (match.points_b or 0.0) else b
         record(
             session,
             at=now,
@@ -123,7 +123,8 @@ class FinalStage(RobinStages):
             now,
             f"🏆👑 **{winner.lichess_username}** is the {self.config.tournament.name} champion! "
             f"Final: **{a.lichess_username}** {match.score_a:g}–{match.score_b:g} "
-            f"**{b.lichess_username}**.",
+            f"**{b.lichess_username}**"
+            + (" (the Armageddon decided it)." if match.score_a == match.score_b else "."),
         )
         event = StageFinished(actor, stage_id=stage_row.id, kind=stage_row.kind.value)
         await self.events.publish(session, event, now)

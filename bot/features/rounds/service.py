@@ -247,6 +247,19 @@ class RoundService(StageFlow):
         open_matches = await self._open_matches(session, round_.id)
         if not open_matches:
             return
+        stage = await session.get(Stage, round_.stage_id)
+        if stage is not None and stage.kind is StageKind.FINAL:
+            notify_td(
+                session,
+                self.config,
+                now=now,
+                content=(
+                    f"⏰ The Final is still unfinished {self.config.stages.final_days} days "
+                    "after it was set up. It goes on as the finalists see fit (rule IV.C); "
+                    "step in only if it has stalled."
+                ),
+            )
+            return
         lines = []
         for m in sorted(open_matches, key=lambda m: m.board):
             a = await session.get(Player, m.player_a_id)
@@ -279,6 +292,8 @@ class RoundService(StageFlow):
         )
         if later is not None or stage is None or stage.state is not StageState.RUNNING:
             return
+        if stage.kind is not StageKind.SWISS:
+            return  # round robin rounds follow as results come in; the Final is one match
         open_matches = await self._open_matches(session, round_.id)
         if open_matches:
             # Pairing on guesses would let these players meet again; the last result pairs it.

@@ -18,6 +18,7 @@ LIMIT = 2000  # Discord's limit on a message's content
 
 STAGE = {
     StageKind.SWISS: "Swiss",
+    StageKind.TIEBREAK: "Tiebreak",
     StageKind.CANDIDATES: "Candidates",
     StageKind.FINAL: "Final",
 }
