@@ -89,9 +89,7 @@ async def play_round(
         offer = await h.slash(
             "offer", user=a.discord_id, options={"times": f"{when:%Y-%m-%d %H:%M}"}
         )
-        assert (offer.ephemeral and "Offered" in offer.text) or "offer" in offer.text.lower(), (
-            offer.text
-        )
+        assert offer.ephemeral and "refused" not in offer.text.lower(), offer.text
         accept = await h.slash("accept", user=b.discord_id)
         assert accept.ephemeral and f"{when:%H:%M}" in accept.text, accept.text
     for board, match in enumerate(matches):
