@@ -29,32 +29,54 @@ class DisciplineService(Service):
         return player
 
     async def td_disqualify(
-        self, *, td_id: int, player_name: str, reason: str, engine: bool
+        self,
+        *,
+        td_id: int,
+        player_name: str,
+        reason: str,
+        engine: bool,
+        also: str | None = None,
     ) -> str:
+        """Disqualify a player; with `also`, the other account of the same person too, in
+        the same transaction (rule II.C.4: one person, two accounts, both out)."""
         now = self.clock.now()
+        reason = reason.strip()
+        if not reason:
+            raise InvalidInput("Give a reason: it goes into the audit log.")
         async with transaction(self.sessions) as session:
-            player = await self._player_named(session, player_name)
-            await discipline.disqualify(
-                session,
-                self.config,
-                self.events,
-                player_id=player.id,
-                reason=reason,
-                engine_mark=engine,
-                actor=Actor.td(td_id),
-                now=now,
-            )
-            record_td_decision(
-                session,
-                at=now,
-                td_id=td_id,
-                kind="disqualify",
-                subject_type="player",
-                subject_id=player.id,
-                decision="engine" if engine else "dq",
-                reason=reason,
-            )
-            return player.lichess_username
+            players = [await self._player_named(session, player_name)]
+            if also is not None and also.strip():
+                other = await self._player_named(session, also)
+                if other.id == players[0].id:
+                    raise InvalidInput("Name the other account of the same person in `also`.")
+                players.append(other)
+            linked = len(players) == 2
+            for player in players:
+                why = f"{reason} (two accounts of one person, rule II.C.4)" if linked else reason
+                await discipline.disqualify(
+                    session,
+                    self.config,
+                    self.events,
+                    player_id=player.id,
+                    reason=why,
+                    engine_mark=engine,
+                    actor=Actor.td(td_id),
+                    now=now,
+                )
+                record_td_decision(
+                    session,
+                    at=now,
+                    td_id=td_id,
+                    kind="disqualify",
+                    subject_type="player",
+                    subject_id=player.id,
+                    decision="engine" if engine else "dq",
+                    reason=why,
+                    details={"linked": [p.id for p in players if p.id != player.id]}
+                    if linked
+                    else None,
+                )
+            return " and ".join(p.lichess_username for p in players)
 
     async def td_reinstate(self, *, td_id: int, player_name: str) -> str:
         now = self.clock.now()

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.audit import Actor
 from bot.clock import FakeClock
 from bot.config import Config
-from bot.errors import WrongStage
+from bot.errors import InvalidInput, WrongStage
 from bot.events import EventBus
 from bot.features.discipline import service as discipline
 from db.engine import transaction
@@ -373,3 +373,33 @@ async def test_candidates_disqualification_disregards_every_match(
     assert len(await audit(sessions, "match_disregarded")) == 2
     # The Swiss is over: its matches stay as they were.
     assert (await get_match(sessions, seeded.match_ids[0])).state is MatchState.NEGOTIATING
+
+
+async def test_two_accounts_of_one_person_are_disqualified_in_one_ruling(
+    sessions: async_sessionmaker[AsyncSession],
+    config: Config,
+    clock: FakeClock,
+    seeded: SeededRound,
+    events: EventBus,
+) -> None:
+    from bot.features.discipline.td import DisciplineService
+    from db.models import TDDecision
+
+    service = wired(sessions, config, clock).discipline
+    assert isinstance(service, DisciplineService)
+    with pytest.raises(InvalidInput):
+        await service.td_disqualify(
+            td_id=1, player_name="Bob", reason="two accounts", engine=False, also="bob"
+        )
+    names = await service.td_disqualify(
+        td_id=1, player_name="Bob", reason="two accounts", engine=False, also="Dave"
+    )
+    assert names == "Bob and Dave"
+    ids = seeded.player_ids
+    for name in ("Bob", "Dave"):
+        player = await get_player(sessions, ids[name])
+        assert player.disqualified_at is not None
+        assert "rule II.C.4" in (player.disqualification_reason or "")
+    async with sessions() as session:
+        rows = (await session.scalars(select(TDDecision))).all()
+    assert sorted(r.subject_id for r in rows) == sorted([ids["Bob"], ids["Dave"]])
