@@ -16,6 +16,7 @@ from bot.clock import Clock
 from bot.config import Config
 from bot.due import DueActionRunner
 from bot.events import EventBus
+from bot.features.choices.service import ChoicesService
 from bot.features.console.service import ConsoleService
 from bot.features.discipline.td import DisciplineService
 from bot.features.fairplay.service import FairPlayService
@@ -46,6 +47,7 @@ class Services:
     console: ConsoleService
     schedule: ScheduleService
     tables: TablesService
+    choices: ChoicesService
 
     def all(self) -> list[Service]:
         return [getattr(self, f.name) for f in fields(self)]
@@ -75,6 +77,7 @@ def build_services(
         console=build(ConsoleService),
         schedule=build(ScheduleService),
         tables=build(TablesService),
+        choices=build(ChoicesService),
     )
     for service in services.all():
         for kind, handler in service.subscriptions():

@@ -1,4 +1,5 @@
-"""Helpers every cog uses: who is the TD, the bot's services, guarded button callbacks."""
+"""Helpers every cog uses: who is the TD, the bot's services, guarded button callbacks, the
+TD's autocomplete."""
 
 from __future__ import annotations
 
@@ -83,6 +84,65 @@ IncidentId = app_commands.Transform[int, RowIdTransformer("incident")]
 RegistrationId = app_commands.Transform[int, RowIdTransformer("registration")]
 ReportId = app_commands.Transform[int, RowIdTransformer("report")]
 OfferId = app_commands.Transform[int, RowIdTransformer("offer")]
+
+# Autocomplete for the TD's options: a pick list of names ("Round 3: alice vs bob") whose
+# values are what the option takes (a row id, a Lichess name or game id). Autocomplete skips
+# the /td groups' checks, so each callback refuses anyone but the TD with an empty list.
+
+
+async def match_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[int]]:
+    if not is_td(interaction):
+        return []
+    found = await bot_of(interaction).svc.choices.matches(str(current))
+    return [app_commands.Choice(name=name, value=value) for name, value in found]
+
+
+async def player_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    if not is_td(interaction):
+        return []
+    found = await bot_of(interaction).svc.choices.players(str(current))
+    return [app_commands.Choice(name=name, value=value) for name, value in found]
+
+
+async def registration_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[int]]:
+    if not is_td(interaction):
+        return []
+    found = await bot_of(interaction).svc.choices.registrations(str(current))
+    return [app_commands.Choice(name=name, value=value) for name, value in found]
+
+
+async def report_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[int]]:
+    if not is_td(interaction):
+        return []
+    found = await bot_of(interaction).svc.choices.reports(str(current))
+    return [app_commands.Choice(name=name, value=value) for name, value in found]
+
+
+async def game_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    if not is_td(interaction):
+        return []
+    found = await bot_of(interaction).svc.choices.games(str(current))
+    return [app_commands.Choice(name=name, value=value) for name, value in found]
+
+
+async def incident_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[int]]:
+    if not is_td(interaction):
+        return []
+    found = await bot_of(interaction).svc.choices.incidents(str(current))
+    return [app_commands.Choice(name=name, value=value) for name, value in found]
+
 
 STALE_BUTTON = (
     "This button is no longer valid. Use the matching slash command instead (see /match or "

@@ -37,7 +37,8 @@ after the recorders are installed (so ``add_view``, ``add_cog``,
 Not emulated (Discord's side, not discord.py's): ``default_member_permissions``,
 ``guild_only``/allowed contexts, option choice/min/max validation, the 3 s /
 15 min response windows, "This interaction failed" (an unanswered interaction
-just has ``responses == []``), autocomplete and attachment options.  Only one
+just has ``responses == []``) and attachment options; autocomplete is emulated up
+to the choices the bot answers (:meth:`DiscordHarness.autocomplete`).  Only one
 harness may be active at a time (it patches module globals).
 """
 
@@ -1000,6 +1001,51 @@ class DiscordHarness:
         gateway path: ``tree._call`` and, on ``AppCommandError``, the tree's
         error dispatch (command/group/cog handlers then ``tree.on_error``).
         """
+        data = self._command_data(command, user=user, options=options, dm=dm)
+        payload, st = self._base_interaction(2, user=user, channel_id=channel_id, dm=dm, data=data)
+        return await self._run(payload, st, via_tree=True)
+
+    async def autocomplete(
+        self,
+        command: str,
+        *,
+        user: int,
+        option: str,
+        current: str,
+        options: Mapping[str, Any] | None = None,
+        channel_id: int | None = None,
+        dm: bool = False,
+    ) -> list[dict[str, Any]]:
+        """What ``/command`` offers ``user`` while they type ``current`` into ``option``
+        (the other ``options`` already filled in, as for :meth:`slash`): the choices
+        (``{"name", "value"}`` dicts) the bot answered, in order.
+
+        Runs like the gateway path (``tree._call`` on an APPLICATION_COMMAND_AUTOCOMPLETE
+        interaction); raises ``AssertionError`` when the bot sent no choices at all or
+        its autocomplete callback failed (discord.py only logs that).
+        """
+        data = self._command_data(
+            command, user=user, options=options, dm=dm, focus=(option, current)
+        )
+        payload, st = self._base_interaction(4, user=user, channel_id=channel_id, dm=dm, data=data)
+        rec = await self._run(payload, st, via_tree=True)
+        answers = [r for r in rec.responses if r.kind == "autocomplete"]
+        if rec.errors or not answers:
+            raise AssertionError(
+                f"/{command} {option}: no autocomplete answer (errors: {rec.errors!r})"
+            )
+        return list(answers[-1].choices)
+
+    def _command_data(
+        self,
+        command: str,
+        *,
+        user: int,
+        options: Mapping[str, Any] | None,
+        dm: bool,
+        focus: tuple[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """The interaction data naming ``/command`` with its options, nested in its groups."""
         tree = self.bot.tree
         parts = command.split()
         if not parts:
@@ -1032,7 +1078,7 @@ class DiscordHarness:
 
         self._ensure_user(user, dm=dm)
         resolved: dict[str, dict[str, Any]] = {}
-        leaf_options = self._build_options(node, dict(options or {}), resolved, dm=dm)
+        leaf_options = self._build_options(node, dict(options or {}), resolved, dm=dm, focus=focus)
 
         # nest: root data <- group options <- subcommand options
         nested = leaf_options
@@ -1050,9 +1096,7 @@ class DiscordHarness:
             data["resolved"] = resolved
         if is_guild_cmd:
             data["guild_id"] = str(self.guild_id)
-
-        payload, st = self._base_interaction(2, user=user, channel_id=channel_id, dm=dm, data=data)
-        return await self._run(payload, st, via_tree=True)
+        return data
 
     def start_slash(
         self,
@@ -1092,20 +1136,27 @@ class DiscordHarness:
         resolved: dict[str, dict[str, Any]],
         *,
         dm: bool,
+        focus: tuple[str, str] | None = None,
     ) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         params = {p.name: p for p in cmd.parameters}
         params.update({p.display_name: p for p in cmd.parameters})
-        for key in options:
+        for key in [*options, *([focus[0]] if focus else [])]:
             if key not in params:
                 raise ValueError(
                     f"/{cmd.qualified_name} has no option {key!r} "
                     f"(options: {[p.display_name for p in cmd.parameters]})"
                 )
         given = {params[k].name: v for k, v in options.items()}
+        focused = params[focus[0]].name if focus else None
         for p in cmd.parameters:
+            if p.name == focused and focus is not None:
+                # Discord sends what is typed so far as a string, whatever the option's type.
+                name, kind = p.display_name, p.type.value
+                out.append({"name": name, "type": kind, "value": focus[1], "focused": True})
+                continue
             if p.name not in given:
-                if p.required:
+                if p.required and focus is None:  # autocomplete: only what is filled in
                     raise ValueError(
                         f"/{cmd.qualified_name}: required option {p.display_name!r} missing"
                     )

@@ -122,15 +122,6 @@ class ConsoleService(Service):
             lines = [await self._line(session, entry) for entry in page]
         return AuditPage(scope=_scope(who, match), lines=lines, total=total)
 
-    async def player_names(self, typed: str, limit: int = 25) -> list[str]:
-        """Participants whose Lichess name contains `typed`, for the TD's autocomplete."""
-        needle = typed.strip().lower()
-        async with self.sessions() as session:
-            names = (
-                await session.scalars(select(Player.lichess_username).order_by(Player.lichess_id))
-            ).all()
-        return [name for name in names if needle in name.lower()][:limit]
-
     # --- the filters ---------------------------------------------------------------------------
 
     async def _player(self, session: AsyncSession, name: str) -> Player:

@@ -6,16 +6,8 @@ import discord
 from discord import app_commands
 
 from bot.features.console import text as wording
-from cogs.common import MatchId, bot_of
+from cogs.common import MatchId, bot_of, match_choices, player_choices
 from cogs.td import TDCommand
-
-
-async def player_choices(
-    interaction: discord.Interaction, current: str
-) -> list[app_commands.Choice[str]]:
-    """Participants whose Lichess name contains what the TD typed."""
-    names = await bot_of(interaction).svc.console.player_names(current)
-    return [app_commands.Choice(name=n, value=n) for n in names]
 
 
 @app_commands.describe(
@@ -23,6 +15,7 @@ async def player_choices(
     match="Match number: only what concerns this match, its offers and incidents",
 )
 @app_commands.autocomplete(player=player_choices)
+@app_commands.autocomplete(match=match_choices)
 async def audit(
     interaction: discord.Interaction, player: str | None = None, match: MatchId | None = None
 ) -> None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from cogs.common import bot_of, kick_outbox
+from cogs.common import bot_of, kick_outbox, player_choices
 from cogs.td import TDCommand
 
 
 @app_commands.describe(player="Lichess username")
+@app_commands.autocomplete(player=player_choices)
 async def reinstate(interaction: discord.Interaction, player: str) -> None:
     name = await bot_of(interaction).svc.discipline.td_reinstate(
         td_id=interaction.user.id, player_name=player
@@ -26,6 +27,7 @@ async def reinstate(interaction: discord.Interaction, player: str) -> None:
     reason="Why (kept for the TD and the audit log)",
     engine="A Lichess engine mark (not booster): adjudicates their Swiss games (VIII.A.2)",
 )
+@app_commands.autocomplete(player=player_choices)
 async def disqualify(
     interaction: discord.Interaction, player: str, reason: str, engine: bool = False
 ) -> None:

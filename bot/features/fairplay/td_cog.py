@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 
 from bot.features.fairplay import text as wording
-from cogs.common import ReportId, bot_of, kick_outbox
+from cogs.common import ReportId, bot_of, kick_outbox, report_choices
 from cogs.td import TDCommand
 from db.models import ReportState
 
@@ -45,6 +45,7 @@ async def reports(interaction: discord.Interaction, state: ReportState | None = 
     note="Kept with the report and in the audit log (TD only)",
     engine="Upheld for engine use: finished Swiss games go to the opponents (VIII.A.2)",
 )
+@app_commands.autocomplete(report=report_choices)
 async def report_state(
     interaction: discord.Interaction,
     report: ReportId,

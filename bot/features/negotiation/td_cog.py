@@ -6,11 +6,12 @@ import discord
 from discord import app_commands
 
 from bot.features.negotiation import text as wording
-from cogs.common import MatchId, bot_of, kick_outbox
+from cogs.common import MatchId, bot_of, kick_outbox, match_choices
 from cogs.td import TDCommand
 
 
 @app_commands.describe(match="Match number", time="One UTC time, e.g. `2019-10-05 18:00`")
+@app_commands.autocomplete(match=match_choices)
 async def assign_time(interaction: discord.Interaction, match: MatchId, time: str) -> None:
     agreement = await bot_of(interaction).svc.negotiation.assign_time(
         td_id=interaction.user.id, match_id=match, text=time
@@ -33,6 +34,7 @@ async def fault_player_choices(
 
 
 @app_commands.describe(match="Match number", player="Lichess username at fault, or `nobody`")
+@app_commands.autocomplete(match=match_choices)
 @app_commands.autocomplete(player=fault_player_choices)
 async def fault(interaction: discord.Interaction, match: MatchId, player: str) -> None:
     ruling = await bot_of(interaction).svc.negotiation.rule_fault(

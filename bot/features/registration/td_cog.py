@@ -11,7 +11,16 @@ from bot.errors import NotAllowed
 from bot.features.registration import text as wording
 from bot.features.registration.types import RegistrationSummary
 from bot.timefmt import discord_time
-from cogs.common import IdButton, RegistrationId, bot_of, embed, guarded, is_td, kick_outbox
+from cogs.common import (
+    IdButton,
+    RegistrationId,
+    bot_of,
+    embed,
+    guarded,
+    is_td,
+    kick_outbox,
+    registration_choices,
+)
 from cogs.td import TDCommand
 from db.models import RegistrationState
 
@@ -164,6 +173,7 @@ async def _set_window(interaction: discord.Interaction, *, open_: bool) -> None:
 
 
 @app_commands.describe(registration="Registration number (see /td registration list)")
+@app_commands.autocomplete(registration=registration_choices)
 async def registration_show(interaction: discord.Interaction, registration: RegistrationId) -> None:
     summary = await bot_of(interaction).svc.registration.get(registration)
     view = decision_view(summary.id) if summary.state.value == "pending" else discord.utils.MISSING
@@ -175,6 +185,7 @@ async def registration_show(interaction: discord.Interaction, registration: Regi
 @app_commands.describe(
     registration="Registration number", reason="Needed for an exception (rule II.B)"
 )
+@app_commands.autocomplete(registration=registration_choices)
 async def registration_approve(
     interaction: discord.Interaction, registration: RegistrationId, reason: str | None = None
 ) -> None:
@@ -186,6 +197,7 @@ async def registration_approve(
 
 
 @app_commands.describe(registration="Registration number", comment="Told to the player")
+@app_commands.autocomplete(registration=registration_choices)
 async def registration_reject(
     interaction: discord.Interaction, registration: RegistrationId, comment: str
 ) -> None:

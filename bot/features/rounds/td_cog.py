@@ -10,7 +10,7 @@ from discord import app_commands
 from bot.audit import Actor
 from bot.errors import NotAllowed
 from bot.features.rounds.text import preview_text
-from cogs.common import IdButton, MatchId, bot_of, is_td
+from cogs.common import IdButton, MatchId, bot_of, is_td, match_choices
 from cogs.td import TDCommand
 
 
@@ -102,6 +102,7 @@ async def swiss_publish(interaction: discord.Interaction) -> None:
     score_b="Game points of the second player",
     reason="Why (goes into the audit log)",
 )
+@app_commands.autocomplete(match=match_choices)
 async def set_score(
     interaction: discord.Interaction,
     match: MatchId,

@@ -3,6 +3,7 @@ control, a new game link when it changes, and the champion as soon as nothing ca
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -11,7 +12,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import FakeClock
 from bot.config import Config
-from bot.lichess.client import LichessClient
 from bot.rules import final as final_rules
 from bot.wiring import Services
 from db.engine import transaction
@@ -27,7 +27,7 @@ from db.models import (
     StageState,
 )
 from tests.conftest import ANNOUNCE_CHANNEL
-from tests.factories import ROUND_START, ROUND_THREAD, wired
+from tests.factories import ROUND_START, ROUND_THREAD
 from tests.fakes.lichess import FakeLichess
 from tests.results_helpers import AGREED
 from tests.running import RunningBot
@@ -36,14 +36,11 @@ CHAMPION, CHALLENGER = "arimakat", "Chall"
 
 
 @pytest.fixture
-def services(
-    sessions: async_sessionmaker[AsyncSession],
-    config: Config,
-    clock: FakeClock,
-    lichess: LichessClient,
-) -> Services:
+async def services(running_bot: RunningBot, clock: FakeClock) -> AsyncIterator[Services]:
+    """The running bot's services: its periodic jobs read the games from the fake Lichess."""
     clock.set(AGREED)
-    return wired(sessions, config, clock, lichess)
+    async with running_bot() as (bot, _):
+        yield bot.svc
 
 
 async def final_match(sessions: async_sessionmaker[AsyncSession], fake: FakeLichess) -> int:

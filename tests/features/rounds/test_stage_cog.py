@@ -9,7 +9,7 @@ from bot.config import Config
 from db.models import Match, MatchState, Player, Stage, StageKind
 from tests.conftest import TD_ID
 from tests.entrants import add_entrants
-from tests.features.rounds.test_stages import NOW, game, one_round_swiss, play
+from tests.features.rounds.test_stages import HARNESS, NOW, game, one_round_swiss, play
 from tests.running import RunningBot
 
 
@@ -20,6 +20,7 @@ async def test_the_td_breaks_a_drawn_tiebreak_with_a_button(
     async with running_bot() as (bot, h):
         assert bot.sessions is not None and bot.outbox is not None
         sessions, rounds = bot.sessions, bot.svc.rounds
+        HARNESS[id(rounds)] = h
         await one_round_swiss(sessions, config)
         swiss = {**game("Ann", "Bea", 6, 0), **game("Cid", "Dan", 6, 0), **game("Eve", "Fay", 5, 5)}
         await play(rounds, sessions, StageKind.SWISS, swiss)

@@ -1,11 +1,15 @@
-"""From the last Swiss round to the Challenger: qualifiers, tiebreak matches, the Candidates.
+"""From the last Swiss round to the Final: qualifiers, tiebreak matches, the Candidates,
+withdrawals, through the real command tree (a running bot on the fake Lichess and clock).
 
-Scores are entered with `/td round set-score`'s use case, which runs the same round life
-cycle as results read from Lichess (`MatchFinished`).
+Scores are entered with `/td round set-score`, which runs the same round life cycle as
+results read from Lichess (`MatchFinished`); the TD breaks ties with the buttons of their
+DM; players leave with `/withdraw` (the pre-seeded ones, who have no registration, are
+disqualified by the TD instead, which rule VIII treats the same).
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import pytest
@@ -14,7 +18,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import FakeClock
 from bot.config import Config
-from bot.errors import InvalidInput, WrongStage
 from bot.features.rounds.robin import next_monday
 from bot.features.rounds.service import RoundService
 from db.engine import transaction
@@ -23,6 +26,8 @@ from db.models import (
     MatchState,
     OutboxMessage,
     Player,
+    Registration,
+    RegistrationState,
     Round,
     Stage,
     StageKind,
@@ -30,19 +35,39 @@ from db.models import (
     TDDecision,
 )
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
-from tests.factories import ROUND_DEADLINE, seed_round, wired
+from tests.factories import ROUND_DEADLINE, ROUND_THREAD, seed_round
+from tests.harness import DiscordHarness
+from tests.running import RunningBot
 
 # One Swiss round of six: who wins which match decides the tie cases below.
 SIX = [(601, "Ann"), (602, "Bea"), (603, "Cid"), (604, "Dan"), (605, "Eve"), (606, "Fay")]
 NOW = datetime(2019, 10, 5, 12, 0, tzinfo=UTC)
 
 
+# The running bot and its harness of the current test, by the id of its round service, so
+# that the helpers below can act through commands and buttons.
+HARNESS: dict[int, DiscordHarness] = {}
+
+
 @pytest.fixture
-def rounds(
-    sessions: async_sessionmaker[AsyncSession], config: Config, clock: FakeClock
-) -> RoundService:
+async def rounds(running_bot: RunningBot, clock: FakeClock) -> AsyncIterator[RoundService]:
     clock.set(NOW)
-    return wired(sessions, config, clock).rounds
+    async with running_bot() as (bot, h):
+        h.add_text_channel(ANNOUNCE_CHANNEL, "announcements")
+        h.add_text_channel(ROUND_THREAD, "round-1")
+        for user_id, name in SIX:
+            h.add_member(user_id, name.lower())
+        service = bot.svc.rounds
+        HARNESS[id(service)] = h
+        yield service
+        del HARNESS[id(service)]
+
+
+async def tie(rounds: RoundService, player_id: int) -> str:
+    """The TD presses the tie button of `player_id` (the custom id of their DM's button)."""
+    pressed = await HARNESS[id(rounds)].press(f"acwc:tie:{player_id}", user=TD_ID, dm=True)
+    assert pressed.ephemeral, pressed.text
+    return pressed.text
 
 
 async def one_round_swiss(sessions: async_sessionmaker[AsyncSession], config: Config) -> list[int]:
@@ -52,6 +77,17 @@ async def one_round_swiss(sessions: async_sessionmaker[AsyncSession], config: Co
         stage = await session.get(Stage, seeded.stage_id)
         assert stage is not None
         stage.total_rounds = 1
+        for player in await session.scalars(select(Player).where(Player.id.in_(stage.seeding))):
+            session.add(
+                Registration(
+                    player_id=player.id,
+                    state=RegistrationState.APPROVED,
+                    problems=[],
+                    evidence={},
+                    created_at=NOW,
+                    updated_at=NOW,
+                )
+            )
         for name, kind in (("Ogul1", StageKind.CANDIDATES), ("arimakat", StageKind.FINAL)):
             known = await session.scalar(select(Player).where(Player.lichess_id == name.lower()))
             if known is None:  # a running bot has entered the pre-seeded players already
@@ -103,13 +139,14 @@ async def play(
     scores: dict[frozenset[str], dict[str, float]],
 ) -> None:
     """Enter the score of every open match of the stage that `scores` names."""
+    h = HARNESS[id(rounds)]
     for match_id, a, b in await open_matches(sessions, kind):
         score = scores.get(frozenset((a, b)))
         if score is None:
             continue
-        await rounds.set_score(
-            td_id=TD_ID, match_id=match_id, score_a=score[a], score_b=score[b], reason=None
-        )
+        options = {"match": match_id, "score_a": score[a], "score_b": score[b]}
+        done = await h.slash("td round set-score", user=TD_ID, options=options)
+        assert done.ephemeral and "recorded" in done.text, done.text
 
 
 def game(a: str, b: str, score_a: float, score_b: float) -> dict[frozenset[str], dict[str, float]]:
@@ -200,8 +237,7 @@ async def test_a_drawn_tiebreak_goes_to_the_td_once(
     await one_round_swiss(sessions, config)
     results = {**game("Ann", "Bea", 6, 0), **game("Cid", "Dan", 6, 0), **game("Eve", "Fay", 5, 5)}
     await play(rounds, sessions, StageKind.SWISS, results)
-    with pytest.raises(WrongStage):
-        await rounds.decide_tie(td_id=TD_ID, player_id=1)  # nothing to decide yet
+    assert "no tie waiting" in await tie(rounds, 1)  # nothing to decide yet
     await play(rounds, sessions, StageKind.TIEBREAK, game("Eve", "Fay", 5, 5))
 
     assert await stage_of(sessions, StageKind.CANDIDATES) is None
@@ -209,11 +245,9 @@ async def test_a_drawn_tiebreak_goes_to_the_td_once(
     assert len(asks) == 1 and asks[0].view is not None
     buttons = asks[0].view["args"]["players"]
     assert sorted(name for _, name in buttons) == ["Eve", "Fay"]
-    with pytest.raises(InvalidInput):
-        await rounds.decide_tie(td_id=TD_ID, player_id=10**6)
+    assert "not part of the tie" in await tie(rounds, 10**6)
     eve = next(pid for pid, name in buttons if name == "Eve")
-    choice = await rounds.decide_tie(td_id=TD_ID, player_id=eve)
-    assert choice.done and choice.player == "Eve"
+    assert "Eve goes through; the championship goes on" in await tie(rounds, eve)
     candidates = await stage_of(sessions, StageKind.CANDIDATES)
     assert candidates is not None
     assert await names(sessions, candidates.seeding) == ["Ann", "Cid", "Eve", "Ogul1"]
@@ -241,9 +275,13 @@ async def test_candidates_tie_on_match_points_broken_by_game_points(
         StageKind.CANDIDATES,
         {**game("Ann", "Ogul1", 6, 4), **game("Cid", "Eve", 7, 3)},
     )
-    with pytest.raises(InvalidInput):  # Candidates matches are played out (III.F.2)
-        (match_id, _, _), *_ = await open_matches(sessions, StageKind.CANDIDATES)
-        await rounds.set_score(td_id=TD_ID, match_id=match_id, score_a=6, score_b=0, reason=None)
+    (match_id, _, _), *_ = await open_matches(sessions, StageKind.CANDIDATES)
+    refused = await HARNESS[id(rounds)].slash(
+        "td round set-score",
+        user=TD_ID,
+        options={"match": match_id, "score_a": 6, "score_b": 0},
+    )
+    assert refused.ephemeral and "played out" in refused.text  # rule III.F.2
     await play(
         rounds,
         sessions,
@@ -282,39 +320,39 @@ async def test_a_candidates_tie_left_to_the_td(
     assert len(asks) == 1 and "be the Challenger" in asks[0].content
     players = dict((name, pid) for pid, name in asks[0].view["args"]["players"])  # type: ignore[index]
     assert sorted(players) == ["Ann", "Cid", "Eve", "Ogul1"]
-    first = await rounds.decide_tie(td_id=TD_ID, player_id=players["Cid"])
-    assert not first.done  # three left for the runner-up
-    second = await rounds.decide_tie(td_id=TD_ID, player_id=players["Ogul1"])
-    assert second.done
+    first = await tie(rounds, players["Cid"])
+    assert "choose the next place" in first  # three left for the runner-up
+    second = await tie(rounds, players["Ogul1"])
+    assert "the championship goes on" in second
     posts = await announcements(sessions)
     assert any(
         "**Cid** wins the Candidates" in p and "**Ogul1** is the runner-up" in p for p in posts
     )
-    with pytest.raises(WrongStage):
-        await rounds.decide_tie(td_id=TD_ID, player_id=players["Ann"])
+    assert "no tie waiting" in await tie(rounds, players["Ann"])
 
 
 # --- withdrawals (rule VIII) in each stage -----------------------------------------------------
 
 
-async def leave(
-    sessions: async_sessionmaker[AsyncSession], rounds: RoundService, name: str
-) -> list[str]:
-    from bot.audit import Actor
-    from bot.features.discipline import service as discipline
-
+async def leave(sessions: async_sessionmaker[AsyncSession], rounds: RoundService, name: str) -> str:
+    """The player withdraws with /withdraw and its confirmation; a pre-seeded player (no
+    registration) is disqualified by the TD, which has the same effect (rule VIII)."""
+    h = HARNESS[id(rounds)]
     async with sessions() as session:
         player = await session.scalar(select(Player).where(Player.lichess_username == name))
         assert player is not None
-    async with transaction(sessions) as session:
-        return await discipline.withdraw(
-            session,
-            rounds.config,
-            rounds.events,
-            player_id=player.id,
-            actor=Actor.player(player.discord_id or 0),
-            now=NOW,
-        )
+    if player.pre_seeded_stage is not None:
+        options = {"player": name, "reason": "left the championship"}
+        done = await h.slash("td discipline disqualify", user=TD_ID, options=options)
+        assert done.ephemeral and "disqualified" in done.text, done.text
+        return done.text
+    assert player.discord_id is not None
+    ask = await h.slash("withdraw", user=player.discord_id)
+    assert ask.ephemeral and "rule VIII" in ask.text, ask.text
+    button = str(h.buttons(ask.last)[0]["custom_id"])
+    done = await h.press(button, user=player.discord_id, message=ask.last)
+    assert "withdrawn" in done.text, done.text
+    return ask.text
 
 
 async def test_a_withdrawal_in_the_swiss_gives_the_match_away_and_leaves_the_table(
