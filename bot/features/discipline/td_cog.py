@@ -26,16 +26,23 @@ async def reinstate(interaction: discord.Interaction, player: str) -> None:
     player="Lichess username",
     reason="Why (kept for the TD and the audit log)",
     engine="A Lichess engine mark (not booster): adjudicates their Swiss games (VIII.A.2)",
+    also="The other account of the same person: both are disqualified (rule II.C.4)",
 )
-@app_commands.autocomplete(player=player_choices)
+@app_commands.autocomplete(player=player_choices, also=player_choices)
 async def disqualify(
-    interaction: discord.Interaction, player: str, reason: str, engine: bool = False
+    interaction: discord.Interaction,
+    player: str,
+    reason: str,
+    engine: bool = False,
+    also: str | None = None,
 ) -> None:
-    name = await bot_of(interaction).svc.discipline.td_disqualify(
-        td_id=interaction.user.id, player_name=player, reason=reason, engine=engine
+    names = await bot_of(interaction).svc.discipline.td_disqualify(
+        td_id=interaction.user.id, player_name=player, reason=reason, engine=engine, also=also
     )
+    verb = "are" if also else "is"
     await interaction.response.send_message(
-        f"{name} is disqualified; rule VIII has been applied to their results.", ephemeral=True
+        f"{names} {verb} disqualified; rule VIII has been applied to their results.",
+        ephemeral=True,
     )
     await kick_outbox(interaction)
 

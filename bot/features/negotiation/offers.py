@@ -43,6 +43,7 @@ from bot.features.negotiation.types import (
     OfferResult,
     RescheduleResult,
 )
+from bot.outbox import enqueue_channel
 from bot.rules.negotiation import in_past, offer_problems
 from db.engine import transaction
 from db.models import (
@@ -181,6 +182,16 @@ class PlayerOffers(AgreementBase):
             details={"session_start": match.agreed_time.isoformat()},
         )
         match.state, match.agreed_time, match.challenge_url = MatchState.NEGOTIATING, None, None
+        announce = self.config.discord.announcement_channel_id
+        if announce and ctx.b is not None:
+            enqueue_channel(
+                session,
+                channel_id=announce,
+                now=now,
+                content=wording.final_session_score(
+                    ctx.a.lichess_username, ctx.b.lichess_username, match.score_a, match.score_b
+                ),
+            )
         await due.cancel(
             session,
             subject_type=MATCH_SUBJECT,

@@ -415,3 +415,11 @@ def match_view(view: MatchView) -> str:
             for o in offers
         ]
     return "\n".join(lines)[:1990]
+
+
+def final_session_score(a: str, b: str, score_a: float, score_b: float) -> str:
+    """The Final's score when a session ends and the next one is being arranged."""
+    return (
+        f"👑 Final, end of a session: **{a}** {score_a:g}–{score_b:g} **{b}**. The finalists "
+        "are arranging the next session."
+    )

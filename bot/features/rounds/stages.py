@@ -341,6 +341,14 @@ class StageFlow(FinalStage):
             "places": places,
         }
         await self._set(session, PENDING_TIE, json.dumps(pending), now)
+        table = ""
+        if stage.kind is StageKind.CANDIDATES:
+            results = await self._robin_results(session, stage)
+            names = {p.lichess_id: p.lichess_username for p in players.values()}
+            rows = berger.standings(
+                list(players), [r for r in results if r[0] in players and r[1] in players]
+            )
+            table = "\n".join(candidates_lines(rows, names)) + "\n"
         what = (
             "qualify for the Candidates"
             if stage.kind is StageKind.TIEBREAK
@@ -352,7 +360,8 @@ class StageFlow(FinalStage):
             session,
             self.config,
             now=now,
-            content=(
+            content=table
+            + (
                 f"⚖️ The {stage.kind.value} ends with a tie the rules leave to you: "
                 + ", ".join(players[n].lichess_username for n in tied)
                 + f". Press who should {what}"

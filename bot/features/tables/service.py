@@ -16,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import InvalidInput, WrongStage
-from bot.events import RoundComplete
+from bot.events import RoundComplete, StageFinished
 from bot.features.tables import text as wording
 from bot.features.tables.builders import (
     ARMAGEDDON,
@@ -85,7 +85,25 @@ class TablesService(Service):
     # --- events ---------------------------------------------------------------------------
 
     def subscriptions(self) -> list[Subscription]:
-        return [(RoundComplete, self._on_round_complete)]
+        return [
+            (RoundComplete, self._on_round_complete),
+            (StageFinished, self._on_stage_finished),
+        ]
+
+    async def _on_stage_finished(
+        self, session: AsyncSession, event: StageFinished, now: datetime
+    ) -> None:
+        """The champion is crowned: the Final's scoreboard, game by game, for everyone."""
+        channel = self.config.discord.announcement_channel_id
+        stage = await session.get(Stage, event.stage_id)
+        if not channel or stage is None or stage.kind is not StageKind.FINAL:
+            return
+        try:
+            table = await self._table(session, stage)
+        except (ValueError, LookupError, WrongStage):
+            log.exception("no final scoreboard post for stage %s", event.stage_id)
+            return
+        enqueue_channel(session, channel_id=channel, now=now, content=render_text(table))
 
     async def _on_round_complete(
         self, session: AsyncSession, event: RoundComplete, now: datetime

@@ -30,6 +30,7 @@ from db.models import (
 )
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
 from tests.factories import ROUND_DEADLINE, ROUND_START, SeededRound, seed_round, wired
+from tests.running import RunningBot
 
 ALICE, BOB, CAROL, DAVE = 101, 102, 103, 104
 NOW = datetime(2019, 10, 2, 18, 30, tzinfo=UTC)
@@ -403,3 +404,19 @@ async def test_two_accounts_of_one_person_are_disqualified_in_one_ruling(
     async with sessions() as session:
         rows = (await session.scalars(select(TDDecision))).all()
     assert sorted(r.subject_id for r in rows) == sorted([ids["Bob"], ids["Dave"]])
+
+
+async def test_two_accounts_through_the_td_command(
+    running_bot: RunningBot, config: Config, clock: FakeClock
+) -> None:
+    async with running_bot() as (bot, h):
+        assert bot.sessions is not None
+        seeded = await seed_round(
+            bot.sessions, config, [(None, "Alice"), (None, "Bob"), (None, "Carol"), (None, "Dave")]
+        )
+        options = {"player": "Bob", "reason": "one person", "also": "Dave"}
+        done = await h.slash("td discipline disqualify", user=TD_ID, options=options)
+        assert done.ephemeral and "Bob and Dave are disqualified" in done.text, done.text
+        for name in ("Bob", "Dave"):
+            player = await get_player(bot.sessions, seeded.player_ids[name])
+            assert player.disqualified_at is not None

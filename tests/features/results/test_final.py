@@ -339,3 +339,61 @@ async def test_bids_through_the_button_and_the_private_form(
         reveal = next(m for m in h.in_channel(ROUND_THREAD) if "Armageddon bids:" in m.text)
         assert f"**{CHALLENGER}** plays White (the lower bid) with 1:55" in reveal.text
         assert match_id
+
+
+async def test_sessions_are_agreed_with_offer_and_accept_and_the_score_is_posted(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    clock.set(AGREED)
+    async with running_bot() as (bot, h):
+        assert bot.sessions is not None and bot.outbox is not None
+        h.add_text_channel(ROUND_THREAD, "final")
+        h.add_text_channel(ANNOUNCE_CHANNEL, "announcements")
+        for user_id, name in ((701, "arimakat"), (702, "chall")):
+            h.add_member(user_id, name)
+        match_id = await final_match(bot.sessions, fake)
+        await bot.svc.results.run_once()  # session 1: the link
+        first = [1.0, 0.0, 1.0, 1.0]  # four games tonight: 3-1
+        add_games(fake, first, clocks=clocks_for(first, config))
+        clock.set(AGREED + timedelta(minutes=60))
+        await bot.svc.results.run_once()
+        assert (await state(bot.sessions, match_id)).score_a == 3.0
+
+        # the next session: an offer once the session has begun asks for the next one
+        nxt = AGREED + timedelta(days=2)
+        offer = await h.slash("offer", user=701, options={"times": f"{nxt:%Y-%m-%d %H:%M}"})
+        assert offer.ephemeral and "refused" not in offer.text.lower(), offer.text
+        match = await state(bot.sessions, match_id)
+        assert match.state is MatchState.NEGOTIATING and match.score_a == 3.0
+        accepted = await h.slash("accept", user=702)
+        assert accepted.ephemeral and f"{nxt:%H:%M}" in accepted.text, accepted.text
+        assert any("end of a session" in p and "3–1" in p for p in await announced(bot.sessions))
+
+        links = len(fake.challenges)
+        clock.set(nxt)
+        job, _ = bot.periodic_jobs()["deadlines"]
+        await job()  # the new session's link at its minute
+        assert len(fake.challenges) == links + 1
+        # 7-4 after eleven games: the twelfth cannot change it, so the Final ends there
+        rest = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0]
+        for offset, result in enumerate(rest):
+            number = 5 + offset
+            white, black = (CHAMPION, CHALLENGER) if number % 2 else (CHALLENGER, CHAMPION)
+            champion_white = white == CHAMPION
+            created = nxt + timedelta(minutes=2 + 10 * offset)
+            fake.add_game(
+                white=white,
+                black=black,
+                created_at=created,
+                last_move_at=created + timedelta(minutes=8),
+                winner="white" if (result == 1.0) == champion_white else "black",
+                status="variantEnd",
+            )
+        clock.set(nxt + timedelta(hours=2))
+        await bot.svc.results.run_once()
+        match = await state(bot.sessions, match_id)
+        assert match.state is MatchState.FINISHED and (match.score_a, match.score_b) == (7, 4)
+        posts = await announced(bot.sessions)
+        assert any(f"**{CHAMPION}** is the" in p for p in posts)
+        board = next(p for p in posts if "```" in p and "2+5" in p)  # the game-by-game table
+        assert CHALLENGER in board

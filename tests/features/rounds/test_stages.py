@@ -318,6 +318,7 @@ async def test_a_candidates_tie_left_to_the_td(
         )
     asks = [m for m in await td_messages(sessions) if "leave to you" in m.content]
     assert len(asks) == 1 and "be the Challenger" in asks[0].content
+    assert "Final table (match points · game points)" in asks[0].content  # with the table
     players = dict((name, pid) for pid, name in asks[0].view["args"]["players"])  # type: ignore[index]
     assert sorted(players) == ["Ann", "Cid", "Eve", "Ogul1"]
     first = await tie(rounds, players["Cid"])
