@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
+from bot.features.matches.text import STAGE_LABELS
 from db.models import IncidentKind, MatchState, RegistrationState, StageKind
 
 NAME_LIMIT = 100  # Discord's limit on a choice's name
 
-STAGE_LABELS = {
-    StageKind.SWISS: "Swiss",
-    StageKind.TIEBREAK: "Tiebreak",
-    StageKind.CANDIDATES: "Candidates",
-    StageKind.FINAL: "Final",
-}
 INCIDENT_LABELS = {
     IncidentKind.NO_SHOW: "no-show",
     IncidentKind.BREAK: "break",

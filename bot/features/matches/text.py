@@ -8,8 +8,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.features.matches.types import GameLine, MatchProgress
+from db.models import StageKind
 
 LICHESS = "https://lichess.org/"
+
+# How every message names a stage (StageKind is a str enum: its values work as keys too).
+STAGE_LABELS: dict[str, str] = {
+    StageKind.SWISS: "Swiss",
+    StageKind.TIEBREAK: "Tiebreak",
+    StageKind.CANDIDATES: "Candidates",
+    StageKind.FINAL: "Final",
+}
 
 
 def score(value: float) -> str:

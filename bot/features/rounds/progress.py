@@ -18,6 +18,7 @@ from bot.audit import Actor, record
 from bot.due import DueKind, schedule
 from bot.errors import WrongStage
 from bot.events import RoundPublished
+from bot.features.matches.text import STAGE_LABELS
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.outbox import enqueue_channel
 from bot.rules import swiss
@@ -37,12 +38,6 @@ from db.models import (
 )
 
 DONE_STATES = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
-STAGE_LABELS = {
-    StageKind.SWISS: "Swiss",
-    StageKind.TIEBREAK: "Tiebreak",
-    StageKind.CANDIDATES: "Candidates",
-    StageKind.FINAL: "Final",
-}
 
 
 class RoundProgress(Service):

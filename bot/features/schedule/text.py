@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.features.matches.text import score
+from bot.features.matches.text import STAGE_LABELS, score
 from bot.features.schedule.types import Schedule, ScheduleEntry
 from bot.timefmt import discord_time, utc_text
 from db.models import MatchState, StageKind
@@ -16,16 +16,9 @@ from db.models import MatchState, StageKind
 CALENDAR_FILE = "acwc-schedule.ics"
 LIMIT = 2000  # Discord's limit on a message's content
 
-STAGE = {
-    StageKind.SWISS: "Swiss",
-    StageKind.TIEBREAK: "Tiebreak",
-    StageKind.CANDIDATES: "Candidates",
-    StageKind.FINAL: "Final",
-}
-
 
 def _round(entry: ScheduleEntry) -> str:
-    return f"{STAGE[entry.stage]} round {entry.round_number}, board {entry.board}"
+    return f"{STAGE_LABELS[entry.stage]} round {entry.round_number}, board {entry.board}"
 
 
 def _games(entry: ScheduleEntry) -> str:
@@ -115,12 +108,12 @@ def calendar_name(short_name: str, player: str) -> str:
 
 
 def event_summary(short_name: str, entry: ScheduleEntry, player: str) -> str:
-    stage = "" if entry.stage is StageKind.SWISS else f" {STAGE[entry.stage]}"
+    stage = "" if entry.stage is StageKind.SWISS else f" {STAGE_LABELS[entry.stage]}"
     return f"{short_name}{stage} round {entry.round_number}: {player} vs {entry.opponent}"
 
 
 def event_description(entry: ScheduleEntry) -> str:
-    lines = [f"{STAGE[entry.stage]} round {entry.round_number}, board {entry.board}."]
+    lines = [f"{STAGE_LABELS[entry.stage]} round {entry.round_number}, board {entry.board}."]
     if entry.challenge_url:
         lines.append(f"Game link: {entry.challenge_url}")
     else:

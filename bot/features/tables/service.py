@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import InvalidInput, WrongStage
 from bot.events import RoundComplete, StageFinished
+from bot.features.matches.text import STAGE_LABELS
 from bot.features.tables import text as wording
 from bot.features.tables.builders import (
     ARMAGEDDON,
@@ -350,7 +351,7 @@ class TablesService(Service):
             for m in matches
         )
         return RoundPairings(
-            wording.STAGE_LABELS.get(stage.kind.value, stage.kind.value),
+            STAGE_LABELS.get(stage.kind.value, stage.kind.value),
             round_.number,
             stage.total_rounds,
             round_.starts_at,

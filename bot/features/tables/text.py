@@ -17,12 +17,6 @@ STAGE_NAMES = {
     "candidates": "the Candidates",
     "final": "the Final",
 }
-STAGE_LABELS = {
-    "swiss": "Swiss",
-    "tiebreak": "Tiebreak",
-    "candidates": "Candidates",
-    "final": "Final",
-}
 
 
 def nothing_yet() -> str:
