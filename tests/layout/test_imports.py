@@ -22,6 +22,14 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("bot", "cogs", "db")
 SHARED_FEATURES = {"matches", "discipline"}
 MAX_LINES = 500
+# Modules allowed to be longer, each with its reason.
+LONG_MODULES = {
+    # discord.py's private APIs the harness needs stay in one module (a pinned minor version
+    # of discord.py may move them; one file to fix then).
+    "bot.sim.harness": "private discord.py APIs in one place",
+}
+# The programs that build the whole bot: they may import the app and its wiring.
+ENTRY_POINTS = {"bot.app", "bot.cli", "bot.sim.run"}
 # What the pure rules may read: each other, and the plain Lichess records they judge.
 PURE_DATA = ("bot.rules", "bot.lichess.models")
 
@@ -108,12 +116,12 @@ def test_layers_point_down() -> None:
             wrong.append(f"{source} -> {target}: rules are pure")
         if source.startswith("db") and target.startswith(("bot", "cogs")):
             wrong.append(f"{source} -> {target}: db is the bottom layer")
-        if target == "bot.app" or (target == "bot.wiring" and source != "bot.app"):
+        if target in ("bot.app", "bot.wiring") and source not in ENTRY_POINTS:
             wrong.append(f"{source} -> {target}: only the entry points build the bot")
         mine, theirs = _feature(source), _feature(target)
         if mine and theirs and mine != theirs and theirs not in SHARED_FEATURES:
             wrong.append(f"{source} -> {target}: features talk through events")
-        if theirs and mine is None and source not in ("bot.wiring", "bot.app", "bot.cli"):
+        if theirs and mine is None and source not in ENTRY_POINTS | {"bot.wiring"}:
             wrong.append(f"{source} -> {target}: the core does not know the features")
     assert wrong == [], "\n".join(wrong)
 
@@ -121,4 +129,6 @@ def test_layers_point_down() -> None:
 @pytest.mark.parametrize("name", sorted(modules()))
 def test_no_module_does_two_jobs(name: str) -> None:
     lines = len(modules()[name].read_text().splitlines())
-    assert lines <= MAX_LINES, f"{name} has {lines} lines: split it along the rule it serves"
+    assert name in LONG_MODULES or lines <= MAX_LINES, (
+        f"{name} has {lines} lines: split it along the rule it serves"
+    )

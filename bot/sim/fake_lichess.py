@@ -1,0 +1,438 @@
+"""A fake Lichess: a real aiohttp server on 127.0.0.1 speaking Lichess-shaped JSON.
+
+Usage::
+
+    async with fake_lichess() as fake:
+        fake.add_user("Alice", created_at=datetime(2020, 1, 1, tzinfo=UTC))
+        client = LichessClient(base_url=fake.base_url, rate_limit_pause=0.05)
+
+Semantics copied from lila:
+
+* ``GET /api/games/user/{name}``: ``since`` inclusive, ``until`` exclusive, both on
+  the game's ``createdAt`` (ms); ``vs`` (opponent, case-insensitive), ``rated``
+  ("true"/"false"), ``perfType`` (comma separated), then ``max``; newest first.
+  Without ``ongoing=true`` only finished games (status >= mate, so no
+  created/started/aborted) are sent.  Unknown user: 404.
+* ``GET /api/user/{name}``: case-insensitive; closed accounts (``closed=True``)
+  answer only ``id``, ``username``, ``disabled: true``; ``disabled=True`` without
+  ``closed`` answers the full profile plus ``disabled: true``.  Unknown: 404.
+  ``perfs.<perf>.games`` counts the user's rated finished games of that perf.
+* ``GET /api/user/{name}/rating-history``: one entry per perf, points derived from
+  rated finished games (last rating after the game, per UTC day), month 0-based.
+* ``POST /api/challenge/open`` (form body) and ``POST /api/users`` (text body).
+
+Test controls: :meth:`FakeLichess.fail_next`, :meth:`FakeLichess.set_delay`,
+:meth:`FakeLichess.set_down`; observations: ``requests`` (method, path, query),
+``request_times`` (``time.monotonic()`` at arrival), ``max_in_flight``, ``challenges``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import string
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from aiohttp import web
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_UNFINISHED = {"created", "started", "aborted"}
+
+PERF_NAMES = {
+    "ultraBullet": "UltraBullet",
+    "bullet": "Bullet",
+    "blitz": "Blitz",
+    "rapid": "Rapid",
+    "classical": "Classical",
+    "correspondence": "Correspondence",
+    "chess960": "Chess960",
+    "kingOfTheHill": "King of the Hill",
+    "threeCheck": "Three-check",
+    "antichess": "Antichess",
+    "atomic": "Atomic",
+    "horde": "Horde",
+    "racingKings": "Racing Kings",
+    "crazyhouse": "Crazyhouse",
+}
+
+
+def ms(dt: datetime) -> int:
+    """Milliseconds since epoch of an aware (or naive = UTC) datetime."""
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return (dt - _EPOCH) // timedelta(milliseconds=1)
+
+
+def _speed(clock: tuple[int, int] | None) -> str:
+    if clock is None:
+        return "correspondence"
+    total = clock[0] + 40 * clock[1]
+    if total < 30:
+        return "ultraBullet"
+    if total < 180:
+        return "bullet"
+    if total < 480:
+        return "blitz"
+    if total < 1500:
+        return "rapid"
+    return "classical"
+
+
+def _truthy(value: str | None) -> bool | None:
+    if value is None:
+        return None
+    return value.lower() in ("true", "1", "yes")
+
+
+def _new_id(n: int = 8) -> str:
+    return "".join(random.choices(string.ascii_letters + string.digits, k=n))
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class FakeLichess:
+    """State and handlers of the fake server.  Start it with :func:`fake_lichess`."""
+
+    def __init__(self) -> None:
+        self.base_url = ""
+        self.users: dict[str, dict[str, Any]] = {}
+        self.games: list[dict[str, Any]] = []
+        self.requests: list[tuple[str, str, dict[str, str]]] = []
+        self.request_times: list[float] = []
+        self.bodies: list[str] = []
+        self.challenges: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._failures: list[list[Any]] = []  # [prefix, status, remaining]
+        self._delay = 0.0
+        self._down = False
+
+    # ----------------------------------------------------------------- setup API
+
+    def add_user(
+        self,
+        username: str,
+        *,
+        created_at: datetime,
+        disabled: bool = False,
+        tos_violation: bool = False,
+        title: str | None = None,
+        bio: str = "",
+        location: str = "",
+        closed: bool = False,
+    ) -> None:
+        """Create (or replace) an account."""
+        self.users[username.lower()] = {
+            "username": username,
+            "created_at": created_at,
+            "disabled": disabled,
+            "tos_violation": tos_violation,
+            "title": title,
+            "bio": bio,
+            "location": location,
+            "closed": closed,
+        }
+
+    def set_profile(
+        self, username: str, *, bio: str | None = None, location: str | None = None
+    ) -> None:
+        """Change the bio and/or location of an existing account."""
+        user = self.users[username.lower()]
+        if bio is not None:
+            user["bio"] = bio
+        if location is not None:
+            user["location"] = location
+
+    def add_game(
+        self,
+        *,
+        white: str,
+        black: str,
+        created_at: datetime,
+        last_move_at: datetime | None = None,
+        rated: bool = True,
+        variant: str = "antichess",
+        status: str = "resign",
+        winner: str | None = "white",
+        white_rating: int = 1500,
+        black_rating: int = 1500,
+        white_rating_diff: int | None = 0,
+        black_rating_diff: int | None = 0,
+        clock: tuple[int, int] | None = (120, 5),
+        id: str | None = None,
+    ) -> dict[str, Any]:
+        """Store a game and return its Lichess JSON."""
+        speed = _speed(clock)
+        perf = speed if variant in ("standard", "fromPosition") else variant
+
+        def player(name: str, rating: int, diff: int | None) -> dict[str, Any]:
+            known = self.users.get(name.lower())
+            spelled = known["username"] if known else name
+            p: dict[str, Any] = {"user": {"name": spelled, "id": name.lower()}, "rating": rating}
+            if diff is not None and rated:
+                p["ratingDiff"] = diff
+            return p
+
+        game: dict[str, Any] = {
+            "id": id or _new_id(),
+            "rated": rated,
+            "variant": variant,
+            "speed": speed,
+            "perf": perf,
+            "createdAt": ms(created_at),
+            "lastMoveAt": ms(last_move_at or created_at + timedelta(minutes=5)),
+            "status": status,
+            "source": "lobby",
+            "players": {
+                "white": player(white, white_rating, white_rating_diff),
+                "black": player(black, black_rating, black_rating_diff),
+            },
+        }
+        if winner is not None:
+            game["winner"] = winner
+        if clock is not None:
+            game["clock"] = {
+                "initial": clock[0],
+                "increment": clock[1],
+                "totalTime": clock[0] + 40 * clock[1],
+            }
+        self.games.append(game)
+        return game
+
+    def fail_next(self, path_prefix: str, status: int, times: int = 1) -> None:
+        """Answer the next ``times`` requests whose path starts with ``path_prefix``
+        with HTTP ``status``."""
+        self._failures.append([path_prefix, status, times])
+
+    def set_delay(self, seconds: float) -> None:
+        """Wait ``seconds`` before answering each request."""
+        self._delay = seconds
+
+    def set_down(self, down: bool) -> None:
+        """While down, every request is answered 503."""
+        self._down = down
+
+    # ----------------------------------------------------------------- helpers
+
+    def count(self, path_prefix: str, method: str | None = None) -> int:
+        """Number of requests received whose path starts with ``path_prefix``."""
+        return sum(
+            1
+            for m, p, _q in self.requests
+            if p.startswith(path_prefix) and (method is None or m == method)
+        )
+
+    def _user_games(self, uid: str) -> list[dict[str, Any]]:
+        return [
+            g
+            for g in self.games
+            if uid in (g["players"]["white"]["user"]["id"], g["players"]["black"]["user"]["id"])
+        ]
+
+    @staticmethod
+    def _side(game: dict[str, Any], uid: str) -> dict[str, Any]:
+        white: dict[str, Any] = game["players"]["white"]
+        black: dict[str, Any] = game["players"]["black"]
+        return white if white["user"]["id"] == uid else black
+
+    @staticmethod
+    def _opponent(game: dict[str, Any], uid: str) -> dict[str, Any]:
+        white: dict[str, Any] = game["players"]["white"]
+        black: dict[str, Any] = game["players"]["black"]
+        return black if white["user"]["id"] == uid else white
+
+    def _rated_finished(self, uid: str) -> list[dict[str, Any]]:
+        games = [g for g in self._user_games(uid) if g["rated"] and g["status"] not in _UNFINISHED]
+        return sorted(games, key=lambda g: g["lastMoveAt"])
+
+    def user_json(self, uid: str) -> dict[str, Any]:
+        """Lichess JSON of one stored user."""
+        u = self.users[uid]
+        if u["closed"]:
+            return {"id": uid, "username": u["username"], "disabled": True}
+        perfs: dict[str, Any] = {}
+        for g in self._rated_finished(uid):
+            side = self._side(g, uid)
+            perf = perfs.setdefault(g["perf"], {"games": 0, "rating": 1500, "rd": 100, "prog": 0})
+            perf["games"] += 1
+            perf["rating"] = side["rating"] + side.get("ratingDiff", 0)
+        data: dict[str, Any] = {
+            "id": uid,
+            "username": u["username"],
+            "perfs": perfs,
+            "createdAt": ms(u["created_at"]),
+            "seenAt": ms(u["created_at"]),
+            "playTime": {"total": 0, "tv": 0},
+            "url": f"https://lichess.org/@/{u['username']}",
+            "count": {"all": len(self._user_games(uid))},
+        }
+        profile = {k: u[k] for k in ("bio", "location") if u[k]}
+        if profile:
+            data["profile"] = profile
+        if u["title"]:
+            data["title"] = u["title"]
+        if u["tos_violation"]:
+            data["tosViolation"] = True
+        if u["disabled"]:
+            data["disabled"] = True
+        return data
+
+    # ----------------------------------------------------------------- handlers
+
+    @web.middleware
+    async def _middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        self.requests.append((request.method, request.path, dict(request.query)))
+        self.request_times.append(time.monotonic())
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if request.can_read_body:
+                self.bodies.append(await request.text())
+            if self._delay:
+                await asyncio.sleep(self._delay)
+            if self._down:
+                return web.json_response({"error": "Service Unavailable"}, status=503)
+            for failure in self._failures:
+                if failure[2] > 0 and request.path.startswith(failure[0]):
+                    failure[2] -= 1
+                    return web.json_response(
+                        {"error": f"fake failure {failure[1]}"}, status=failure[1]
+                    )
+            return await handler(request)
+        finally:
+            self.in_flight -= 1
+
+    async def _get_user(self, request: web.Request) -> web.StreamResponse:
+        uid = request.match_info["name"].lower()
+        if uid not in self.users:
+            return web.json_response({"error": "Not found"}, status=404)
+        return web.json_response(self.user_json(uid))
+
+    async def _post_users(self, request: web.Request) -> web.StreamResponse:
+        text = await request.text()
+        ids = [i.strip().lower() for i in text.split(",") if i.strip()]
+        if len(ids) > 300:
+            return web.json_response({"error": "Too many ids"}, status=400)
+        return web.json_response([self.user_json(i) for i in ids if i in self.users])
+
+    async def _rating_history(self, request: web.Request) -> web.StreamResponse:
+        uid = request.match_info["name"].lower()
+        if uid not in self.users:
+            return web.json_response({"error": "Not found"}, status=404)
+        per_perf: dict[str, dict[tuple[int, int, int], int]] = {k: {} for k in PERF_NAMES}
+        for g in self._rated_finished(uid):
+            side = self._side(g, uid)
+            day = datetime.fromtimestamp(g["lastMoveAt"] / 1000, tz=UTC)
+            key = (day.year, day.month - 1, day.day)  # Lichess months are 0-based
+            per_perf.setdefault(g["perf"], {})[key] = side["rating"] + side.get("ratingDiff", 0)
+        return web.json_response(
+            [
+                {
+                    "name": PERF_NAMES.get(perf, perf),
+                    "points": [[y, m, d, r] for (y, m, d), r in sorted(points.items())],
+                }
+                for perf, points in per_perf.items()
+            ]
+        )
+
+    async def _export_games(self, request: web.Request) -> web.StreamResponse:
+        uid = request.match_info["name"].lower()
+        if uid not in self.users:
+            return web.json_response({"error": "Not found"}, status=404)
+        q = request.query
+        try:
+            since = int(q["since"]) if "since" in q else None
+            until = int(q["until"]) if "until" in q else None
+            max_games = int(q["max"]) if "max" in q else None
+        except ValueError:
+            return web.json_response({"error": "bad number"}, status=400)
+        vs = q.get("vs", "").lower() or None
+        rated = _truthy(q.get("rated"))
+        perfs = set(q["perfType"].split(",")) if q.get("perfType") else None
+        ongoing = bool(_truthy(q.get("ongoing")))
+        selected = []
+        for g in sorted(self._user_games(uid), key=lambda g: g["createdAt"], reverse=True):
+            if not ongoing and g["status"] in _UNFINISHED:
+                continue
+            if since is not None and g["createdAt"] < since:
+                continue
+            if until is not None and g["createdAt"] >= until:
+                continue
+            if vs is not None and self._opponent(g, uid)["user"]["id"] != vs:
+                continue
+            if rated is not None and g["rated"] != rated:
+                continue
+            if perfs is not None and g["perf"] not in perfs:
+                continue
+            selected.append(g)
+        if max_games is not None:
+            selected = selected[:max_games]
+        resp = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+        await resp.prepare(request)
+        for g in selected:
+            await resp.write((json.dumps(g) + "\n").encode())
+        await resp.write_eof()
+        return resp
+
+    async def _export_game(self, request: web.Request) -> web.StreamResponse:
+        """``GET /game/export/{id}`` as JSON: any stored game, finished or not."""
+        gid = request.match_info["id"]
+        for g in self.games:
+            if g["id"] == gid:
+                return web.json_response(g)
+        return web.json_response({"error": "Not found"}, status=404)
+
+    async def _open_challenge(self, request: web.Request) -> web.StreamResponse:
+        form = await request.post()
+        fields = {k: str(v) for k, v in form.items()}
+        cid = _new_id()
+        url = f"https://lichess.org/{cid}"
+        challenge = {
+            "id": cid,
+            "url": url,
+            "urlWhite": f"{url}?color=white",
+            "urlBlack": f"{url}?color=black",
+            "status": "created",
+            "rated": fields.get("rated") == "true",
+            "variant": {"key": fields.get("variant", "standard")},
+            "form": fields,
+        }
+        self.challenges.append(challenge)
+        body = {k: v for k, v in challenge.items() if k != "form"}
+        return web.json_response(body)
+
+    def app(self) -> web.Application:
+        """The aiohttp application serving this fake."""
+        app = web.Application(middlewares=[self._middleware])
+        app.router.add_get("/api/user/{name}", self._get_user)
+        app.router.add_get("/api/user/{name}/rating-history", self._rating_history)
+        app.router.add_get("/api/games/user/{name}", self._export_games)
+        app.router.add_post("/api/challenge/open", self._open_challenge)
+        app.router.add_get("/game/export/{id}", self._export_game)
+        app.router.add_post("/api/users", self._post_users)
+        return app
+
+
+@asynccontextmanager
+async def fake_lichess() -> AsyncIterator[FakeLichess]:
+    """Start a :class:`FakeLichess` on 127.0.0.1 (free port); stop it on exit."""
+    fake = FakeLichess()
+    runner = web.AppRunner(fake.app(), shutdown_timeout=0.5)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    fake.base_url = f"http://127.0.0.1:{port}"
+    try:
+        yield fake
+    finally:
+        await runner.cleanup()
+
+
+__all__ = ["FakeLichess", "fake_lichess", "ms"]
