@@ -8,6 +8,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from bot.config import Config, ConfigError, Secrets, load_config
 from bot.features.registration.player_check import PlayerReport, check_player
@@ -56,6 +57,14 @@ def _parser() -> argparse.ArgumentParser:
     standings.add_argument(
         "--stage", default=None, help="swiss, tiebreak, candidates or final (default: all)"
     )
+    sim = commands.add_parser(
+        "simulate",
+        parents=[common],
+        help="run a whole championship offline (no Discord, no Lichess, no token)",
+    )
+    sim.add_argument("--players", type=int, default=24, help="entrants (default 24)")
+    sim.add_argument("--seed", type=int, default=1, help="the same seed gives the same run")
+    sim.add_argument("--out", type=Path, default=Path("simulation"), help="output folder")
     check = commands.add_parser(
         "check-player", parents=[common], help="run the entry checks on a Lichess account"
     )
@@ -66,6 +75,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "simulate":  # its own config: the 2019 edition in a server of its own
+        if not 4 <= args.players <= 256:
+            print("--players must be from 4 to 256.", file=sys.stderr)
+            return EXIT_USAGE
+        from bot.sim.run import run_cli
+
+        return run_cli(args.players, args.seed, args.out)
     try:
         config = load_config(getattr(args, "config", None))
     except ConfigError as exc:

@@ -89,8 +89,8 @@ def _truthy(value: str | None) -> bool | None:
     return value.lower() in ("true", "1", "yes")
 
 
-def _new_id(n: int = 8) -> str:
-    return "".join(random.choices(string.ascii_letters + string.digits, k=n))
+def _new_id(rng: random.Random, n: int = 8) -> str:
+    return "".join(rng.choices(string.ascii_letters + string.digits, k=n))
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -99,7 +99,9 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 class FakeLichess:
     """State and handlers of the fake server.  Start it with :func:`fake_lichess`."""
 
-    def __init__(self) -> None:
+    def __init__(self, seed: int | None = None) -> None:
+        # Game and challenge ids come from this generator: a seeded run repeats itself.
+        self.rng = random.Random(seed)
         self.base_url = ""
         self.users: dict[str, dict[str, Any]] = {}
         self.games: list[dict[str, Any]] = []
@@ -180,7 +182,7 @@ class FakeLichess:
             return p
 
         game: dict[str, Any] = {
-            "id": id or _new_id(),
+            "id": id or _new_id(self.rng),
             "rated": rated,
             "variant": variant,
             "speed": speed,
@@ -391,7 +393,7 @@ class FakeLichess:
     async def _open_challenge(self, request: web.Request) -> web.StreamResponse:
         form = await request.post()
         fields = {k: str(v) for k, v in form.items()}
-        cid = _new_id()
+        cid = _new_id(self.rng)
         url = f"https://lichess.org/{cid}"
         challenge = {
             "id": cid,
@@ -420,9 +422,9 @@ class FakeLichess:
 
 
 @asynccontextmanager
-async def fake_lichess() -> AsyncIterator[FakeLichess]:
+async def fake_lichess(seed: int | None = None) -> AsyncIterator[FakeLichess]:
     """Start a :class:`FakeLichess` on 127.0.0.1 (free port); stop it on exit."""
-    fake = FakeLichess()
+    fake = FakeLichess(seed)
     runner = web.AppRunner(fake.app(), shutdown_timeout=0.5)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)

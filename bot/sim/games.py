@@ -1,0 +1,172 @@
+"""The simulation's moving parts: the bot's periodic jobs on a fake clock, and games whose
+results follow the ratings, each checked against the rules of its stage (the Final too)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+
+from bot.clock import FakeClock
+from bot.rules import final as final_rules
+from bot.rules.match import is_over
+from bot.sim.fake_lichess import FakeLichess
+from bot.sim.harness import DiscordHarness
+from bot.sim.players import SimPlayer, game_result
+from bot.sim.transcript import Transcript
+from db.models import Player, Stage, StageKind
+
+if TYPE_CHECKING:
+    from bot.app import ChampionshipBot
+
+GUILD, TD, TD_ALERTS, ANNOUNCE, PAIRINGS = 5000, 5001, 5002, 5003, 5004
+PRESEEDED = (("arimakat", "final", 5101, 2350), ("Ogul1", "candidates", 5102, 2250))
+START = datetime(2019, 9, 10, 12, 0, tzinfo=UTC)  # registration is open
+
+
+@dataclass
+class Counters:
+    """What the run did, for the summary."""
+
+    rounds: dict[str, int] = field(default_factory=dict)
+    incidents: list[str] = field(default_factory=list)
+
+
+class SimBase:
+    """One championship: the bot, the harness, the fake Lichess, the clock and the dice."""
+
+    def __init__(
+        self,
+        bot: ChampionshipBot,
+        h: DiscordHarness,
+        fake: FakeLichess,
+        clock: FakeClock,
+        rng: random.Random,
+        players: list[SimPlayer],
+        progress: Callable[[str, str], None],
+    ) -> None:
+        self.bot, self.h, self.fake, self.clock, self.rng = bot, h, fake, clock, rng
+        self.players = players
+        self.rating = {p.name.lower(): p.rating for p in players}
+        self.rating |= {name.lower(): rating for name, _, _, rating in PRESEEDED}
+        self.transcript = Transcript(h, clock)
+        self.progress = progress
+        self.counters = Counters()
+
+    # --- the bot's periodic jobs ---------------------------------------------------------------
+
+    async def jobs(self) -> None:
+        """One turn of what the scheduler runs: deadlines and game links, results, messages."""
+        for name in ("deadlines", "results", "outbox"):
+            job, _ = self.bot.periodic_jobs()[name]
+            await job()
+        self.transcript.note()
+
+    async def at(self, moment: datetime) -> None:
+        """Move the clock to `moment` (never back) and let the jobs run."""
+        self.clock.set(max(self.clock.now(), moment))
+        await self.jobs()
+
+    async def names(self) -> dict[int, Player]:
+        assert self.bot.sessions is not None
+        async with self.bot.sessions() as session:
+            return {p.id: p for p in await session.scalars(select(Player))}
+
+    # --- games ---------------------------------------------------------------------------------
+
+    async def play_games(
+        self,
+        stage: Stage,
+        a: Player,
+        b: Player,
+        start: datetime,
+        *,
+        break_by: Player | None = None,
+    ) -> datetime:
+        """Games until the match is over by its stage's rules; returns when the last ended."""
+        results: list[float] = []
+        moment = start + timedelta(minutes=2)
+        white_a = True
+        while not self.over(stage, results):
+            clock = self.clock_for(stage, results)
+            result = game_result(self.rng, self.rating[a.lichess_id], self.rating[b.lichess_id])
+            if stage.kind is StageKind.FINAL and self.armageddon_next(results):
+                white_a = await self.armageddon_bids(a, b, moment)
+                moment = self.clock.now() + timedelta(minutes=2)
+                clock = (180, 0)
+            white, black = (a, b) if white_a else (b, a)
+            won = result == 1.0 if white_a else result == 0.0
+            self.fake.add_game(
+                white=white.lichess_username,
+                black=black.lichess_username,
+                created_at=moment,
+                last_move_at=moment + timedelta(minutes=8),
+                winner=None if result == 0.5 else ("white" if won else "black"),
+                status="draw" if result == 0.5 else "variantEnd",
+                clock=clock,
+            )
+            results.append(result)
+            if break_by is not None and len(results) == 2:
+                await self.at(moment + timedelta(minutes=9))
+                assert break_by.discord_id is not None
+                await self.h.slash("break", user=break_by.discord_id)
+                self.counters.incidents.append(f"{a.lichess_username} took a break")
+                moment += timedelta(minutes=10)
+                break_by = None
+            moment += timedelta(minutes=10)
+            white_a = not white_a
+            if stage.kind is StageKind.FINAL and len(results) % 6 == 0:
+                await self.at(moment)  # the Final is read game by game
+        return moment
+
+    def over(self, stage: Stage, results: list[float]) -> bool:
+        games = self.bot.config.tournament.match_games
+        score_a, score_b = sum(results), sum(1 - r for r in results)
+        if stage.kind is StageKind.FINAL:
+            return self.final_status(results).winner is not None
+        early = stage.kind is StageKind.SWISS or (
+            stage.kind is StageKind.TIEBREAK and len(stage.seeding) == 2
+        )
+        return is_over(score_a, score_b, games=games, early_stop=early)
+
+    def final_status(self, results: list[float], white: str | None = None) -> Any:
+        st = self.bot.config.stages
+        return final_rules.status(
+            results,
+            base_games=st.final_games,
+            lead=st.final_lead,
+            extension_games=st.final_extension_games,
+            lead_rule_games=st.final_lead_rule_games,
+            armageddon_after=st.final_armageddon_after,
+            armageddon_white=white or "champion",
+        )
+
+    def armageddon_next(self, results: list[float]) -> bool:
+        return bool(self.final_status(results).next_game == final_rules.ARMAGEDDON)
+
+    def clock_for(self, stage: Stage, results: list[float]) -> tuple[int, int]:
+        if stage.kind is StageKind.FINAL and self.final_status(results).next_game == "2+0":
+            return (120, 0)
+        return (120, 5)
+
+    async def armageddon_bids(self, a: Player, b: Player, moment: datetime) -> bool:
+        """Both finalists bid through the button and the private form; True if a is White."""
+        await self.at(moment)
+        bids = {}
+        for player in (a, b):
+            assert player.discord_id is not None
+            ask = next(m for m in self.h.dms_to(player.discord_id) if "Bid for White" in m.text)
+            seconds = self.rng.randint(100, 170)
+            bids[player.id] = seconds
+            button = str(self.h.buttons(ask)[0]["custom_id"])
+            await self.h.press(button, user=player.discord_id, message=ask, dm=True)
+            await self.h.submit_modal(
+                None, {"bid": f"{seconds // 60}:{seconds % 60:02d}"}, user=player.discord_id
+            )
+        await self.jobs()
+        self.counters.incidents.append("the Final went to the Armageddon")
+        return final_rules.armageddon_white(bids[a.id], bids[b.id]) == "champion"
