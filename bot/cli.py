@@ -65,6 +65,11 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--players", type=int, default=24, help="entrants (default 24)")
     sim.add_argument("--seed", type=int, default=1, help="the same seed gives the same run")
     sim.add_argument("--out", type=Path, default=Path("simulation"), help="output folder")
+    sim.add_argument(
+        "--faults",
+        action="store_true",
+        help="inject Lichess 500s, closed DMs and Discord 5xx/429 (nothing may be lost)",
+    )
     check = commands.add_parser(
         "check-player", parents=[common], help="run the entry checks on a Lichess account"
     )
@@ -81,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         from bot.sim.run import run_cli
 
-        return run_cli(args.players, args.seed, args.out)
+        return run_cli(args.players, args.seed, args.out, faults=args.faults)
     try:
         config = load_config(getattr(args, "config", None))
     except ConfigError as exc:

@@ -309,10 +309,12 @@ class OutboxWorker:
         try:
             sent = await self._send(message)
         except discord.Forbidden as exc:
-            if message.kind is OutboxKind.DM:
-                sent = await self._dm_fallback(message)
-            else:
+            if message.kind is not OutboxKind.DM:
                 return await self._failed(message, token, exc, retry=False)
+            try:
+                sent = await self._dm_fallback(message)
+            except discord.HTTPException as fallback_exc:  # the thread post failed: retry all
+                return await self._failed(message, token, fallback_exc, retry=True)
         except (discord.HTTPException, discord.NotFound) as exc:
             return await self._failed(message, token, exc, retry=True)
         except Exception:
@@ -369,9 +371,14 @@ class OutboxWorker:
             where = (
                 f"<#{message.fallback_channel_id}>" if message.fallback_channel_id else "nowhere"
             )
-            await alert.send(
-                content=f"Could not DM <@{message.target_id}> (DMs closed); posted in {where}."
-            )
+            try:
+                await alert.send(
+                    content=f"Could not DM <@{message.target_id}> (DMs closed); posted in {where}."
+                )
+            except discord.HTTPException:
+                # The player's message is out; a lost note to the TD must not make the row
+                # retry and post the player's message twice.
+                log.warning("could not tell the TD that a DM to %s fell back", message.target_id)
         return sent
 
     async def _mark_superseded(self, message_id: int, token: str) -> int:

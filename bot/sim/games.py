@@ -22,6 +22,7 @@ from db.models import Player, Stage, StageKind
 
 if TYPE_CHECKING:
     from bot.app import ChampionshipBot
+    from bot.sim.faults import Faults
 
 GUILD, TD, TD_ALERTS, ANNOUNCE, PAIRINGS = 5000, 5001, 5002, 5003, 5004
 PRESEEDED = (("arimakat", "final", 5101, 2350), ("Ogul1", "candidates", 5102, 2250))
@@ -56,6 +57,7 @@ class SimBase:
         self.transcript = Transcript(h, clock)
         self.progress = progress
         self.counters = Counters()
+        self.faults: Faults | None = None
 
     # --- the bot's periodic jobs ---------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from bot.clock import FakeClock
 from bot.config import Config, DiscordConfig, PreSeededPlayer, Secrets, load_config
 from bot.lichess.client import LichessClient
 from bot.sim.fake_lichess import fake_lichess
+from bot.sim.faults import Faults
 from bot.sim.games import ANNOUNCE, GUILD, PAIRINGS, PRESEEDED, START, TD, TD_ALERTS, SimBase
 from bot.sim.harness import RecordedMessage, discord_harness
 from bot.sim.players import add_account, make_players
@@ -142,9 +143,30 @@ class Simulation(SimBase):
                 )
                 assert done.ephemeral, done.text
                 self.counters.incidents.append(f"{label}: the TD assigned a time")
+        if self.faults is not None:
+            self.faults.each_round()
         await self.play_matches(stage, round_, label)
+        await self.settle(round_)
         await self.break_ties()
         return True
+
+    async def settle(self, round_: Round) -> None:
+        """Let the jobs run until the round has every result: a poll that failed (Lichess
+        down) reads the games again at the next turn."""
+        assert self.bot.sessions is not None
+        for _ in range(30):
+            async with self.bot.sessions() as session:
+                left = await session.scalar(
+                    select(Match.id)
+                    .where(
+                        Match.round_id == round_.id,
+                        Match.state.in_((MatchState.SCHEDULED, MatchState.IN_PROGRESS)),
+                    )
+                    .limit(1)
+                )
+            if left is None:
+                return
+            await self.at(self.clock.now() + timedelta(minutes=5))
 
     async def offer(self, player: Player, when: datetime) -> None:
         assert player.discord_id is not None
@@ -291,6 +313,7 @@ class Simulation(SimBase):
             "incidents": self.counters.incidents,
             "messages": self.transcript.count,
             "lichess_requests": len(self.fake.requests),
+            "faults": dict(sorted(self.faults.injected.items())) if self.faults else {},
         }
 
 
@@ -299,6 +322,8 @@ async def simulate(
     seed: int,
     out: Path,
     progress: Callable[[str, str], None] = lambda stage, label: None,
+    *,
+    faults: bool = False,
 ) -> dict[str, Any]:
     """Run a whole championship; writes `transcript.md` and `result.json` into `out`."""
     out.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 (before anything runs)
@@ -342,6 +367,8 @@ async def simulate(
             for name, _, user, _ in PRESEEDED:
                 h.add_member(user, name.lower())
             sim = Simulation(bot, h, fake, clock, rng, entrants, progress)
+            if faults:
+                sim.faults = Faults(h, fake, seed, closed_dm_user=entrants[1].discord_id)
             await sim.register_everyone()
             preview = await h.slash("td round start", user=TD)
             assert preview.last is not None
@@ -352,6 +379,7 @@ async def simulate(
                 if not await sim.play_round():
                     break
             await sim.at(clock.now() + timedelta(hours=1))
+            await sim.at(clock.now() + timedelta(days=1))  # the last retries of the outbox
             result = await sim.result(seed)
             (out / "transcript.md").write_text(sim.transcript.markdown(), encoding="utf-8")
         await lichess.aclose()
@@ -361,7 +389,7 @@ async def simulate(
     return result
 
 
-def run_cli(players: int, seed: int, out: Path) -> int:
+def run_cli(players: int, seed: int, out: Path, *, faults: bool = False) -> int:
     """The terminal side: a progress bar per stage and round, then a short summary."""
     import asyncio
 
@@ -378,7 +406,7 @@ def run_cli(players: int, seed: int, out: Path) -> int:
                 tasks[stage] = bar.add_task(stage.capitalize(), total=None)
             bar.update(tasks[stage], advance=1, description=f"{stage.capitalize()}: {label}")
 
-        result = asyncio.run(simulate(players, seed, out, progress))
+        result = asyncio.run(simulate(players, seed, out, progress, faults=faults))
     wall = time.perf_counter() - started
     rounds = ", ".join(f"{k} {v}" for k, v in result["rounds"].items())
     console.print(f"Rounds: {rounds}")
@@ -387,6 +415,9 @@ def run_cli(players: int, seed: int, out: Path) -> int:
         f"Messages sent: {result['messages']} · Lichess requests: {result['lichess_requests']}"
         f" · wall time {wall:.1f} s"
     )
+    if result["faults"]:
+        injected = ", ".join(f"{k} ×{v}" for k, v in result["faults"].items())
+        console.print(f"Faults injected: {injected}")
     console.print(f"Wrote {out / 'transcript.md'} and {out / 'result.json'}")
     return 0
 
