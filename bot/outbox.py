@@ -13,11 +13,14 @@ only the flush whose UPDATE changed the row sends it. Marking the row afterwards
 failed, postponed, superseded) clears the claim and happens only while the flush still holds
 it, so a flush whose lease ran out and was taken over cannot overwrite the newer attempt.
 
-The guarantee, plainly: each row is sent at most once per lease. It is not exactly-once. If
-the process dies (or the database write fails) after Discord accepted a message but before
-the row was marked sent, the row is sent again once the lease has expired: at-least-once in
-that one window. The same happens if a single send outlasts the whole lease. A duplicate is
-the price of never losing a message; the lease keeps it to that rare case.
+The guarantee, plainly: each row is sent at most once per lease, and every send of a row
+carries the same nonce with `enforce_nonce` (`nonce_of`). If the process dies (or the
+database write fails) after Discord accepted a message but before the row was marked sent,
+the row is sent again once the lease has expired, and Discord answers that repeat with the
+message it already made instead of posting a second one (it remembers nonces for a few
+minutes; the lease is two). Edits carry no nonce, but an edit repeated shows the same text.
+So a channel post or a DM is posted once; only a repeat later than Discord's memory of the
+nonce (a process down for longer than that with a send half done) could show twice.
 """
 
 from __future__ import annotations
@@ -38,6 +41,14 @@ from db.engine import transaction
 from db.models import OutboxKind, OutboxMessage
 
 log = logging.getLogger(__name__)
+
+
+def nonce_of(message: OutboxMessage, part: str = "") -> str:
+    """The nonce a row is sent with, the same at every attempt: Discord answers a second
+    send with the same nonce (enforce_nonce) with the message it already made, so a send
+    repeated after a crash does not post twice."""
+    return f"acwc{message.id}{part}"[:25]
+
 
 MAX_ATTEMPTS = 8
 # How long a claim keeps other flushes off a row. A live flush finishes one send (discord.py's
@@ -350,11 +361,11 @@ class OutboxWorker:
         payload = self._payload(message)
         if message.kind is OutboxKind.DM:
             dm = await self.client.create_dm(discord.Object(id=message.target_id))
-            return await dm.send(**payload)
+            return await dm.send(**payload, nonce=nonce_of(message))
         channel = self._messageable(message.target_id)
         if message.kind is OutboxKind.EDIT and message.edit_message_id:
             return await channel.get_partial_message(message.edit_message_id).edit(**payload)
-        return await channel.send(**payload)
+        return await channel.send(**payload, nonce=nonce_of(message))
 
     async def _dm_fallback(self, message: OutboxMessage) -> discord.Message | None:
         """Closed DMs: mention the user where they can see it, and tell the TD."""
@@ -365,7 +376,7 @@ class OutboxWorker:
         sent: discord.Message | None = None
         if message.fallback_channel_id:
             channel = self._messageable(message.fallback_channel_id)
-            sent = await channel.send(**payload)
+            sent = await channel.send(**payload, nonce=nonce_of(message, "f"))
         if self.td_alert_channel_id:
             alert = self._messageable(self.td_alert_channel_id)
             where = (

@@ -257,3 +257,33 @@ async def test_a_flush_that_lost_its_claim_does_not_mark_the_row(
         assert row.attempts == 0 and row.last_error is None and row.discord_message_id is None
         assert row.next_attempt_at == row.created_at
         assert row.claim_token == "c" * 32 and row.claimed_until == taken_over_until
+
+
+async def test_a_send_repeated_after_a_crash_does_not_post_twice(
+    running_bot: RunningBot, clock: FakeClock
+) -> None:
+    """Discord took the message, then the process died before the row was marked sent: the
+    repeat carries the same nonce, and Discord answers it with the message it already made."""
+    async with running_bot() as (bot, h):
+        h.add_text_channel(CHANNEL, "pairings")
+        async with transaction(sessions_of(bot)) as session:
+            enqueue_channel(session, channel_id=CHANNEL, now=clock.now(), content="once")
+        assert bot.outbox is not None
+        worker = bot.outbox
+
+        async def die_before_marking(*_: Any, **__: Any) -> bool:
+            raise RuntimeError("killed after Discord answered")
+
+        original = worker._release
+        worker._release = die_before_marking  # type: ignore[method-assign]
+        with pytest.raises(RuntimeError):
+            await worker.flush()
+        worker._release = original  # type: ignore[method-assign]
+        assert [m.content for m in h.in_channel(CHANNEL)] == ["once"]
+        first_id = h.in_channel(CHANNEL)[0].id
+
+        clock.advance(LEASE + timedelta(seconds=1))
+        assert await second_worker(bot, clock).flush() == 1
+        assert [m.content for m in h.in_channel(CHANNEL)] == ["once"]  # not posted again
+        [row] = await rows(bot)
+        assert row.sent_at is not None and row.discord_message_id == first_id

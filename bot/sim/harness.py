@@ -502,6 +502,7 @@ class DiscordHarness:
         self._dm_channel_of: dict[int, int] = {}  # user id -> DM channel id
         self._dm_user_of: dict[int, int] = {}  # DM channel id -> user id
         self._handlers: dict[tuple[str, str], RequestHandler] = {}
+        self._nonces: dict[tuple[int, Any], RecordedMessage] = {}  # enforce_nonce, per channel
         self._adapter = _RecordingWebhookAdapter(self)
         self._restore: list[Callable[[], None]] = []
         self._started = False
@@ -1647,6 +1648,11 @@ class DiscordHarness:
             dm_user = self._dm_user_of.get(cid)
             if dm_user is not None and dm_user in self.dm_closed:
                 raise _http_error(403, 50007, "Cannot send messages to this user")
+            nonce = body.get("nonce")
+            if body.get("enforce_nonce") and (cid, nonce) in self._nonces:
+                # Discord: the same nonce again from the same author answers with the message
+                # it already created instead of posting a second one.
+                return self._message_payload(self._nonces[(cid, nonce)])
             msg = RecordedMessage(
                 id=self._snowflake(),
                 channel_id=cid,
@@ -1660,6 +1666,8 @@ class DiscordHarness:
             msg.files = files
             self._live[msg.id] = msg
             self.messages.append(msg)
+            if nonce is not None:
+                self._nonces[(cid, nonce)] = msg
             return self._message_payload(msg)
         if path == "/channels/{channel_id}/messages/{message_id}":
             live = self._live.get(int(p["message_id"]))
