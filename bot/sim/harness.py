@@ -50,10 +50,12 @@ import enum
 import itertools
 import json
 import logging
+import os
 import re
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import discord
@@ -502,7 +504,8 @@ class DiscordHarness:
         self._dm_channel_of: dict[int, int] = {}  # user id -> DM channel id
         self._dm_user_of: dict[int, int] = {}  # DM channel id -> user id
         self._handlers: dict[tuple[str, str], RequestHandler] = {}
-        self._nonces: dict[tuple[int, Any], RecordedMessage] = {}  # enforce_nonce, per channel
+        self._nonces: dict[str, RecordedMessage] = {}  # enforce_nonce: what Discord remembers
+        self._journal: Path | None = None
         self._adapter = _RecordingWebhookAdapter(self)
         self._restore: list[Callable[[], None]] = []
         self._started = False
@@ -787,6 +790,37 @@ class DiscordHarness:
         self._channel_payloads[channel_id] = data
         self.channels[name] = channel_id
         return channel
+
+    def use_journal(self, path: Path) -> None:
+        """Keep "Discord's" side on disk: every message posted is appended to `path`, and
+        what an earlier process posted there is known again (its nonces and ids), as a real
+        Discord would remember it after the bot was killed and restarted."""
+        self._journal = path
+        if not path.exists():
+            return
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            msg = RecordedMessage(id=int(entry["id"]), channel_id=int(entry["channel_id"]))
+            msg.content = str(entry["content"])
+            self._live[msg.id] = msg
+            if entry.get("nonce") is not None:
+                self._nonces[str(entry["nonce"])] = msg
+
+    def _write_journal(self, msg: RecordedMessage, nonce: Any) -> None:
+        if self._journal is None:
+            return
+        where = f"dm:{msg.dm_user_id}" if msg.dm_user_id is not None else str(msg.channel_id)
+        entry = {
+            "id": msg.id,
+            "channel_id": msg.channel_id,
+            "where": where,
+            "content": msg.content,
+            "nonce": nonce,
+        }
+        with self._journal.open("a", encoding="utf-8") as journal:
+            journal.write(json.dumps(entry) + "\n")
+            journal.flush()
+            os.fsync(journal.fileno())
 
     def on_request(self, method: str, path: str, handler: RequestHandler) -> None:
         """Override the fake answer to one REST route (template path, e.g.
@@ -1649,10 +1683,10 @@ class DiscordHarness:
             if dm_user is not None and dm_user in self.dm_closed:
                 raise _http_error(403, 50007, "Cannot send messages to this user")
             nonce = body.get("nonce")
-            if body.get("enforce_nonce") and (cid, nonce) in self._nonces:
+            if body.get("enforce_nonce") and str(nonce) in self._nonces:
                 # Discord: the same nonce again from the same author answers with the message
                 # it already created instead of posting a second one.
-                return self._message_payload(self._nonces[(cid, nonce)])
+                return self._message_payload(self._nonces[str(nonce)])
             msg = RecordedMessage(
                 id=self._snowflake(),
                 channel_id=cid,
@@ -1667,7 +1701,8 @@ class DiscordHarness:
             self._live[msg.id] = msg
             self.messages.append(msg)
             if nonce is not None:
-                self._nonces[(cid, nonce)] = msg
+                self._nonces[str(nonce)] = msg
+            self._write_journal(msg, nonce)
             return self._message_payload(msg)
         if path == "/channels/{channel_id}/messages/{message_id}":
             live = self._live.get(int(p["message_id"]))
