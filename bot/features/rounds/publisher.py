@@ -11,7 +11,7 @@ import logging
 from datetime import timedelta
 
 import discord
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
@@ -42,9 +42,17 @@ class RoundPublisher:
         if channel_id is None:
             return 0
         async with self.sessions() as session:
+            # Only rounds with something missing: no post yet, or a match without its message
+            # (this runs every few seconds; rounds already posted cost nothing).
+            unposted = select(Match.round_id).where(Match.message_id.is_(None))
             rounds = (
                 await session.scalars(
-                    select(Round).where(Round.state != RoundState.DRAFT).order_by(Round.id)
+                    select(Round)
+                    .where(
+                        Round.state != RoundState.DRAFT,
+                        or_(Round.thread_id.is_(None), Round.id.in_(unposted)),
+                    )
+                    .order_by(Round.id)
                 )
             ).all()
         made = 0
@@ -61,9 +69,10 @@ class RoundPublisher:
             round_ = await session.get(Round, round_id)
             assert round_ is not None
             stage = await session.get(Stage, round_.stage_id)
-            content = await render_round_post(session, round_id)
+            needs_post = round_.thread_id is None
+            content = await render_round_post(session, round_id) if needs_post else ""
             title = f"{stage.kind.value.capitalize() if stage else ''} round {round_.number}"
-        if round_.thread_id is None:
+        if needs_post:
             post_channel, message_id, thread_id = await self._create_post(
                 channel_id, title.strip(), content
             )
@@ -74,6 +83,7 @@ class RoundPublisher:
                 row.thread_id = thread_id
             made += 1
         else:
+            assert round_.thread_id is not None
             thread_id = round_.thread_id
         made += await self._post_matches(round_id, thread_id)
         return made
