@@ -3,9 +3,9 @@ Lichess requests they make. Run: .venv/bin/python benchmarks/simulate.py [player
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -29,4 +29,6 @@ def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(n) for n in sys.argv[1:]] or [24, 56])
+    parser = argparse.ArgumentParser(description="Time whole offline championships.")
+    parser.add_argument("players", nargs="*", type=int, default=[24, 56], help="entrant counts")
+    main(parser.parse_args().players)
