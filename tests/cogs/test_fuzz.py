@@ -2,12 +2,15 @@
 with random options (long, unicode and RTL text, @everyone, markdown, odd times, ids that no
 row has, other players' matches) from players, a stranger and the TD. Whatever comes in, the
 answer is private and clear: never a traceback, never "Something went wrong", and no message
-the bot sends can ping @everyone or a role."""
+the bot sends can ping @everyone or a role. A stranger (not registered, not the TD, and
+registration closed since the round runs) is refused everything, and a refusal leaves the
+database exactly as it was."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -81,6 +84,18 @@ def value_for(param: app_commands.Parameter) -> st.SearchStrategy[Any]:
     return text_values()
 
 
+def draw_options(
+    data: st.DataObject, command: app_commands.Command[Any, ..., Any]
+) -> dict[str, Any]:
+    """Each required option, and some optional ones, with a hostile value."""
+    options: dict[str, Any] = {}
+    for param in command.parameters:
+        if not param.required and data.draw(st.booleans()):
+            continue
+        options[param.display_name] = data.draw(value_for(param), label=param.display_name)
+    return options
+
+
 def leaf_commands(tree: app_commands.CommandTree[Any]) -> list[app_commands.Command[Any, ..., Any]]:
     found: list[app_commands.Command[Any, ..., Any]] = []
 
@@ -140,7 +155,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, ...]]
         return bot, h
 
     bot, h = loop.run_until_complete(start())
-    yield loop, bot, h, leaf_commands(bot.tree)
+    yield loop, bot, h, leaf_commands(bot.tree), db
     loop.run_until_complete(stack.aclose())
     loop.close()
 
@@ -152,13 +167,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, ...]]
 )
 @given(data=st.data())
 def test_any_input_gets_a_clear_private_answer(world: tuple[Any, ...], data: st.DataObject) -> None:
-    loop, _, h, commands = world
+    loop, _, h, commands, _ = world
     command = data.draw(st.sampled_from(commands), label="command")
-    options: dict[str, Any] = {}
-    for param in command.parameters:
-        if not param.required and data.draw(st.booleans()):
-            continue
-        options[param.display_name] = data.draw(value_for(param), label=param.display_name)
+    options = draw_options(data, command)
     user = data.draw(st.sampled_from([TD, STRANGER, *(u for u, _ in PLAYERS)]), label="user")
     record = loop.run_until_complete(h.slash(command.qualified_name, user=user, options=options))
 
@@ -172,3 +183,29 @@ def test_any_input_gets_a_clear_private_answer(world: tuple[Any, ...], data: st.
         mentions = message.raw.get("allowed_mentions") or {}
         assert mentions.get("parse", []) in (["users"], []), mentions
         assert not mentions.get("roles"), mentions
+
+
+def database_rows(db: Path) -> list[str]:
+    """Every row of every table, as SQL text: equal lists mean nothing was written."""
+    with contextlib.closing(sqlite3.connect(db)) as connection:
+        return list(connection.iterdump())
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_a_refused_stranger_changes_nothing(world: tuple[Any, ...], data: st.DataObject) -> None:
+    loop, _, h, commands, db = world
+    command = data.draw(st.sampled_from(commands), label="command")
+    options = draw_options(data, command)
+    before = database_rows(db)
+    record = loop.run_until_complete(
+        h.slash(command.qualified_name, user=STRANGER, options=options)
+    )
+
+    assert record.responses, f"/{command.qualified_name} left the stranger without an answer"
+    assert UNEXPECTED not in record.text, record.text
+    assert database_rows(db) == before, f"/{command.qualified_name} {options} wrote to the database"
