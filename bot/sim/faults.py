@@ -1,5 +1,5 @@
-"""Faults the simulation can inject, to show that nothing is lost: Lichess answering 500 and
-cutting a games stream short, Discord refusing one player's DMs (403, code 50007), failing a
+"""Faults the simulation can inject, to show that nothing is lost: Lichess answering 500 or
+429 (rate limit), Discord refusing one player's DMs (403, code 50007), failing a
 channel post with a 5xx or a 429 now and then. The bot must get every result and every
 message through in the end."""
 
@@ -41,6 +41,9 @@ class Faults:
         return self.h._default_rest(req, [])
 
     def each_round(self) -> None:
-        """Lichess fails the next few games reads of the round (the poll must retry)."""
+        """Lichess fails the next few games reads of the round with 500s, then rate-limits
+        one (the poll must retry; the client must pause before its next request)."""
         self.fake.fail_next("/api/games/user", 500, times=2)
         self._count("lichess 500")
+        self.fake.fail_next("/api/games/user", 429, times=1)
+        self._count("lichess 429")

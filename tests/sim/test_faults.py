@@ -1,4 +1,4 @@
-"""Faults injected into a whole simulated championship: Lichess answering 500, a player's
+"""Faults injected into a whole simulated championship: Lichess answering 500 and 429, a player's
 DMs closed (403, 50007), Discord failing posts with 503 and 429. Nothing is lost: the same
 games decide the same standings and the same champion, and every message is delivered."""
 
@@ -14,6 +14,7 @@ async def test_faults_change_nothing_but_the_way_messages_arrive(tmp_path: Path)
     calm = await simulate(8, 5, tmp_path / "calm")
     rough = await simulate(8, 5, tmp_path / "rough", faults=True)
     assert rough["faults"]["lichess 500"] >= 1
+    assert rough["faults"]["lichess 429"] >= 1
     assert rough["faults"]["discord 403 closed DMs"] >= 1
     assert rough["faults"].get("discord 503", 0) + rough["faults"].get("discord 429", 0) >= 1
     assert rough["standings"] == calm["standings"]
