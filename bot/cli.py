@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--faults",
         action="store_true",
-        help="inject Lichess 500s, closed DMs and Discord 5xx/429 (nothing may be lost)",
+        help="inject Lichess 500/429, closed DMs and Discord 5xx/429 (nothing may be lost)",
     )
     check = commands.add_parser(
         "check-player", parents=[common], help="run the entry checks on a Lichess account"
