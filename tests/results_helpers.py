@@ -55,6 +55,45 @@ async def swiss_match(
     return seeded
 
 
+async def agreed_single_match(
+    session: AsyncSession, kind: StageKind, a: Player, b: Player, deadline: datetime
+) -> int:
+    """A running one-round stage of `kind` whose only match, a against b, is agreed for AGREED
+    (the players must be flushed already)."""
+    stage = Stage(
+        kind=kind,
+        state=StageState.RUNNING,
+        total_rounds=1,
+        seeding=[a.id, b.id],
+        started_at=ROUND_START,
+    )
+    session.add(stage)
+    await session.flush()
+    round_ = Round(
+        stage_id=stage.id,
+        number=1,
+        state=RoundState.PUBLISHED,
+        starts_at=ROUND_START,
+        deadline=deadline,
+        thread_id=ROUND_THREAD,
+    )
+    session.add(round_)
+    await session.flush()
+    match = Match(
+        round_id=round_.id,
+        player_a_id=a.id,
+        player_b_id=b.id,
+        state=MatchState.SCHEDULED,
+        agreed_time=AGREED,
+        td_assigns=False,
+        score_a=0.0,
+        score_b=0.0,
+    )
+    session.add(match)
+    await session.flush()
+    return match.id
+
+
 async def candidates_match(
     sessions: async_sessionmaker[AsyncSession], fake: FakeLichess, a: str, b: str
 ) -> int:
@@ -64,38 +103,7 @@ async def candidates_match(
         pb = Player(lichess_id=b.lower(), lichess_username=b, created_at=ROUND_START)
         session.add_all([pa, pb])
         await session.flush()
-        stage = Stage(
-            kind=StageKind.CANDIDATES,
-            state=StageState.RUNNING,
-            total_rounds=1,
-            seeding=[pa.id, pb.id],
-            started_at=ROUND_START,
-        )
-        session.add(stage)
-        await session.flush()
-        round_ = Round(
-            stage_id=stage.id,
-            number=1,
-            state=RoundState.PUBLISHED,
-            starts_at=ROUND_START,
-            deadline=ROUND_DEADLINE,
-            thread_id=ROUND_THREAD,
-        )
-        session.add(round_)
-        await session.flush()
-        match = Match(
-            round_id=round_.id,
-            player_a_id=pa.id,
-            player_b_id=pb.id,
-            state=MatchState.SCHEDULED,
-            agreed_time=AGREED,
-            td_assigns=False,
-            score_a=0.0,
-            score_b=0.0,
-        )
-        session.add(match)
-        await session.flush()
-        match_id = match.id
+        match_id = await agreed_single_match(session, StageKind.CANDIDATES, pa, pb, ROUND_DEADLINE)
     for name in (a, b):
         fake.add_user(name, created_at=datetime(2017, 1, 1, tzinfo=UTC))
     return match_id

@@ -20,8 +20,6 @@ from db.models import (
     MatchState,
     OutboxMessage,
     Player,
-    Round,
-    RoundState,
     Stage,
     StageKind,
     StageState,
@@ -29,7 +27,7 @@ from db.models import (
 from tests.conftest import ANNOUNCE_CHANNEL
 from tests.factories import ROUND_START, ROUND_THREAD
 from tests.fakes.lichess import FakeLichess
-from tests.results_helpers import AGREED
+from tests.results_helpers import AGREED, agreed_single_match
 from tests.running import RunningBot
 
 CHAMPION, CHALLENGER = "arimakat", "Chall"
@@ -60,38 +58,9 @@ async def final_match(sessions: async_sessionmaker[AsyncSession], fake: FakeLich
         )
         session.add_all([champion, challenger])
         await session.flush()
-        stage = Stage(
-            kind=StageKind.FINAL,
-            state=StageState.RUNNING,
-            total_rounds=1,
-            seeding=[champion.id, challenger.id],
-            started_at=ROUND_START,
+        match_id = await agreed_single_match(
+            session, StageKind.FINAL, champion, challenger, ROUND_START + timedelta(days=90)
         )
-        session.add(stage)
-        await session.flush()
-        round_ = Round(
-            stage_id=stage.id,
-            number=1,
-            state=RoundState.PUBLISHED,
-            starts_at=ROUND_START,
-            deadline=ROUND_START + timedelta(days=90),
-            thread_id=ROUND_THREAD,
-        )
-        session.add(round_)
-        await session.flush()
-        match = Match(
-            round_id=round_.id,
-            player_a_id=champion.id,
-            player_b_id=challenger.id,
-            state=MatchState.SCHEDULED,
-            agreed_time=AGREED,
-            td_assigns=False,
-            score_a=0.0,
-            score_b=0.0,
-        )
-        session.add(match)
-        await session.flush()
-        match_id = match.id
     for name in (CHAMPION, CHALLENGER):
         fake.add_user(name, created_at=datetime(2017, 1, 1, tzinfo=UTC))
     return match_id
