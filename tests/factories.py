@@ -29,6 +29,42 @@ class SeededRound:
     match_ids: list[int]  # by board; a bye last
 
 
+async def open_stage(
+    session: AsyncSession,
+    kind: StageKind,
+    seeding: list[int],
+    *,
+    total_rounds: int = 1,
+    starts_at: datetime = ROUND_START,
+    deadline: datetime = ROUND_DEADLINE,
+    round_state: RoundState = RoundState.PUBLISHED,
+    thread_id: int | None = None,
+    published_at: datetime | None = None,
+) -> Round:
+    """A running stage of `kind` and its first round, flushed so their ids are known."""
+    stage = Stage(
+        kind=kind,
+        state=StageState.RUNNING,
+        total_rounds=total_rounds,
+        seeding=seeding,
+        started_at=starts_at,
+    )
+    session.add(stage)
+    await session.flush()
+    round_ = Round(
+        stage_id=stage.id,
+        number=1,
+        state=round_state,
+        starts_at=starts_at,
+        deadline=deadline,
+        published_at=published_at,
+        thread_id=thread_id,
+    )
+    session.add(round_)
+    await session.flush()
+    return round_
+
+
 async def seed_round(
     sessions: async_sessionmaker[AsyncSession],
     config: Config,
@@ -55,26 +91,16 @@ async def seed_round(
         ]
         session.add_all(rows)
         await session.flush()
-        stage = Stage(
-            kind=StageKind.SWISS,
-            state=StageState.RUNNING,
+        round_ = await open_stage(
+            session,
+            StageKind.SWISS,
+            [p.id for p in rows],
             total_rounds=5,
-            seeding=[p.id for p in rows],
-            started_at=starts_at,
-        )
-        session.add(stage)
-        await session.flush()
-        round_ = Round(
-            stage_id=stage.id,
-            number=1,
-            state=RoundState.PUBLISHED,
             starts_at=starts_at,
             deadline=deadline,
             published_at=starts_at,
             thread_id=thread_id,
         )
-        session.add(round_)
-        await session.flush()
         matches: list[Match] = []
         for board, first in enumerate(range(0, len(rows), 2), start=1):
             pair = rows[first : first + 2]
@@ -96,7 +122,7 @@ async def seed_round(
         for match in matches:
             await schedule_match_deadlines(session, match, round_, config)
         return SeededRound(
-            stage_id=stage.id,
+            stage_id=round_.stage_id,
             round_id=round_.id,
             player_ids={p.lichess_username: p.id for p in rows},
             match_ids=[m.id for m in matches],

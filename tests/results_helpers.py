@@ -17,13 +17,16 @@ from db.models import (
     MatchState,
     OutboxMessage,
     Player,
-    Round,
-    RoundState,
-    Stage,
     StageKind,
-    StageState,
 )
-from tests.factories import ROUND_DEADLINE, ROUND_START, ROUND_THREAD, SeededRound, seed_round
+from tests.factories import (
+    ROUND_DEADLINE,
+    ROUND_START,
+    ROUND_THREAD,
+    SeededRound,
+    open_stage,
+    seed_round,
+)
 from tests.fakes.lichess import FakeLichess
 
 AGREED = datetime(2019, 10, 2, 18, 0, tzinfo=UTC)
@@ -60,25 +63,9 @@ async def agreed_single_match(
 ) -> int:
     """A running one-round stage of `kind` whose only match, a against b, is agreed for AGREED
     (the players must be flushed already)."""
-    stage = Stage(
-        kind=kind,
-        state=StageState.RUNNING,
-        total_rounds=1,
-        seeding=[a.id, b.id],
-        started_at=ROUND_START,
+    round_ = await open_stage(
+        session, kind, [a.id, b.id], deadline=deadline, thread_id=ROUND_THREAD
     )
-    session.add(stage)
-    await session.flush()
-    round_ = Round(
-        stage_id=stage.id,
-        number=1,
-        state=RoundState.PUBLISHED,
-        starts_at=ROUND_START,
-        deadline=deadline,
-        thread_id=ROUND_THREAD,
-    )
-    session.add(round_)
-    await session.flush()
     match = Match(
         round_id=round_.id,
         player_a_id=a.id,

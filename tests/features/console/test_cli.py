@@ -37,7 +37,12 @@ from db.models import (
     TimeOffer,
 )
 from tests.conftest import TD_ID
-from tests.factories import SeededRound, seed_round, wired
+from tests.factories import (
+    SeededRound,
+    open_stage,
+    seed_round,
+    wired,
+)
 from tests.running import ALICE, BOB
 
 WEDNESDAY = datetime(2019, 10, 2, 18, 0, tzinfo=UTC)
@@ -141,24 +146,14 @@ async def candidates_by_hand(
     ids = seeded.player_ids
     field = [ids[n] for n in ("Alice", "Bob", "Carol", "Dave")]
     async with transaction(sessions) as session:
-        stage = Stage(
-            kind=StageKind.CANDIDATES,
-            state=StageState.RUNNING,
+        round_ = await open_stage(
+            session,
+            StageKind.CANDIDATES,
+            field,
             total_rounds=3,
-            seeding=field,
-            started_at=datetime(2019, 11, 4, tzinfo=UTC),
-        )
-        session.add(stage)
-        await session.flush()
-        round_ = Round(
-            stage_id=stage.id,
-            number=1,
-            state=RoundState.PUBLISHED,
             starts_at=datetime(2019, 11, 4, tzinfo=UTC),
             deadline=datetime(2019, 11, 10, 23, 59, 59, tzinfo=UTC),
         )
-        session.add(round_)
-        await session.flush()
 
         def match(a: str, b: str, state: MatchState, **fields: object) -> Match:
             return Match(

@@ -33,7 +33,13 @@ from db.models import (
     StageState,
 )
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
-from tests.factories import ROUND_DEADLINE, ROUND_START, SeededRound, seed_round, wired
+from tests.factories import (
+    ROUND_START,
+    SeededRound,
+    open_stage,
+    seed_round,
+    wired,
+)
 
 FOUR = [(101, "Alice"), (102, "Bob"), (104, "Carol"), (105, "Dave")]
 AGREED = datetime(2019, 10, 2, 18, 0, tzinfo=UTC)
@@ -169,24 +175,13 @@ async def stage_with_round(
         ]
         session.add_all(players)
         await session.flush()
-        stage = Stage(
-            kind=kind,
-            state=StageState.RUNNING,
+        round_ = await open_stage(
+            session,
+            kind,
+            [p.id for p in players],
             total_rounds=3,
-            seeding=[p.id for p in players],
-            started_at=ROUND_START,
+            round_state=RoundState.FINISHED,
         )
-        session.add(stage)
-        await session.flush()
-        round_ = Round(
-            stage_id=stage.id,
-            number=1,
-            state=RoundState.FINISHED,
-            starts_at=ROUND_START,
-            deadline=ROUND_DEADLINE,
-        )
-        session.add(round_)
-        await session.flush()
         matches = []
         for board, (a, b, state, score_a, score_b) in enumerate(pairs, start=1):
             winner = (forfeit_winner or {}).get(board)
