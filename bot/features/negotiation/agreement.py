@@ -242,6 +242,25 @@ class AgreementBase(Service):
             session, player, thread_id=ctx.thread_id, now=now, content=content, view=view
         )
 
+    def _ask_to_choose(
+        self,
+        session: AsyncSession,
+        ctx: MatchContext,
+        chooser: Player,
+        at_fault: Player,
+        now: datetime,
+        why: str,
+    ) -> None:
+        """Rule V.E: the player not at fault picks the time by the round deadline; `why` says
+        what the opponent did (missed the offers, or ruled at fault by the TD)."""
+        self._dm(
+            session,
+            ctx,
+            chooser,
+            now,
+            wording.choose_request(at_fault.lichess_username, ctx.round_.deadline, why),
+        )
+
     async def _set_time(
         self,
         session: AsyncSession,

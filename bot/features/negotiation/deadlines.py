@@ -124,16 +124,13 @@ class NegotiationDeadlines(AgreementBase):
         else:
             at_fault, chooser = (a, b) if fault == "a" else (b, a)
             ctx.match.chooser_id = chooser.id
-            self._dm(
+            self._ask_to_choose(
                 session,
                 ctx,
                 chooser,
+                at_fault,
                 now,
-                wording.choose_request(
-                    at_fault.lichess_username,
-                    ctx.round_.deadline,
-                    wording.opponent_missed_offers(at_fault.lichess_username),
-                ),
+                wording.opponent_missed_offers(at_fault.lichess_username),
             )
             self._dm(
                 session,

@@ -126,16 +126,13 @@ class TDRulings(AgreementBase):
                 details={"at_fault": at_fault.lichess_username if at_fault else None},
             )
             if at_fault is not None and chooser is not None:
-                self._dm(
+                self._ask_to_choose(
                     session,
                     ctx,
                     chooser,
+                    at_fault,
                     now,
-                    wording.choose_request(
-                        at_fault.lichess_username,
-                        ctx.round_.deadline,
-                        wording.opponent_ruled_at_fault(at_fault.lichess_username),
-                    ),
+                    wording.opponent_ruled_at_fault(at_fault.lichess_username),
                 )
                 self._dm(
                     session, ctx, at_fault, now, wording.at_fault_ruling(chooser.lichess_username)
