@@ -8,10 +8,15 @@ import discord
 from discord import app_commands
 
 from bot.errors import UserFacingError
+from db.engine import is_write_conflict
 
 log = logging.getLogger(__name__)
 
 UNEXPECTED = "Something went wrong on our side and nothing was changed. The error was logged."
+CONFLICT = (
+    "Someone else changed this at the same moment, so nothing of yours was saved. "
+    "Look again (for example with /match) and try once more."
+)
 
 
 class NotTD(app_commands.CheckFailure):
@@ -30,6 +35,9 @@ def message_for(error: Exception) -> str | None:
             return message_for(original)
     if isinstance(error, UserFacingError):
         return error.message
+    if is_write_conflict(error):
+        log.warning("write conflict answered with a retry message: %s", error)
+        return CONFLICT
     if isinstance(error, NotTD | app_commands.MissingRole | app_commands.MissingPermissions):
         return "Only the tournament director can use this command."
     if isinstance(error, app_commands.NoPrivateMessage):

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import event
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -49,3 +50,21 @@ async def transaction(
     """One short unit of work: commit on success, roll back on any error."""
     async with sessions() as session, session.begin():
         yield session
+
+
+# SQLSTATEs of PostgreSQL's transient write conflicts: serialization failure, deadlock.
+_CONFLICT_STATES = frozenset({"40001", "40P01"})
+
+
+def is_write_conflict(error: BaseException) -> bool:
+    """Whether a database error means "another writer got there first; nothing was saved".
+
+    The services order their writes so that racing writers queue instead of colliding; this
+    is the safety net for a collision they did not foresee: the transaction was rolled back,
+    so the person can be told to try again. SQLite reports a writer that waited past its busy
+    timeout as "database is locked".
+    """
+    if not isinstance(error, DBAPIError):
+        return False
+    state = getattr(error.orig, "sqlstate", None) or getattr(error.orig, "pgcode", None)
+    return state in _CONFLICT_STATES or "database is locked" in str(error.orig)

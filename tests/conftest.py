@@ -15,6 +15,7 @@ from bot.features.registration.service import RegistrationService
 from bot.lichess.client import LichessClient
 from db import migrate
 from db.engine import make_engine, make_sessionmaker
+from tests.databases import fresh_database
 from tests.fakes.lichess import FakeLichess, fake_lichess
 
 # Inside the 2019 registration window.
@@ -62,8 +63,9 @@ async def fake() -> AsyncIterator[FakeLichess]:
 
 
 @pytest.fixture
-def db_url(tmp_path: Path) -> str:
-    return f"sqlite+aiosqlite:///{tmp_path / 'test.sqlite3'}"
+async def db_url(tmp_path: Path) -> AsyncIterator[str]:
+    async with fresh_database(tmp_path) as url:
+        yield url
 
 
 @pytest.fixture

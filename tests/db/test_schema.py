@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
@@ -12,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from db import migrate
 from db.engine import make_engine, transaction
 from db.models import Player, Registration, RegistrationState
+from tests.databases import sqlite_url
 
 
 async def test_models_and_migrations_agree(db_url: str) -> None:
@@ -43,10 +45,20 @@ async def test_naive_datetimes_are_refused(sessions: async_sessionmaker[AsyncSes
             )
 
 
-async def test_wal_and_foreign_keys_are_on(sessions: async_sessionmaker[AsyncSession]) -> None:
-    async with sessions() as session:
-        assert (await session.execute(text("PRAGMA journal_mode"))).scalar() == "wal"
-        assert (await session.execute(text("PRAGMA foreign_keys"))).scalar() == 1
+async def test_sqlite_files_run_in_wal_mode_with_foreign_keys(tmp_path: Path) -> None:
+    """SQLite needs both switched on per connection; PostgreSQL has no such switches."""
+    url = sqlite_url(tmp_path)
+    await migrate.upgrade(url)
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as connection:
+            assert (await connection.execute(text("PRAGMA journal_mode"))).scalar() == "wal"
+            assert (await connection.execute(text("PRAGMA foreign_keys"))).scalar() == 1
+    finally:
+        await engine.dispose()
+
+
+async def test_foreign_keys_are_enforced(sessions: async_sessionmaker[AsyncSession]) -> None:
     now = datetime.now(UTC)
     with pytest.raises(IntegrityError):
         async with transaction(sessions) as session:

@@ -249,8 +249,11 @@ class PlayerOffers(AgreementBase):
             match_id, kind, t, chosen_id = ctx.match.id, offer.kind, offer.proposed_time, offer.id
         try:
             async with transaction(self.sessions) as session:
-                # Writes first: the first write takes SQLite's write lock, so racing accepts
-                # are serialised here and the second one sees the first one's result.
+                # Writes first, and the match row first: that first write takes SQLite's
+                # write lock and PostgreSQL's row lock on the match, so racing accepts and TD
+                # rulings queue on the same lock in the same order (no deadlock) and the
+                # second one sees the first one's result.
+                await self._set_time(session, match_id, t, previous=previous)
                 changed = await session.execute(
                     update(TimeOffer)
                     .where(TimeOffer.id == chosen_id, TimeOffer.state == OfferState.OPEN)
@@ -259,7 +262,6 @@ class PlayerOffers(AgreementBase):
                 )
                 if rowcount(changed) != 1:
                     raise Lost
-                await self._set_time(session, match_id, t, previous=previous)
                 await self._after_agreement(
                     session, match_id, t, previous, kind, Actor.player(discord_id), now, chosen_id
                 )
