@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
@@ -35,3 +36,19 @@ class FakeClock:
 
     def advance(self, delta: timedelta) -> None:
         self._now += delta
+
+
+class FakeClockPause:
+    """A waiting place on a FakeClock (the Lichess client's 429 pause, say): waiting moves the
+    clock on by the time waited, so a simulation spends a 60 s pause in championship time
+    without spending it in real time."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+
+    def time(self) -> float:
+        return self.clock.now().timestamp()
+
+    async def sleep(self, seconds: float) -> None:
+        self.clock.advance(timedelta(seconds=seconds))
+        await asyncio.sleep(0)

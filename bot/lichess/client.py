@@ -12,7 +12,9 @@ to use from asyncio:
   and every call is additionally guarded with ``asyncio.wait_for``;
 * after an HTTP 429 no request at all is sent for ``rate_limit_pause`` seconds;
   the call is then retried up to ``max_retries_after_429`` times before
-  :class:`LichessRateLimited` is raised;
+  :class:`LichessRateLimited` is raised.  The pause is measured and waited on a
+  :class:`PauseClock` (the event loop's by default), so that a simulation on a fake
+  clock spends the full pause in championship time instead of real time;
 * errors are typed (:mod:`bot.lichess.errors`).  The token is never logged.
 
 Time window semantics of :meth:`LichessClient.export_games` are Lichess's:
@@ -28,7 +30,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import berserk
 import requests
@@ -47,6 +49,24 @@ T = TypeVar("T")
 _USERNAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,30}$")
 #: ``POST /api/users`` accepts at most this many ids per request.
 USERS_CHUNK = 300
+
+
+class PauseClock(Protocol):
+    """Where the 429 pause is measured and waited: seconds on some monotonic scale."""
+
+    def time(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class LoopPauseClock:
+    """The real pause: the running event loop's clock and ``asyncio.sleep``."""
+
+    def time(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
 
 
 class _Abandoned(Exception):
@@ -92,6 +112,7 @@ class LichessClient:
         timeout: float = 20.0,
         rate_limit_pause: float = 60.0,
         max_retries_after_429: int = 1,
+        pause_clock: PauseClock | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
@@ -101,7 +122,8 @@ class LichessClient:
         self._api = berserk.Client(session=self._session, base_url=self.base_url)
         self._raw = Requestor(self._session, self.base_url, default_fmt=JSON)
         self._lock = asyncio.Lock()
-        self._paused_until = 0.0  # loop.time() before which no request may be sent
+        self._pause_clock: PauseClock = pause_clock or LoopPauseClock()
+        self._paused_until = float("-inf")  # pause-clock time before which no request is sent
         self._straggler: asyncio.Future[Any] | None = None
 
     def __repr__(self) -> str:
@@ -116,22 +138,22 @@ class LichessClient:
 
     async def _call(self, what: str, fn: Callable[[threading.Event], T], *, guard: float) -> T:
         """Run ``fn`` in a thread under the lock, with 429 pause/retry and error mapping."""
-        loop = asyncio.get_running_loop()
+        pause = self._pause_clock
         async with self._lock:
             retries = 0
             while True:
                 if self._straggler is not None and not self._straggler.done():
                     await asyncio.wait({self._straggler})
                 self._straggler = None
-                wait = self._paused_until - loop.time()
+                wait = self._paused_until - pause.time()
                 if wait > 0:
-                    await asyncio.sleep(wait)
+                    await pause.sleep(wait)
                 try:
                     return await self._run_thread(what, fn, guard)
                 except ResponseError as exc:
                     status = int(exc.status_code)
                     if status == 429:
-                        self._paused_until = loop.time() + self.rate_limit_pause
+                        self._paused_until = pause.time() + self.rate_limit_pause
                         if retries < self.max_retries_after_429:
                             retries += 1
                             log.warning(

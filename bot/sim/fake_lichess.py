@@ -21,9 +21,12 @@ Semantics copied from lila:
   rated finished games (last rating after the game, per UTC day), month 0-based.
 * ``POST /api/challenge/open`` (form body) and ``POST /api/users`` (text body).
 
-Test controls: :meth:`FakeLichess.fail_next`, :meth:`FakeLichess.set_delay`,
+Test controls: :meth:`FakeLichess.fail_next`, :meth:`FakeLichess.stall_next`,
+:meth:`FakeLichess.truncate_next`, :meth:`FakeLichess.set_delay`,
 :meth:`FakeLichess.set_down`; observations: ``requests`` (method, path, query),
-``request_times`` (``time.monotonic()`` at arrival), ``max_in_flight``, ``challenges``.
+``request_times`` (``time_source()`` at arrival: ``time.monotonic`` unless a simulation
+sets its fake clock), ``statuses`` (the HTTP status answered, ``None`` for a cut stream),
+``max_in_flight``, ``challenges``.
 """
 
 from __future__ import annotations
@@ -33,12 +36,14 @@ import json
 import random
 import string
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aiohttp import web
+
+from bot.sim.lichess_misbehaviour import Handler, Misbehaviour
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _UNFINISHED = {"created", "started", "aborted"}
@@ -93,10 +98,7 @@ def _new_id(rng: random.Random, n: int = 8) -> str:
     return "".join(rng.choices(string.ascii_letters + string.digits, k=n))
 
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-class FakeLichess:
+class FakeLichess(Misbehaviour):
     """State and handlers of the fake server.  Start it with :func:`fake_lichess`."""
 
     def __init__(self, seed: int | None = None) -> None:
@@ -107,13 +109,13 @@ class FakeLichess:
         self.games: list[dict[str, Any]] = []
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.request_times: list[float] = []
+        self.statuses: list[int | None] = []
+        self.time_source: Callable[[], float] = time.monotonic
         self.bodies: list[str] = []
         self.challenges: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0
-        self._failures: list[list[Any]] = []  # [prefix, status, remaining]
-        self._delay = 0.0
-        self._down = False
+        super().__init__()
 
     # ----------------------------------------------------------------- setup API
 
@@ -207,19 +209,6 @@ class FakeLichess:
         self.games.append(game)
         return game
 
-    def fail_next(self, path_prefix: str, status: int, times: int = 1) -> None:
-        """Answer the next ``times`` requests whose path starts with ``path_prefix``
-        with HTTP ``status``."""
-        self._failures.append([path_prefix, status, times])
-
-    def set_delay(self, seconds: float) -> None:
-        """Wait ``seconds`` before answering each request."""
-        self._delay = seconds
-
-    def set_down(self, down: bool) -> None:
-        """While down, every request is answered 503."""
-        self._down = down
-
     # ----------------------------------------------------------------- helpers
 
     def count(self, path_prefix: str, method: str | None = None) -> int:
@@ -290,7 +279,14 @@ class FakeLichess:
     @web.middleware
     async def _middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         self.requests.append((request.method, request.path, dict(request.query)))
-        self.request_times.append(time.monotonic())
+        self.request_times.append(self.time_source())
+        self.statuses.append(None)
+        index = len(self.statuses) - 1
+        if self._stalling:
+            # A client that gave up on a stalled request hung up before sending this one;
+            # let the server see that hang-up first, so `in_flight` counts what the client
+            # really has in flight (the stalled request ends within one poll of `_stalled`).
+            await asyncio.sleep(0.1)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
@@ -298,16 +294,15 @@ class FakeLichess:
                 self.bodies.append(await request.text())
             if self._delay:
                 await asyncio.sleep(self._delay)
-            if self._down:
-                return web.json_response({"error": "Service Unavailable"}, status=503)
-            for failure in self._failures:
-                if failure[2] > 0 and request.path.startswith(failure[0]):
-                    failure[2] -= 1
-                    return web.json_response(
-                        {"error": f"fake failure {failure[1]}"}, status=failure[1]
-                    )
-            return await handler(request)
+            stall = self._take(self._stalls, request.path)
+            if stall is not None and not await self._stalled(request, stall[1]):
+                return web.Response(status=504)  # nobody is listening any more
+            response = await self._answer_or_fail(request, handler)
+            if id(request) not in self._truncating:
+                self.statuses[index] = response.status
+            return response
         finally:
+            self._truncating.discard(id(request))
             self.in_flight -= 1
 
     async def _get_user(self, request: web.Request) -> web.StreamResponse:
@@ -377,8 +372,18 @@ class FakeLichess:
             selected = selected[:max_games]
         resp = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
         await resp.prepare(request)
-        for g in selected:
-            await resp.write((json.dumps(g) + "\n").encode())
+        lines = [(json.dumps(g) + "\n").encode() for g in selected]
+        if id(request) in self._truncating:
+            # Half the games, then half a line, then the connection drops mid-stream.
+            cut = lines[: len(lines) // 2]
+            cut.append(lines[len(lines) // 2][:20] if lines else b'{"id": "')
+            for line in cut:
+                await resp.write(line)
+            assert request.transport is not None
+            request.transport.close()
+            return resp
+        for line in lines:
+            await resp.write(line)
         await resp.write_eof()
         return resp
 

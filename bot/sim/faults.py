@@ -1,7 +1,9 @@
 """Faults the simulation can inject, to show that nothing is lost: Lichess answering 500 or
-429 (rate limit), Discord refusing one player's DMs (403, code 50007), failing a
-channel post with a 5xx or a 429 now and then. The bot must get every result and every
-message through in the end."""
+429 (rate limit), not answering in time, or cutting a games stream off mid-line; Discord
+refusing one player's DMs (403, code 50007), failing a channel post with a 5xx now and then
+or rate-limiting one (429 with `retry_after`, handled by discord.py's own rate limiter).
+The bot must get every result and every message through in the end, and after each 429 it
+must send Lichess nothing for the full pause (on the simulation's clock)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ class Faults:
         self.rng = random.Random(seed * 7919 + 1)
         self.closed_dm_channel = h._dm_channel_id(closed_dm_user)
         self.injected: dict[str, int] = {}
+        self.rounds = 0
         h.on_request(*POST, self._post)
 
     def _count(self, kind: str) -> None:
@@ -36,14 +39,44 @@ class Faults:
             self._count("discord 503")
             raise _http_error(503, 0, "Service Unavailable")
         if roll < 0.05:
-            self._count("discord 429")
-            raise _http_error(429, 0, "You are being rate limited.")
+            # The next post is rate-limited: Discord answers 429 with `retry_after`, and
+            # discord.py's own rate limiter waits and sends again.
+            self._count("discord 429 retry_after")
+            self.h.rate_limit_next(*POST, retry_after=0.05)
         return self.h._default_rest(req, [])
 
+    #: Lichess stalls longer than the simulation's client timeout in the first rounds only:
+    #: each one costs that much real time.
+    STALLED_ROUNDS = 2
+    STALL_SECONDS = 3.0
+
     def each_round(self) -> None:
-        """Lichess fails the next few games reads of the round with 500s, then rate-limits
-        one (the poll must retry; the client must pause before its next request)."""
+        """Lichess fails the next few games reads of the round with 500s, rate-limits one
+        (the poll must retry; the client must pause before its next request), cuts one
+        games stream off mid-line, and in the first rounds leaves one read unanswered past
+        the client's timeout."""
+        self.rounds += 1
         self.fake.fail_next("/api/games/user", 500, times=2)
         self._count("lichess 500")
         self.fake.fail_next("/api/games/user", 429, times=1)
         self._count("lichess 429")
+        self.fake.truncate_next("/api/games/user")
+        self._count("lichess truncated stream")
+        if self.rounds <= self.STALLED_ROUNDS:
+            self.fake.stall_next("/api/games/user", self.STALL_SECONDS)
+            self._count("lichess timeout")
+
+    def observed(self) -> dict[str, float | int]:
+        """How the bot treated Lichess under these faults, read off the fake server."""
+        fake = self.fake
+        after_429 = [
+            fake.request_times[i + 1] - fake.request_times[i]
+            for i, status in enumerate(fake.statuses[:-1])
+            if status == 429
+        ]
+        return {
+            "discord 429 retried by discord.py": len(self.h.rate_limited),
+            "lichess requests at once (most)": fake.max_in_flight,
+            "lichess 429 answered": len(after_429),
+            "shortest pause after a 429 (s)": min(after_429) if after_429 else 0.0,
+        }

@@ -367,6 +367,48 @@ class _FakeSession:
         raise RuntimeError(f"DiscordHarness: network access attempted (session.{name})")
 
 
+class _ScriptedResponse:
+    """Enough of ``aiohttp.ClientResponse`` for ``discord.http.HTTPClient.request``."""
+
+    def __init__(self, status: int, body: Any, headers: Mapping[str, str]) -> None:
+        self.status = status
+        self.reason = "Too Many Requests" if status == 429 else "OK"
+        self.headers = {"content-type": "application/json", **headers}
+        self._text = json.dumps(body)
+
+    async def text(self, encoding: str = "utf-8") -> str:
+        return self._text
+
+    async def __aenter__(self) -> _ScriptedResponse:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+class _RateLimitingSession:
+    """The aiohttp session discord.py sees while the harness rate-limits one request: the
+    first send is answered 429 with ``retry_after`` (as Discord does, through its proxy, so
+    with a ``Via`` header), the next ones with the harness's own answer."""
+
+    def __init__(self, retry_after: float, answer: Callable[[], Awaitable[Any]]) -> None:
+        self.retry_after = retry_after
+        self.answer = answer
+        self.sends = 0
+
+    def request(self, method: str, url: str, **kwargs: Any) -> Any:
+        self.sends += 1
+        if self.sends == 1:
+            body = {"message": "You are being rate limited.", "retry_after": self.retry_after}
+            body["global"] = False
+            return _ScriptedResponse(429, body, {"Via": "1.1 google"})
+        return self._answered()
+
+    @contextlib.asynccontextmanager
+    async def _answered(self) -> AsyncIterator[_ScriptedResponse]:
+        yield _ScriptedResponse(200, await self.answer(), {})
+
+
 @dataclass
 class _InteractionState:
     interaction_id: int
@@ -504,6 +546,9 @@ class DiscordHarness:
         self._dm_channel_of: dict[int, int] = {}  # user id -> DM channel id
         self._dm_user_of: dict[int, int] = {}  # DM channel id -> user id
         self._handlers: dict[tuple[str, str], RequestHandler] = {}
+        self._rate_limits: list[list[Any]] = []  # [method, path, retry_after, remaining]
+        self._rate_limiter = asyncio.Lock()  # one request at a time on the scripted session
+        self.rate_limited: list[RecordedRequest] = []
         self._nonces: dict[str, RecordedMessage] = {}  # enforce_nonce: what Discord remembers
         self._journal: Path | None = None
         self._adapter = _RecordingWebhookAdapter(self)
@@ -833,6 +878,39 @@ class DiscordHarness:
         self._handlers.pop((method.upper(), path), None)
 
     # --------------------------------------------------------------- queries
+
+    def rate_limit_next(
+        self, method: str, path: str, *, retry_after: float, times: int = 1
+    ) -> None:
+        """Answer the next ``times`` requests to ``method path`` with HTTP 429 and
+        ``retry_after`` once each, through discord.py's own ``HTTPClient.request``: its rate
+        limiter sleeps ``retry_after`` and sends again, and that second send gets the
+        harness's usual answer. Those requests are listed in :attr:`rate_limited`."""
+        self._rate_limits.append([method.upper(), path, retry_after, times])
+
+    def _take_rate_limit(self, req: RecordedRequest) -> float | None:
+        for limit in self._rate_limits:
+            if limit[3] > 0 and (limit[0], limit[1]) == (req.method, req.path):
+                limit[3] -= 1
+                return float(limit[2])
+        return None
+
+    async def _through_discord_rate_limiter(
+        self, route: Route, retry_after: float, answer: Callable[[], Awaitable[Any]], **kw: Any
+    ) -> Any:
+        """Send `route` with discord.py's real request loop over a scripted session."""
+        http = self.bot.http
+        async with self._rate_limiter:
+            if http._global_over is discord.utils.MISSING:
+                http._global_over = asyncio.Event()  # what static_login would have made
+                http._global_over.set()
+            session = _RateLimitingSession(retry_after, answer)
+            saved = http._HTTPClient__session  # type: ignore[attr-defined]
+            http._HTTPClient__session = session  # type: ignore[attr-defined]
+            try:
+                return await discord.http.HTTPClient.request(http, route, **kw)
+            finally:
+                http._HTTPClient__session = saved  # type: ignore[attr-defined]
 
     def dms_to(self, user_id: int) -> list[RecordedMessage]:
         return [m for m in self.messages if m.dm_user_id == user_id]
@@ -1658,6 +1736,21 @@ class DiscordHarness:
             reason=kwargs.get("reason"),
         )
         self.requests.append(req)
+        retry_after = self._take_rate_limit(req)
+        if retry_after is not None:
+            self.rate_limited.append(req)
+            return await self._through_discord_rate_limiter(
+                route,
+                retry_after,
+                lambda: self._answer(req, names),
+                files=files,
+                form=form,
+                **kwargs,
+            )
+        return await self._answer(req, names)
+
+    async def _answer(self, req: RecordedRequest, names: list[str]) -> Any:
+        """The answer of the registered handler for `req`, else of the emulated Discord."""
         handler = self._handlers.get((req.method, req.path))
         try:
             if handler is not None:

@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.app import ChampionshipBot
-from bot.clock import FakeClock
+from bot.clock import FakeClock, FakeClockPause
 from bot.config import Config, DiscordConfig, PreSeededPlayer, Secrets, load_config
 from bot.lichess.client import LichessClient
 from bot.sim.fake_lichess import fake_lichess
@@ -314,6 +314,7 @@ class Simulation(SimBase):
             "messages": self.transcript.count,
             "lichess_requests": len(self.fake.requests),
             "faults": dict(sorted(self.faults.injected.items())) if self.faults else {},
+            "faults_observed": self.faults.observed() if self.faults else {},
         }
 
 
@@ -345,10 +346,17 @@ async def simulate(
             )
         for name, _, _, rating in PRESEEDED:
             add_account(fake, name, rating, games=5, before=cutoff)
-        # The client's pause after a Lichess 429 runs on the event loop's real clock, not the
-        # fake one; 60 s of it per injected 429 would only make the run slow, so the simulation
-        # pauses a fifth of a second (the pause itself is covered by the client's own tests).
-        lichess = LichessClient(base_url=fake.base_url, timeout=10.0, rate_limit_pause=0.2)
+        # The client's pause after a Lichess 429 is the configured one (60 s), spent on the
+        # fake clock: championship time moves on, real time does not. The fake server stamps
+        # requests on the same clock, so the pause can be checked. With faults, Lichess
+        # stalls now and then, so the client gives up sooner than the bot's 20 s.
+        fake.time_source = lambda: clock.now().timestamp()
+        lichess = LichessClient(
+            base_url=fake.base_url,
+            timeout=2.0 if faults else 10.0,
+            rate_limit_pause=config.lichess.rate_limit_pause_seconds,
+            pause_clock=FakeClockPause(clock),
+        )
         bot = ChampionshipBot(
             config,
             Secrets(),

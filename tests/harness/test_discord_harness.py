@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
+import logging
 from collections.abc import AsyncIterator, Callable
 from typing import TypeVar
 
@@ -658,3 +660,23 @@ async def test_rest_fakes_and_overrides(h: DiscordHarness) -> None:
     with pytest.raises(discord.NotFound):
         await bot.fetch_guild(GUILD)  # no fake for this route
     assert [r.path for r in h.unhandled] == ["/guilds/{guild_id}"]
+
+
+async def test_a_429_with_retry_after_goes_through_discord_py_own_rate_limiter(
+    h: DiscordHarness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """discord.py sleeps `retry_after` and sends again; the caller never sees the 429."""
+    channel = h.bot.get_channel(ANN_CHANNEL)
+    assert isinstance(channel, discord.TextChannel)
+    h.rate_limit_next("POST", "/channels/{channel_id}/messages", retry_after=0.2)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with caplog.at_level(logging.WARNING, logger="discord.http"):
+        sent = await channel.send("after the limit")
+    assert loop.time() - started >= 0.2
+    assert [m.text for m in h.in_channel(ANN_CHANNEL)] == ["after the limit"]
+    assert sent.id == h.in_channel(ANN_CHANNEL)[0].id
+    assert len(h.rate_limited) == 1
+    assert "We are being rate limited" in caplog.text
+    again = await channel.send("no limit now")  # only the next request was limited
+    assert again.content == "no limit now" and len(h.rate_limited) == 1
