@@ -113,10 +113,14 @@ def _run(config: Config, secrets: Secrets) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    from sqlalchemy.engine import make_url
+
     from bot.app import ChampionshipBot
     from bot.logging_setup import configure_logging
 
-    configure_logging([secrets.discord_token, secrets.lichess_token])
+    # A PostgreSQL URL may carry a password: it is a secret like the tokens.
+    database_password = make_url(config.database.url).password
+    configure_logging([secrets.discord_token, secrets.lichess_token, database_password])
     bot = ChampionshipBot(config, secrets)
     bot.run(secrets.discord_token, log_handler=None)
     return EXIT_OK

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import logging
 
+import pytest
+
 from bot.logging_setup import RedactSecrets
 
 
@@ -27,3 +29,29 @@ def test_tokens_are_redacted_from_messages_args_and_tracebacks() -> None:
     assert "discord-token-123" not in output and "lip_lichess456" not in output
     assert output.count("[redacted]") >= 2
     assert "RuntimeError" in output
+
+
+def test_acwc_run_redacts_the_database_password_too(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A PostgreSQL URL carries a password; `acwc run` treats it as a secret."""
+    from bot import cli
+    from bot.app import ChampionshipBot
+
+    def fake_run(self: ChampionshipBot, token: str, **_: object) -> None:
+        logging.getLogger("test.db").error("cannot reach %s", self.config.database.url)
+        logging.getLogger("test.db").error("token %s", token)
+
+    monkeypatch.setattr(ChampionshipBot, "run", fake_run)
+    monkeypatch.setenv("DISCORD_TOKEN", "discord-token-123")
+    monkeypatch.setenv("DATABASE_URL", "postgresql+asyncpg://acwc:s3cret-pw@db.example/acwc")
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        assert cli.main(["run"]) == 0
+    finally:
+        root.handlers[:], level = saved
+        root.setLevel(level)
+    err = capsys.readouterr().err
+    assert "cannot reach postgresql+asyncpg://acwc:[redacted]@db.example/acwc" in err
+    assert "s3cret-pw" not in err and "discord-token-123" not in err
