@@ -49,16 +49,20 @@ class Faults:
     #: each one costs that much real time.
     STALLED_ROUNDS = 2
     STALL_SECONDS = 3.0
+    #: A burst of 429s: the client's one retry after the pause is refused too, so the call
+    #: gives up (the poll reads that match again next time) and the next call waits again.
+    RATE_LIMIT_BURST = 3
 
     def each_round(self) -> None:
-        """Lichess fails the next few games reads of the round with 500s, rate-limits one
-        (the poll must retry; the client must pause before its next request), cuts one
+        """Lichess fails the next few games reads of the round with 500s, answers a burst of
+        429s (the client must pause before each next request; the poll reads again later),
+        cuts one
         games stream off mid-line, and in the first rounds leaves one read unanswered past
         the client's timeout."""
         self.rounds += 1
         self.fake.fail_next("/api/games/user", 500, times=2)
         self._count("lichess 500")
-        self.fake.fail_next("/api/games/user", 429, times=1)
+        self.fake.fail_next("/api/games/user", 429, times=self.RATE_LIMIT_BURST)
         self._count("lichess 429")
         self.fake.truncate_next("/api/games/user")
         self._count("lichess truncated stream")
