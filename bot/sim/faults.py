@@ -56,9 +56,8 @@ class Faults:
     def each_round(self) -> None:
         """Lichess fails the next few games reads of the round with 500s, answers a burst of
         429s (the client must pause before each next request; the poll reads again later),
-        cuts one
-        games stream off mid-line, and in the first rounds leaves one read unanswered past
-        the client's timeout."""
+        cuts one games stream off mid-line, and in the first rounds leaves one read
+        unanswered past the client's timeout."""
         self.rounds += 1
         self.fake.fail_next("/api/games/user", 500, times=2)
         self._count("lichess 500")
