@@ -1,4 +1,5 @@
-"""Engine and session setup: SQLite with WAL and foreign keys, one short session per use case."""
+"""Engine and session setup: SQLite (WAL, foreign keys) or PostgreSQL, one short session per
+use case."""
 
 from __future__ import annotations
 
@@ -28,12 +29,18 @@ def _sqlite_pragmas(foreign_keys: bool) -> Any:
 
 
 def make_engine(url: str, *, foreign_keys: bool = True) -> AsyncEngine:
-    """An async engine; for SQLite every connection gets WAL, a busy timeout and FK enforcement.
+    """An async engine; for SQLite every connection gets WAL, a busy timeout and FK enforcement,
+    for PostgreSQL pooled connections are checked before use.
 
     Migrations use `foreign_keys=False`: SQLite batch migrations rebuild tables, and with
     foreign keys on that rebuild would cascade-delete child rows.
     """
-    engine = create_async_engine(url)
+    if url.startswith("sqlite"):
+        engine = create_async_engine(url)
+    else:
+        # A server restart or an idle timeout drops pooled connections; a months-long bot
+        # checks each one before use instead of failing the next command.
+        engine = create_async_engine(url, pool_pre_ping=True)
     if engine.dialect.name == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas(foreign_keys))
     return engine
