@@ -156,9 +156,9 @@ def embed(data: dict[str, Any]) -> discord.Embed:
 
 async def kick_outbox(interaction: discord.Interaction) -> None:
     """Deliver queued messages now instead of waiting for the next periodic flush."""
-    outbox = bot_of(interaction).outbox
-    if outbox is not None:
-        await outbox.flush()
+    bot = bot_of(interaction)
+    if bot.outbox is not None and bot.flush_after_commands:
+        await bot.outbox.flush()
 
 
 class IdButton(
