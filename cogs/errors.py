@@ -13,6 +13,16 @@ log = logging.getLogger(__name__)
 
 UNEXPECTED = "Something went wrong on our side and nothing was changed. The error was logged."
 
+# The key in `interaction.extras` that marks an answer as a refusal (an error the user can
+# fix, a TD-only command, a stale button): tests rely on it to check that a refusal changed
+# nothing, without guessing from the wording.
+REFUSAL = "acwc_refusal"
+
+
+def mark_refused(interaction: discord.Interaction, text: str) -> None:
+    """Note on the interaction that its answer refuses what was asked (see REFUSAL)."""
+    interaction.extras[REFUSAL] = text
+
 
 class NotTD(app_commands.CheckFailure):
     """The command is for the tournament director only."""
@@ -52,6 +62,8 @@ async def reply_error(interaction: discord.Interaction, error: Exception) -> Non
             exc_info=error,
         )
         text = UNEXPECTED
+    else:
+        mark_refused(interaction, text)
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)
