@@ -54,6 +54,7 @@ class ChampionshipBot(commands.Bot):
         lichess: LichessClient | None = None,
         sync_commands: bool = True,
         start_scheduler: bool = True,
+        flush_after_commands: bool = True,
     ) -> None:
         intents = discord.Intents.default()
         # The rule VII.A watch reads public messages: only then ask for message content.
@@ -76,6 +77,9 @@ class ChampionshipBot(commands.Bot):
         )
         self.sync_commands = sync_commands
         self.start_scheduler = start_scheduler
+        # A command delivers the messages it queued at once. The simulation turns this off
+        # and delivers once per step of its clock: the same messages, far fewer flushes.
+        self.flush_after_commands = flush_after_commands
         self.engine: AsyncEngine | None = None
         self.sessions: async_sessionmaker[AsyncSession] | None = None
         self.outbox: OutboxWorker | None = None

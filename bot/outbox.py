@@ -211,12 +211,13 @@ class OutboxWorker:
         """Cogs register how to rebuild the buttons a stored message carries."""
         self.views[kind] = factory
 
-    async def flush(self, limit: int = 50) -> int:
-        """Send every due message once; returns how many were delivered."""
+    async def flush(self, limit: int | None = 50) -> int:
+        """Send every due message once (at most `limit`, None for all); returns how many
+        were delivered."""
         async with self._flushing:
             return await self._flush(limit)
 
-    async def _flush(self, limit: int) -> int:
+    async def _flush(self, limit: int | None) -> int:
         now = self.clock.now()
         async with self.sessions() as session:
             due = (

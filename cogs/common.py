@@ -4,6 +4,7 @@ TD's autocomplete."""
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
 
@@ -12,7 +13,7 @@ from discord import app_commands
 
 from bot.errors import InvalidInput
 from bot.ids import MAX_ID, parse_id, valid_id
-from cogs.errors import NotTD, reply_error
+from cogs.errors import NotTD, mark_refused, reply_error
 
 if TYPE_CHECKING:
     from bot.app import ChampionshipBot
@@ -156,9 +157,9 @@ def embed(data: dict[str, Any]) -> discord.Embed:
 
 async def kick_outbox(interaction: discord.Interaction) -> None:
     """Deliver queued messages now instead of waiting for the next periodic flush."""
-    outbox = bot_of(interaction).outbox
-    if outbox is not None:
-        await outbox.flush()
+    bot = bot_of(interaction)
+    if bot.outbox is not None and bot.flush_after_commands:
+        await bot.outbox.flush()
 
 
 class IdButton(
@@ -209,6 +210,32 @@ class IdButton(
         raise NotImplementedError
 
 
+class FormModal(discord.ui.Modal):
+    """A modal with a custom id of its own, answered even when discord.py no longer holds it.
+
+    discord.py keeps one modal per custom id and drops it after the first submit, so two
+    people with the same form open (both finalists bidding, two TDs on one registration)
+    would lose the second submit without a word; a unique id per form avoids that. A submit
+    that no open form answers (the bot restarted meanwhile) gets `STALE_FORM`.
+    """
+
+    open_ids: ClassVar[set[str]] = set()
+
+    def __init__(self, *, title: str, prefix: str) -> None:
+        super().__init__(title=title, custom_id=f"{prefix}:{secrets.token_hex(8)}")
+        FormModal.open_ids.add(self.custom_id)
+
+    def stop(self) -> None:
+        FormModal.open_ids.discard(self.custom_id)
+        super().stop()
+
+
+STALE_FORM = (
+    "This form is no longer valid (the bot restarted since it was opened) and nothing was "
+    "changed. Open it again with the same button or command."
+)
+
+
 def single_button_view(item: IdButton) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(item)
@@ -226,13 +253,23 @@ def button_is_live(custom_id: str) -> bool:
 
 async def answer_stale_buttons(interaction: discord.Interaction) -> None:
     """A listener for every interaction: a button no handler will answer (malformed, from
-    an older version, an impossible id) gets a short ephemeral reply instead of Discord's
-    "This interaction failed"."""
-    if interaction.type is not discord.InteractionType.component:
-        return
+    an older version, an impossible id) or a form no open modal answers gets a short
+    ephemeral reply instead of Discord's "This interaction failed".
+
+    A live form stays in `FormModal.open_ids` until its submit was answered, so this never
+    answers twice."""
     data: dict[str, Any] = dict(interaction.data or {})
     custom_id = str(data.get("custom_id", ""))
-    if button_is_live(custom_id):
+    if interaction.type is discord.InteractionType.component:
+        if button_is_live(custom_id):
+            return
+        text = STALE_BUTTON
+    elif interaction.type is discord.InteractionType.modal_submit:
+        if custom_id in FormModal.open_ids:
+            return
+        text = STALE_FORM
+    else:
         return
     if not interaction.response.is_done():
-        await interaction.response.send_message(STALE_BUTTON, ephemeral=True)
+        mark_refused(interaction, text)
+        await interaction.response.send_message(text, ephemeral=True)

@@ -18,6 +18,16 @@ CONFLICT = (
     "Look again (for example with /match) and try once more."
 )
 
+# The key in `interaction.extras` that marks an answer as a refusal (an error the user can
+# fix, a TD-only command, a stale button): tests rely on it to check that a refusal changed
+# nothing, without guessing from the wording.
+REFUSAL = "acwc_refusal"
+
+
+def mark_refused(interaction: discord.Interaction, text: str) -> None:
+    """Note on the interaction that its answer refuses what was asked (see REFUSAL)."""
+    interaction.extras[REFUSAL] = text
+
 
 class NotTD(app_commands.CheckFailure):
     """The command is for the tournament director only."""
@@ -60,6 +70,8 @@ async def reply_error(interaction: discord.Interaction, error: Exception) -> Non
             exc_info=error,
         )
         text = UNEXPECTED
+    else:
+        mark_refused(interaction, text)
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)

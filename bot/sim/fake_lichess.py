@@ -107,6 +107,10 @@ class FakeLichess(Misbehaviour):
         self.base_url = ""
         self.users: dict[str, dict[str, Any]] = {}
         self.games: list[dict[str, Any]] = []
+        # The games of each user and each game by id: a read scans one player's games, not
+        # the whole championship's (a 256-player run stores thousands).
+        self._by_user: dict[str, list[dict[str, Any]]] = {}
+        self._by_id: dict[str, dict[str, Any]] = {}
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.request_times: list[float] = []
         self.statuses: list[int | None] = []
@@ -207,6 +211,11 @@ class FakeLichess(Misbehaviour):
                 "totalTime": clock[0] + 40 * clock[1],
             }
         self.games.append(game)
+        self._by_id.setdefault(game["id"], game)
+        white_id = game["players"]["white"]["user"]["id"]
+        black_id = game["players"]["black"]["user"]["id"]
+        for uid in {white_id, black_id}:
+            self._by_user.setdefault(uid, []).append(game)
         return game
 
     # ----------------------------------------------------------------- helpers
@@ -220,11 +229,7 @@ class FakeLichess(Misbehaviour):
         )
 
     def _user_games(self, uid: str) -> list[dict[str, Any]]:
-        return [
-            g
-            for g in self.games
-            if uid in (g["players"]["white"]["user"]["id"], g["players"]["black"]["user"]["id"])
-        ]
+        return list(self._by_user.get(uid, ()))
 
     @staticmethod
     def _side(game: dict[str, Any], uid: str) -> dict[str, Any]:
@@ -390,9 +395,9 @@ class FakeLichess(Misbehaviour):
     async def _export_game(self, request: web.Request) -> web.StreamResponse:
         """``GET /game/export/{id}`` as JSON: any stored game, finished or not."""
         gid = request.match_info["id"]
-        for g in self.games:
-            if g["id"] == gid:
-                return web.json_response(g)
+        game = self._by_id.get(gid)
+        if game is not None:
+            return web.json_response(game)
         return web.json_response({"error": "Not found"}, status=404)
 
     async def _open_challenge(self, request: web.Request) -> web.StreamResponse:

@@ -61,8 +61,16 @@ class SimBase:
 
     # --- the bot's periodic jobs ---------------------------------------------------------------
 
+    async def deliver_queued(self) -> None:
+        """Send what the commands since the last step queued, all of it, at the clock's
+        time: what the bot's flush after each command would have sent, in the same order."""
+        assert self.bot.outbox is not None
+        await self.bot.outbox.flush(limit=None)
+        self.transcript.note()
+
     async def jobs(self) -> None:
         """One turn of what the scheduler runs: deadlines and game links, results, messages."""
+        await self.deliver_queued()
         for name in ("deadlines", "results", "outbox"):
             job, _ = self.bot.periodic_jobs()[name]
             await job()
@@ -70,6 +78,7 @@ class SimBase:
 
     async def at(self, moment: datetime) -> None:
         """Move the clock to `moment` (never back) and let the jobs run."""
+        await self.deliver_queued()
         self.clock.set(max(self.clock.now(), moment))
         await self.jobs()
 

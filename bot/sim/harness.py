@@ -332,6 +332,13 @@ class InteractionRecord:
         return "\n".join(r.text for r in self.responses if r.text)
 
     @property
+    def refusal(self) -> str | None:
+        """The refusal the bot noted on the interaction (``interaction.extras["acwc_refusal"]``,
+        set by its error handler and stale-button answer), or None when it did what was asked."""
+        value = self.interaction.extras.get("acwc_refusal")
+        return None if value is None else str(value)
+
+    @property
     def ephemeral(self) -> bool:
         """True when every message-bearing response was ephemeral."""
         shown = [r for r in self.responses if r.kind in ("message", "deferred", "followup")]

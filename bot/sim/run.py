@@ -364,6 +364,7 @@ async def simulate(
             lichess=lichess,
             sync_commands=False,
             start_scheduler=False,
+            flush_after_commands=False,  # SimBase.at delivers them once per clock step
         )
         async with discord_harness(bot, run_setup_hook=True, guild_id=GUILD) as h:
             for channel, name in (

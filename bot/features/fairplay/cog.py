@@ -18,7 +18,7 @@ from bot.features.fairplay import text as wording
 from bot.features.fairplay.td_cog import TD_COMMANDS
 from bot.features.fairplay.types import ENGINE_DQ_VIEW, REPORT_VIEW, ReportChange
 from bot.rules.fairplay import DESCRIPTION_MAX, LINKS_MAX
-from cogs.common import IdButton, bot_of, embed, guarded, is_td, kick_outbox
+from cogs.common import FormModal, IdButton, bot_of, embed, guarded, is_td, kick_outbox
 from cogs.td import add_td_commands
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ def _require_td(interaction: discord.Interaction) -> None:
 # --- the reporter's modal -------------------------------------------------------------------
 
 
-class ReportModal(discord.ui.Modal):
+class ReportModal(FormModal):
     """The private report (rule VII.A): who, which games, what happened."""
 
     accused: discord.ui.TextInput[ReportModal]
@@ -43,7 +43,7 @@ class ReportModal(discord.ui.Modal):
     description: discord.ui.TextInput[ReportModal]
 
     def __init__(self) -> None:
-        super().__init__(title="Private cheat report (TD only)", custom_id="acwc:fp:report")
+        super().__init__(title="Private cheat report (TD only)", prefix="acwc:fp:report")
         self.accused = discord.ui.TextInput(
             label="Accused player's Lichess username",
             custom_id="accused",
@@ -130,7 +130,7 @@ async def _set(
     await show_change(interaction, change)
 
 
-class NoteModal(discord.ui.Modal):
+class NoteModal(FormModal):
     """The TD's note when dismissing or upholding; upholding also asks engine or not."""
 
     note: discord.ui.TextInput[NoteModal]
@@ -139,7 +139,7 @@ class NoteModal(discord.ui.Modal):
     def __init__(self, report_id: int, state: str) -> None:
         upheld = state == "upheld"
         title = "Uphold: disqualify the accused" if upheld else "Dismiss the report"
-        super().__init__(title=title, custom_id=f"acwc:fp:note:{state}:{report_id}")
+        super().__init__(title=title, prefix=f"acwc:fp:note:{state}:{report_id}")
         self.report_id = report_id
         self.state = state
         self.note = discord.ui.TextInput(

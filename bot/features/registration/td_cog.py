@@ -12,6 +12,7 @@ from bot.features.registration import text as wording
 from bot.features.registration.types import RegistrationSummary
 from bot.timefmt import discord_time
 from cogs.common import (
+    FormModal,
     IdButton,
     RegistrationId,
     bot_of,
@@ -57,14 +58,14 @@ def _decided_text(summary: RegistrationSummary, td_id: int) -> str:
     return f"Registration #{summary.id} ({summary.lichess_username}): {state} by <@{td_id}>."
 
 
-class DecisionModal(discord.ui.Modal):
+class DecisionModal(FormModal):
     """Asks for the exception reason (rule II.B) or the rejection comment."""
 
     reason: discord.ui.TextInput[DecisionModal]
 
     def __init__(self, registration_id: int, *, approve: bool) -> None:
         title = "Approve as an exception" if approve else "Reject registration"
-        super().__init__(title=title, custom_id=f"acwc:reg:modal:{registration_id}:{int(approve)}")
+        super().__init__(title=title, prefix=f"acwc:reg:modal:{registration_id}:{int(approve)}")
         self.registration_id = registration_id
         self.approve = approve
         self.reason = discord.ui.TextInput(

@@ -11,20 +11,20 @@ from discord.ext import commands
 from bot.features.results import text as wording
 from bot.features.results.stage_rules import BID_VIEW
 from bot.features.results.td_cog import TD_COMMANDS
-from cogs.common import IdButton, bot_of, guarded, kick_outbox, single_button_view
+from cogs.common import FormModal, IdButton, bot_of, guarded, kick_outbox, single_button_view
 from cogs.td import add_td_commands
 
 if TYPE_CHECKING:
     from bot.app import ChampionshipBot
 
 
-class BidModal(discord.ui.Modal):
+class BidModal(FormModal):
     """The private Armageddon bid (rule III.G.6): nobody else sees it before the reveal."""
 
     bid: discord.ui.TextInput[BidModal]
 
     def __init__(self, match_id: int) -> None:
-        super().__init__(title="Your bid for White (private)", custom_id=f"acwc:bid:{match_id}")
+        super().__init__(title="Your bid for White (private)", prefix=f"acwc:bid:{match_id}")
         self.match_id = match_id
         self.bid = discord.ui.TextInput(
             label="Time you would play White with (m:ss)",

@@ -12,6 +12,7 @@ import json
 import logging
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -81,31 +82,50 @@ class ResultsCore(StageRules):
     # --- loading ------------------------------------------------------------------------------
 
     async def _ctx(self, session: AsyncSession, match_id: int) -> MatchRecord | None:
-        match = await session.get(Match, match_id)
-        if match is None or match.player_b_id is None:
-            return None
-        round_ = await session.get(Round, match.round_id)
-        assert round_ is not None
-        stage = await session.get(Stage, round_.stage_id)
-        a = await session.get(Player, match.player_a_id)
-        b = await session.get(Player, match.player_b_id)
-        assert stage is not None and a is not None and b is not None
-        games = list(
-            (
-                await session.scalars(
-                    select(Game).where(Game.match_id == match.id).order_by(Game.number)
+        return (await self._ctxs(session, [match_id])).get(match_id)
+
+    async def _ctxs(
+        self, session: AsyncSession, match_ids: Sequence[int]
+    ) -> dict[int, MatchRecord]:
+        """The records of these matches (byes left out), in a few queries for all of them:
+        the poll reads every match under way at each run."""
+        if not match_ids:
+            return {}
+        matches = [
+            m
+            for m in await session.scalars(select(Match).where(Match.id.in_(match_ids)))
+            if m.player_b_id is not None
+        ]
+        rounds = await self._by_id(session, Round, {m.round_id for m in matches})
+        stages = await self._by_id(session, Stage, {r.stage_id for r in rounds.values()})
+        people = {m.player_a_id for m in matches} | {m.player_b_id or 0 for m in matches}
+        players = await self._by_id(session, Player, people)
+        games: dict[int, list[Game]] = {m.id: [] for m in matches}
+        query = select(Game).where(Game.match_id.in_(games)).order_by(Game.match_id, Game.number)
+        for game in await session.scalars(query):
+            games[game.match_id].append(game)
+        found: dict[int, MatchRecord] = {}
+        for match in matches:
+            round_ = rounds[match.round_id]
+            stage = stages[round_.stage_id]
+            a, b = players[match.player_a_id], players[match.player_b_id or 0]
+            white, revealed = None, None
+            if stage.kind is StageKind.FINAL:
+                row = await session.get(Setting, ARMAGEDDON_KEY + str(match.id))
+                state = json.loads(row.value) if row else {}
+                white = state.get("white")
+                revealed = (
+                    datetime.fromisoformat(state["revealed_at"]) if "revealed_at" in state else None
                 )
-            ).all()
-        )
-        white, revealed = None, None
-        if stage.kind is StageKind.FINAL:
-            row = await session.get(Setting, ARMAGEDDON_KEY + str(match.id))
-            state = json.loads(row.value) if row else {}
-            white = state.get("white")
-            revealed = (
-                datetime.fromisoformat(state["revealed_at"]) if "revealed_at" in state else None
+            found[match.id] = MatchRecord(
+                match, round_, stage, a, b, games[match.id], white, revealed
             )
-        return MatchRecord(match, round_, stage, a, b, games, white, revealed)
+        return found
+
+    @staticmethod
+    async def _by_id(session: AsyncSession, model: Any, ids: set[int]) -> dict[int, Any]:
+        rows = await session.scalars(select(model).where(model.id.in_(ids)))
+        return {row.id: row for row in rows}
 
     async def _due_matches(self, now: datetime, *, challenge: bool) -> list[MatchRecord]:
         async with self.sessions() as session:
@@ -120,8 +140,8 @@ class ResultsCore(StageRules):
             else:
                 query = query.where(Match.state.in_(UNDER_WAY))
             ids = (await session.scalars(query.order_by(Match.agreed_time, Match.id))).all()
-            found = [await self._ctx(session, i) for i in ids]
-        return [c for c in found if c is not None]
+            found = await self._ctxs(session, ids)
+        return [found[i] for i in ids if i in found]
 
     # --- storing games and settling the match ----------------------------------------------------
 
@@ -130,14 +150,18 @@ class ResultsCore(StageRules):
     ) -> Settled | None:
         """Store the new games that count, in one transaction; None if nothing changed."""
         now = self.clock.now()
+        if not games:
+            return None
         async with transaction(self.sessions) as session:
-            ctx = await self._ctx(session, match_id)
-            if ctx is None or ctx.match.state not in UNDER_WAY or ctx.match.agreed_time is None:
-                return None
             ids = [g.id for g in games]
             known = set(
                 await session.scalars(select(Game.lichess_id).where(Game.lichess_id.in_(ids)))
             )
+            if known.issuperset(ids):
+                return None  # the usual poll of a match under way: nothing new to load
+            ctx = await self._ctx(session, match_id)
+            if ctx is None or ctx.match.state not in UNDER_WAY or ctx.match.agreed_time is None:
+                return None
             results = [g.result_a for g in ctx.games if g.counted]
             earliest = self.earliest(ctx)
             stored: dict[str, Game] = {}

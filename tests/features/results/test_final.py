@@ -14,6 +14,7 @@ from bot.clock import FakeClock
 from bot.config import Config
 from bot.rules import final as final_rules
 from bot.wiring import Services
+from cogs.common import STALE_FORM
 from db.engine import transaction
 from db.models import (
     Match,
@@ -296,14 +297,21 @@ async def test_bids_through_the_button_and_the_private_form(
         clock.set(AGREED + timedelta(minutes=10 * 30 + 5))
         await bot.svc.results.run_once()
         await bot.outbox.flush()
-        for user_id, bid in ((701, "2:10"), (702, "1:55")):
+        # both finalists open the form before either submits: each bid must still arrive
+        forms: dict[int, str] = {}
+        for user_id in (701, 702):
             ask = next(m for m in h.dms_to(user_id) if "Armageddon" in m.text)
             button = h.buttons(ask)[0]
             assert button["label"] == "Bid for White"
             opened = await h.press(str(button["custom_id"]), user=user_id, message=ask, dm=True)
             assert opened.responses and opened.responses[0].kind == "modal"
-            taken = await h.submit_modal(None, {"bid": bid}, user=user_id)
-            assert taken.ephemeral and "is in" in taken.text, taken.text
+            forms[user_id] = str(opened.responses[0].custom_id)
+        for user_id, bid in ((701, "2:10"), (702, "1:55")):
+            taken = await h.submit_modal(forms[user_id], {"bid": bid}, user=user_id)
+            assert taken.ephemeral and "is in" in taken.text, (user_id, taken.text)
+        # a form from before a restart (no open form has its id) is answered, not dropped
+        stale = await h.submit_modal(f"acwc:bid:{match_id}:old", {"bid": "1:00"}, user=701)
+        assert stale.ephemeral and stale.text == STALE_FORM and stale.refusal == STALE_FORM
         await bot.outbox.flush()
         reveal = next(m for m in h.in_channel(ROUND_THREAD) if "Armageddon bids:" in m.text)
         assert f"**{CHALLENGER}** plays White (the lower bid) with 1:55" in reveal.text
