@@ -7,7 +7,7 @@ import logging
 import discord
 from discord import app_commands
 
-from bot.errors import UserFacingError
+from bot.errors import ReportedAttempt, UserFacingError
 
 log = logging.getLogger(__name__)
 
@@ -17,11 +17,24 @@ UNEXPECTED = "Something went wrong on our side and nothing was changed. The erro
 # fix, a TD-only command, a stale button): tests rely on it to check that a refusal changed
 # nothing, without guessing from the wording.
 REFUSAL = "acwc_refusal"
+# Also set (True) when the refused attempt was put on record for the TD (`ReportedAttempt`).
+REFUSAL_REPORTED = "acwc_refusal_reported"
 
 
-def mark_refused(interaction: discord.Interaction, text: str) -> None:
+def mark_refused(interaction: discord.Interaction, text: str, *, reported: bool = False) -> None:
     """Note on the interaction that its answer refuses what was asked (see REFUSAL)."""
     interaction.extras[REFUSAL] = text
+    interaction.extras[REFUSAL_REPORTED] = reported
+
+
+def _cause(error: Exception) -> Exception:
+    """The error under discord.py's wrappers (a failed command, a failed option)."""
+    while isinstance(error, app_commands.CommandInvokeError | app_commands.TransformerError):
+        inner = getattr(error, "original", None) or error.__cause__
+        if not isinstance(inner, Exception):
+            break
+        error = inner
+    return error
 
 
 class NotTD(app_commands.CheckFailure):
@@ -63,7 +76,7 @@ async def reply_error(interaction: discord.Interaction, error: Exception) -> Non
         )
         text = UNEXPECTED
     else:
-        mark_refused(interaction, text)
+        mark_refused(interaction, text, reported=isinstance(_cause(error), ReportedAttempt))
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)

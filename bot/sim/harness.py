@@ -339,6 +339,12 @@ class InteractionRecord:
         return None if value is None else str(value)
 
     @property
+    def refusal_reported(self) -> bool:
+        """True when the refused attempt was put on record for the TD anyway
+        (``interaction.extras["acwc_refusal_reported"]``)."""
+        return bool(self.interaction.extras.get("acwc_refusal_reported"))
+
+    @property
     def ephemeral(self) -> bool:
         """True when every message-bearing response was ephemeral."""
         shown = [r for r in self.responses if r.kind in ("message", "deferred", "followup")]
