@@ -173,6 +173,18 @@ def open_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     loop.close()
 
 
+def add_offer_and_report(world: World) -> None:
+    """Rows buttons can name: Alice's offer #1 to Bob, and Bob's cheat report #1 on Carol."""
+    alice, bob = PLAYERS[0][0], PLAYERS[1][0]
+    offer = world.run(world.h.slash("offer", user=alice, options={"times": "wed 18:00"}))
+    assert offer.refusal is None, offer.text
+    opened = world.run(world.h.slash("report", user=bob))
+    assert opened.responses[0].kind == "modal"
+    fields = {"accused": "Carol", "links": "", "description": "engine moves"}
+    report = world.run(world.h.submit_modal(opened.responses[0].custom_id, fields, user=bob))
+    assert report.refusal is None, report.text
+
+
 def database_rows(db: Path) -> list[str]:
     """Every row of every table, as SQL text: equal lists mean nothing was written."""
     with contextlib.closing(sqlite3.connect(db)) as connection:

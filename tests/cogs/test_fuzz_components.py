@@ -24,6 +24,7 @@ from tests.cogs.fuzz_world import (
     STRANGER,
     TD,
     World,
+    add_offer_and_report,
     assert_clear_private_answer,
     assert_refusal_changed_nothing,
     database_rows,
@@ -43,13 +44,7 @@ _message_ids = itertools.count(7_000_000)
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     """The shared world, plus rows the buttons can name: an offer and a cheat report."""
     for world in open_world(tmp_path_factory):
-        offer = world.run(world.h.slash("offer", user=ALICE, options={"times": "wed 18:00"}))
-        assert offer.refusal is None, offer.text
-        opened = world.run(world.h.slash("report", user=BOB))
-        assert opened.responses[0].kind == "modal"
-        fields = {"accused": "Carol", "links": "", "description": "engine moves"}
-        report = world.run(world.h.submit_modal(opened.responses[0].custom_id, fields, user=BOB))
-        assert report.refusal is None, report.text
+        add_offer_and_report(world)
         yield world
 
 
