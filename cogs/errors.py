@@ -41,6 +41,15 @@ class NotTD(app_commands.CheckFailure):
     """The command is for the tournament director only."""
 
 
+# Discord refuses a message over 2000 characters, and the user would get no answer at all.
+MESSAGE_LIMIT = 2000
+
+
+def fit(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """The reply cut to what Discord accepts: a refusal may quote a very long input."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def message_for(error: Exception) -> str | None:
     """The reply for an expected error, or None when the error is a bug to log."""
     if isinstance(error, app_commands.CommandInvokeError | app_commands.TransformerError):
@@ -48,7 +57,7 @@ def message_for(error: Exception) -> str | None:
         if isinstance(error, app_commands.TransformerError):
             if isinstance(error.__cause__, UserFacingError):
                 return error.__cause__.message
-            return f"`{error.value}` is not a valid value for this option."
+            return f"`{str(error.value)[:100]}` is not a valid value for this option."
         if isinstance(original, Exception):
             return message_for(original)
     if isinstance(error, UserFacingError):
@@ -76,6 +85,7 @@ async def reply_error(interaction: discord.Interaction, error: Exception) -> Non
         )
         text = UNEXPECTED
     else:
+        text = fit(text)
         mark_refused(interaction, text, reported=isinstance(_cause(error), ReportedAttempt))
     try:
         if interaction.response.is_done():

@@ -93,3 +93,14 @@ def test_a_refused_command_changes_nothing_whoever_asks(world: World, data: st.D
         assert record.refusal in record.text
         what = f"/{command.qualified_name} by {user} with {options}"
         assert_refusal_changed_nothing(record, before, database_rows(world.db), what)
+
+
+def test_a_refusal_that_quotes_a_long_input_still_reaches_the_user(world: World) -> None:
+    """Discord refuses a message over 2000 characters (the harness too): a refusal quoting
+    4000 typed characters would leave the TD with no answer at all."""
+    options = {"player": "0" * 4000}
+    record = world.run(world.h.slash("td discipline reinstate", user=TD, options=options))
+
+    assert_clear_private_answer(record, "/td discipline reinstate")
+    assert record.refusal is not None and len(record.text) <= 2000
+    assert "There is no player called '0000" in record.text
