@@ -19,6 +19,12 @@ class NotAllowed(UserFacingError):
     """The person may not do this (wrong user, not the TD)."""
 
 
+class ReportedAttempt(NotAllowed):
+    """Refused, and the attempt itself is on record because a rule asks the TD to hear of it
+    (rule II.C.4: a second account). Only its audit entry and the TD's message are written,
+    in their own transaction; nothing the person asked for happens."""
+
+
 class WrongStage(UserFacingError):
     """The command is valid, but not at this point of the championship."""
 

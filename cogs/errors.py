@@ -7,7 +7,7 @@ import logging
 import discord
 from discord import app_commands
 
-from bot.errors import UserFacingError
+from bot.errors import ReportedAttempt, UserFacingError
 from db.engine import is_write_conflict
 
 log = logging.getLogger(__name__)
@@ -22,15 +22,37 @@ CONFLICT = (
 # fix, a TD-only command, a stale button): tests rely on it to check that a refusal changed
 # nothing, without guessing from the wording.
 REFUSAL = "acwc_refusal"
+# Also set (True) when the refused attempt was put on record for the TD (`ReportedAttempt`).
+REFUSAL_REPORTED = "acwc_refusal_reported"
 
 
-def mark_refused(interaction: discord.Interaction, text: str) -> None:
+def mark_refused(interaction: discord.Interaction, text: str, *, reported: bool = False) -> None:
     """Note on the interaction that its answer refuses what was asked (see REFUSAL)."""
     interaction.extras[REFUSAL] = text
+    interaction.extras[REFUSAL_REPORTED] = reported
+
+
+def _cause(error: Exception) -> Exception:
+    """The error under discord.py's wrappers (a failed command, a failed option)."""
+    while isinstance(error, app_commands.CommandInvokeError | app_commands.TransformerError):
+        inner = getattr(error, "original", None) or error.__cause__
+        if not isinstance(inner, Exception):
+            break
+        error = inner
+    return error
 
 
 class NotTD(app_commands.CheckFailure):
     """The command is for the tournament director only."""
+
+
+# Discord refuses a message over 2000 characters, and the user would get no answer at all.
+MESSAGE_LIMIT = 2000
+
+
+def fit(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """The reply cut to what Discord accepts: a refusal may quote a very long input."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def message_for(error: Exception) -> str | None:
@@ -40,7 +62,7 @@ def message_for(error: Exception) -> str | None:
         if isinstance(error, app_commands.TransformerError):
             if isinstance(error.__cause__, UserFacingError):
                 return error.__cause__.message
-            return f"`{error.value}` is not a valid value for this option."
+            return f"`{str(error.value)[:100]}` is not a valid value for this option."
         if isinstance(original, Exception):
             return message_for(original)
     if isinstance(error, UserFacingError):
@@ -71,7 +93,8 @@ async def reply_error(interaction: discord.Interaction, error: Exception) -> Non
         )
         text = UNEXPECTED
     else:
-        mark_refused(interaction, text)
+        text = fit(text)
+        mark_refused(interaction, text, reported=isinstance(_cause(error), ReportedAttempt))
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)

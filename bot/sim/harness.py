@@ -339,10 +339,58 @@ class InteractionRecord:
         return None if value is None else str(value)
 
     @property
+    def refusal_reported(self) -> bool:
+        """True when the refused attempt was put on record for the TD anyway
+        (``interaction.extras["acwc_refusal_reported"]``)."""
+        return bool(self.interaction.extras.get("acwc_refusal_reported"))
+
+    @property
     def ephemeral(self) -> bool:
         """True when every message-bearing response was ephemeral."""
         shown = [r for r in self.responses if r.kind in ("message", "deferred", "followup")]
         return bool(shown) and all(r.ephemeral for r in shown)
+
+
+# Discord's size limits on what a bot sends: past them it answers 400 (50035, Invalid Form
+# Body) and nothing is shown, so the harness refuses the same way.
+_LIMITS = {"content": 2000, "title": 256, "description": 4096, "embeds": 10, "embed_total": 6000}
+_MODAL_TITLE, _INPUT_LABEL, _BUTTON_LABEL = 45, 45, 80
+
+
+def _check_limits(payload: Any) -> None:
+    """Raise the HTTP 400 Discord gives for a message, embed, modal or button over its limits."""
+    if not isinstance(payload, Mapping):
+        return
+    inner = payload.get("data")
+    data: Mapping[str, Any] = inner if isinstance(inner, Mapping) else payload
+    problems: list[str] = []
+    content = data.get("content")
+    if isinstance(content, str) and len(content) > _LIMITS["content"]:
+        problems.append(f"content is {len(content)} characters (max 2000)")
+    embeds = data.get("embeds") or []
+    if len(embeds) > _LIMITS["embeds"]:
+        problems.append(f"{len(embeds)} embeds (max 10)")
+    total = 0
+    for embed in embeds:
+        for key in ("title", "description"):
+            text = str(embed.get(key) or "")
+            total += len(text)
+            if len(text) > _LIMITS[key]:
+                problems.append(f"embed {key} is {len(text)} characters")
+        for fld in embed.get("fields") or []:
+            total += len(str(fld.get("name") or "")) + len(str(fld.get("value") or ""))
+    if total > _LIMITS["embed_total"]:
+        problems.append(f"embeds hold {total} characters (max 6000)")
+    title = data.get("title")
+    if payload.get("type") == 9 and isinstance(title, str) and len(title) > _MODAL_TITLE:
+        problems.append(f"modal title is {len(title)} characters (max 45)")
+    for comp in _walk_components(data.get("components") or []):
+        label = comp.get("label")
+        limit = _INPUT_LABEL if comp.get("type") in (4, 18) else _BUTTON_LABEL
+        if isinstance(label, str) and len(label) > limit:
+            problems.append(f"component label is {len(label)} characters (max {limit})")
+    if problems:
+        raise _http_error(400, 50035, "Invalid Form Body: " + "; ".join(problems))
 
 
 class _FakeResponse:
@@ -1573,6 +1621,8 @@ class DiscordHarness:
                 404, 10015, f"Unknown Webhook (token {token!r} not from this harness)"
             )
         path, method = route.path, route.method
+        if method in ("POST", "PATCH"):
+            _check_limits(body)
         if path.endswith("/callback"):
             return self._callback(st, body or {}, files)
         if method == "POST" and path == "/webhooks/{webhook_id}/{webhook_token}":
@@ -1760,6 +1810,8 @@ class DiscordHarness:
         """The answer of the registered handler for `req`, else of the emulated Discord."""
         handler = self._handlers.get((req.method, req.path))
         try:
+            if req.method in ("POST", "PATCH") and "/messages" in req.path:
+                _check_limits(body)
             if handler is not None:
                 result = handler(req)
                 if asyncio.iscoroutine(result) or isinstance(result, Awaitable):

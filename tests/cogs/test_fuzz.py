@@ -8,204 +8,99 @@ database exactly as it was."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import sqlite3
 from collections.abc import Iterator
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
 
-import discord
 import pytest
-from discord import app_commands
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.app import ChampionshipBot
-from bot.clock import FakeClock
-from bot.config import DiscordConfig, Secrets, load_config
-from bot.lichess.client import LichessClient
-from bot.sim.fake_lichess import fake_lichess
-from bot.sim.harness import DiscordHarness, discord_harness
 from cogs.errors import UNEXPECTED
-from tests.factories import ROUND_THREAD, seed_round
-
-GUILD, TD, ALERTS, ANNOUNCE, ROLE = 9100, 9101, 9102, 9103, 9104
-PLAYERS = [(9201, "Alice"), (9202, "Bob"), (9203, "Carol"), (9204, "Dave")]
-STRANGER = 9299
-
-HOSTILE = [
-    "@everyone",
-    "@here",
-    f"<@&{ROLE}> look",
-    "**bold** __under__ `code` ||spoiler|| > quote",
-    "\u202eevil RTL text\u202c",
-    "\u0000\u200b\ufeff",
-    "9999-12-31 23:59",
-    "0001-01-01 00:00 +05:00",
-    "wed 25:61",
-    "tomorrow at 6pm CEST",
-    "nobody",
-    "-1",
-    "1e308",
-    "x" * 4000,
-    "Bob",
-    "alice",
-    "https://lichess.org/abcdEFGH",
-    "",
-    " ",
-]
-
-
-def text_values() -> st.SearchStrategy[str]:
-    return st.one_of(
-        st.sampled_from(HOSTILE), st.text(max_size=80), st.text(min_size=1000, max_size=4000)
-    )
-
-
-def value_for(param: app_commands.Parameter) -> st.SearchStrategy[Any]:
-    """A value Discord could send for this option (its type, its choices), chosen to hurt."""
-    if param.choices:
-        return st.sampled_from([c.value for c in param.choices])
-    kind = param.type
-    if kind is discord.AppCommandOptionType.integer:
-        extremes = st.sampled_from([0, -1, 2**53, 2**63, 10**40, -(10**40)])
-        return st.one_of(extremes, st.integers(-(2**70), 2**70), st.integers(0, 50))
-    if kind is discord.AppCommandOptionType.number:
-        extremes = st.sampled_from([1e308, -1e308, float("nan"), float("inf"), 3.25, 10.5])
-        return st.one_of(
-            extremes, st.floats(allow_nan=True, allow_infinity=True), st.floats(-20, 20)
-        )
-    if kind is discord.AppCommandOptionType.boolean:
-        return st.booleans()
-    if kind is discord.AppCommandOptionType.user:
-        return st.sampled_from([TD, STRANGER, *(u for u, _ in PLAYERS)])
-    return text_values()
-
-
-def draw_options(
-    data: st.DataObject, command: app_commands.Command[Any, ..., Any]
-) -> dict[str, Any]:
-    """Each required option, and some optional ones, with a hostile value."""
-    options: dict[str, Any] = {}
-    for param in command.parameters:
-        if not param.required and data.draw(st.booleans()):
-            continue
-        options[param.display_name] = data.draw(value_for(param), label=param.display_name)
-    return options
-
-
-def leaf_commands(tree: app_commands.CommandTree[Any]) -> list[app_commands.Command[Any, ..., Any]]:
-    found: list[app_commands.Command[Any, ..., Any]] = []
-
-    def walk(item: Any) -> None:
-        if isinstance(item, app_commands.Group):
-            for child in item.commands:
-                walk(child)
-        elif isinstance(item, app_commands.Command):
-            found.append(item)
-
-    for command in tree.get_commands():
-        walk(command)
-    return sorted(found, key=lambda c: c.qualified_name)
+from tests.cogs.fuzz_world import (
+    PLAYERS,
+    STRANGER,
+    TD,
+    World,
+    assert_clear_private_answer,
+    assert_refusal_changed_nothing,
+    database_rows,
+    draw_options,
+    open_world,
+)
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, ...]]:
-    """One running bot for all the examples: a round with two matches, players and the TD."""
-    loop = asyncio.new_event_loop()
-    stack = contextlib.AsyncExitStack()
-    db: Path = tmp_path_factory.mktemp("fuzz") / "fuzz.sqlite3"
-
-    async def start() -> tuple[ChampionshipBot, DiscordHarness]:
-        fake = await stack.enter_async_context(fake_lichess(seed=7))
-        for _, name in PLAYERS:
-            fake.add_user(name, created_at=datetime(2017, 1, 1, tzinfo=UTC))
-        environ = {"LICHESS_BASE_URL": fake.base_url, "DATABASE_URL": f"sqlite+aiosqlite:///{db}"}
-        config = load_config(None, environ=environ).model_copy(
-            update={
-                "discord": DiscordConfig(
-                    guild_id=GUILD,
-                    td_user_ids=(TD,),
-                    td_alert_channel_id=ALERTS,
-                    announcement_channel_id=ANNOUNCE,
-                )
-            }
-        )
-        clock = FakeClock(datetime(2019, 10, 1, 12, 0, tzinfo=UTC))
-        lichess = LichessClient(base_url=fake.base_url, timeout=5.0, rate_limit_pause=0.05)
-        stack.push_async_callback(lichess.aclose)
-        bot = ChampionshipBot(
-            config, Secrets(), clock=clock, lichess=lichess, sync_commands=False,
-            start_scheduler=False,
-        )  # fmt: skip
-        h = await stack.enter_async_context(
-            discord_harness(bot, run_setup_hook=True, guild_id=GUILD)
-        )
-        for channel, name in ((ALERTS, "td-alerts"), (ANNOUNCE, "news"), (ROUND_THREAD, "r1")):
-            h.add_text_channel(channel, name)
-        h.add_role(ROLE, "players")
-        h.add_member(TD, "director")
-        h.add_member(STRANGER, "stranger")
-        for user, name in PLAYERS:
-            h.add_member(user, name.lower())
-        assert bot.sessions is not None
-        await seed_round(bot.sessions, config, PLAYERS)
-        return bot, h
-
-    bot, h = loop.run_until_complete(start())
-    yield loop, bot, h, leaf_commands(bot.tree), db
-    loop.run_until_complete(stack.aclose())
-    loop.close()
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    yield from open_world(tmp_path_factory)
 
 
-@settings(
-    max_examples=400,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-@given(data=st.data())
-def test_any_input_gets_a_clear_private_answer(world: tuple[Any, ...], data: st.DataObject) -> None:
-    loop, _, h, commands, _ = world
-    command = data.draw(st.sampled_from(commands), label="command")
-    options = draw_options(data, command)
-    user = data.draw(st.sampled_from([TD, STRANGER, *(u for u, _ in PLAYERS)]), label="user")
-    record = loop.run_until_complete(h.slash(command.qualified_name, user=user, options=options))
-
-    assert record.responses, f"/{command.qualified_name} left the user without an answer"
-    assert not record.errors, record.errors
-    assert UNEXPECTED not in record.text, record.text
-    for response in record.responses:
-        if response.kind in ("message", "deferred", "followup"):
-            assert response.ephemeral, (command.qualified_name, response.text[:200])
-    for message in record.messages:  # what the command made the bot post
-        mentions = message.raw.get("allowed_mentions") or {}
-        assert mentions.get("parse", []) in (["users"], []), mentions
-        assert not mentions.get("roles"), mentions
+@pytest.fixture
+def closed_registration(world: World) -> None:
+    """The fuzzing TD may have opened registration; a stranger could then start one."""
+    world.loop.run_until_complete(world.bot.svc.registration.set_window(td_id=TD, open_=False))
 
 
-def database_rows(db: Path) -> list[str]:
-    """Every row of every table, as SQL text: equal lists mean nothing was written."""
-    with contextlib.closing(sqlite3.connect(db)) as connection:
-        return list(connection.iterdump())
-
-
-@settings(
-    max_examples=150,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-@given(data=st.data())
-def test_a_refused_stranger_changes_nothing(world: tuple[Any, ...], data: st.DataObject) -> None:
-    loop, _, h, commands, db = world
-    command = data.draw(st.sampled_from(commands), label="command")
-    options = draw_options(data, command)
-    before = database_rows(db)
-    record = loop.run_until_complete(
-        h.slash(command.qualified_name, user=STRANGER, options=options)
+def bounded(examples: int) -> settings:
+    """A modest number of examples on the shared world, without hypothesis's deadline."""
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     )
+
+
+USERS = [TD, STRANGER, *(u for u, _ in PLAYERS)]
+
+
+@bounded(400)
+@given(data=st.data())
+def test_any_input_gets_a_clear_private_answer(world: World, data: st.DataObject) -> None:
+    command = data.draw(st.sampled_from(world.commands), label="command")
+    options = draw_options(data, command)
+    user = data.draw(st.sampled_from(USERS), label="user")
+    record = world.run(world.h.slash(command.qualified_name, user=user, options=options))
+
+    assert_clear_private_answer(record, f"/{command.qualified_name}")
+
+
+@bounded(150)
+@given(data=st.data())
+def test_a_refused_stranger_changes_nothing(
+    world: World, closed_registration: None, data: st.DataObject
+) -> None:
+    command = data.draw(st.sampled_from(world.commands), label="command")
+    options = draw_options(data, command)
+    before = database_rows(world.db)
+    record = world.run(world.h.slash(command.qualified_name, user=STRANGER, options=options))
 
     assert record.responses, f"/{command.qualified_name} left the stranger without an answer"
     assert UNEXPECTED not in record.text, record.text
-    assert database_rows(db) == before, f"/{command.qualified_name} {options} wrote to the database"
+    assert database_rows(world.db) == before, f"/{command.qualified_name} {options} wrote"
+
+
+@bounded(250)
+@given(data=st.data())
+def test_a_refused_command_changes_nothing_whoever_asks(world: World, data: st.DataObject) -> None:
+    """Players and the TD too: whatever the bot refuses (it marks the answer as a refusal,
+    see `cogs.errors.REFUSAL`) leaves every row as it was."""
+    command = data.draw(st.sampled_from(world.commands), label="command")
+    options = draw_options(data, command)
+    user = data.draw(st.sampled_from(USERS), label="user")
+    before = database_rows(world.db)
+    record = world.run(world.h.slash(command.qualified_name, user=user, options=options))
+
+    assert_clear_private_answer(record, f"/{command.qualified_name}")
+    if record.refusal is not None:
+        assert record.refusal in record.text
+        what = f"/{command.qualified_name} by {user} with {options}"
+        assert_refusal_changed_nothing(record, before, database_rows(world.db), what)
+
+
+def test_a_refusal_that_quotes_a_long_input_still_reaches_the_user(world: World) -> None:
+    """Discord refuses a message over 2000 characters (the harness too): a refusal quoting
+    4000 typed characters would leave the TD with no answer at all."""
+    options = {"player": "0" * 4000}
+    record = world.run(world.h.slash("td discipline reinstate", user=TD, options=options))
+
+    assert_clear_private_answer(record, "/td discipline reinstate")
+    assert record.refusal is not None and len(record.text) <= 2000
+    assert "There is no player called '0000" in record.text

@@ -14,7 +14,9 @@ from db.models import Player
 
 
 def no_such_player(name: str) -> str:
-    return f"There is no player called {name!r}."
+    """Quotes at most 40 characters of what was typed: a refusal must fit in one message."""
+    shown = name if len(name) <= 40 else name[:40] + "…"
+    return f"There is no player called {shown!r}."
 
 
 class DisciplineService(Service):

@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.errors import NotAllowed
+from bot.errors import NotAllowed, WrongStage
 from bot.features.registration import text as wording
 from bot.features.registration.td_cog import (
     TD_COMMANDS,
@@ -97,11 +97,8 @@ class RegistrationCog(commands.Cog):
     @app_commands.guild_only()
     async def withdraw(self, interaction: discord.Interaction) -> None:
         summary = await self.bot.svc.registration.status(discord_id=interaction.user.id)
-        if summary is None:
-            await interaction.response.send_message(
-                "You have not registered, so there is nothing to withdraw.", ephemeral=True
-            )
-            return
+        if summary is None:  # a refusal like any other (the error handler answers it)
+            raise WrongStage("You have not registered, so there is nothing to withdraw.")
         effect = await self.bot.svc.registration.withdrawal_effect(discord_id=interaction.user.id)
         await interaction.response.send_message(
             f"Withdraw your registration as **{summary.lichess_username}**? {effect}",

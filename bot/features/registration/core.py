@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from bot.audit import Actor, record
-from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
+from bot.errors import ExternalServiceError, InvalidInput, ReportedAttempt, WrongStage
 from bot.features.registration import text as wording
 from bot.features.registration.player_check import PlayerReport, check_player
 from bot.features.registration.types import (
@@ -139,7 +139,7 @@ class RegistrationCore(Service):
             state = mine.registration.state
             if state in ACTIVE_STATES:
                 await self._alert_double_entry(discord_id, mine.lichess_username, user, now)
-                raise NotAllowed(wording.second_account(mine.lichess_username, user.username))
+                raise ReportedAttempt(wording.second_account(mine.lichess_username, user.username))
             if state is RegistrationState.REJECTED:
                 raise WrongStage(
                     f"Your registration as {mine.lichess_username} was rejected by the TD; "
@@ -158,7 +158,7 @@ class RegistrationCore(Service):
             await self._alert_double_entry(
                 discord_id, user.username, user, now, other_discord_id=theirs.discord_id
             )
-            raise NotAllowed(
+            raise ReportedAttempt(
                 f"The Lichess account {user.username} is already registered by "
                 "another Discord user. The TD has been told."
             )

@@ -72,9 +72,13 @@ def tie_view(args: dict[str, Any]) -> discord.ui.View:
 
 
 class CancelSwissButton(IdButton, template=r"acwc:swiss:cancel:(?P<id>\d+)"):
+    """Drops the TD's preview of round 1; like Publish, it is the TD's alone."""
+
     prefix, label, style = "acwc:swiss:cancel", "Cancel", discord.ButtonStyle.secondary
 
     async def run(self, interaction: discord.Interaction) -> None:
+        if not is_td(interaction):
+            raise NotAllowed("Only the tournament director can cancel this preview.")
         await interaction.response.edit_message(
             content="Cancelled: nothing was published.", view=None
         )
