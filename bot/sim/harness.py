@@ -1811,7 +1811,7 @@ class DiscordHarness:
         handler = self._handlers.get((req.method, req.path))
         try:
             if req.method in ("POST", "PATCH") and "/messages" in req.path:
-                _check_limits(body)
+                _check_limits(req.json)
             if handler is not None:
                 result = handler(req)
                 if asyncio.iscoroutine(result) or isinstance(result, Awaitable):
