@@ -123,8 +123,10 @@ class RejectButton(IdButton, template=r"acwc:reg:reject:(?P<id>\d+)"):
         await interaction.response.send_modal(DecisionModal(self.ident, approve=False))
 
 
-def _listing_embeds(summaries: list[RegistrationSummary]) -> list[discord.Embed]:
-    """Best seed first, split over several embeds when the list is long."""
+def _listing_messages(summaries: list[RegistrationSummary]) -> list[list[discord.Embed]]:
+    """Best seed first, one embed per 4,000 characters and as many messages as needed:
+    Discord takes at most 6,000 characters of embeds in one message, and a championship
+    of 500 entrants lists far more than that."""
     chunks: list[str] = []
     current = ""
     for rank, summary in enumerate(summaries, start=1):
@@ -139,11 +141,12 @@ def _listing_embeds(summaries: list[RegistrationSummary]) -> list[discord.Embed]
     for s in summaries:
         counts[s.state.value] = counts.get(s.state.value, 0) + 1
     summary_line = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
-    embeds = []
-    for index, chunk in enumerate(chunks[:10]):
-        title = f"Registrations ({summary_line})" if index == 0 else None
-        embeds.append(discord.Embed(title=title, description=chunk))
-    return embeds
+    title = f"Registrations ({summary_line})"
+    # The title counts towards the 6,000 too; one 4,000-character embed per message fits.
+    return [
+        [discord.Embed(title=title if index == 0 else None, description=chunk)]
+        for index, chunk in enumerate(chunks)
+    ]
 
 
 async def registrations(interaction: discord.Interaction) -> None:
@@ -151,7 +154,10 @@ async def registrations(interaction: discord.Interaction) -> None:
     if not summaries:
         await interaction.response.send_message("Nobody has registered yet.", ephemeral=True)
         return
-    await interaction.response.send_message(embeds=_listing_embeds(summaries), ephemeral=True)
+    first, *rest = _listing_messages(summaries)
+    await interaction.response.send_message(embeds=first, ephemeral=True)
+    for embeds in rest:
+        await interaction.followup.send(embeds=embeds, ephemeral=True)
 
 
 async def registration_open(interaction: discord.Interaction) -> None:
