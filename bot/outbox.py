@@ -28,12 +28,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
 import discord
-from sqlalchemy import CursorResult, or_, select, update
+from sqlalchemy import CursorResult, Row, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
@@ -57,6 +58,9 @@ MAX_ATTEMPTS = 8
 # would delay that retry; shorter would risk a slow but live send being taken over and sent
 # twice.
 LEASE = timedelta(seconds=120)
+# Rows claimed by one UPDATE: one transaction takes a batch instead of one per message, and a
+# batch is small enough to be sent well within its lease (which is renewed if it runs low).
+CLAIM_BATCH = 50
 ViewFactory = Callable[[dict[str, Any]], discord.ui.View]
 
 
@@ -183,6 +187,14 @@ def enqueue_edit(
     )
 
 
+@dataclass(frozen=True)
+class _Lease:
+    """One flush's claim on a batch of rows: its token and until when it holds them."""
+
+    token: str
+    until: datetime
+
+
 def _rowcount(result: Any) -> int:
     return int(cast(CursorResult[Any], result).rowcount)
 
@@ -242,31 +254,59 @@ class OutboxWorker:
         # Edits apply in queue order: while another flush holds an edit of some message, the
         # later edits of that message wait for the next flush rather than overtake it.
         held_elsewhere: set[tuple[object, ...]] = set()
-        for message_id, kind, target_id, edit_message_id, edit_of_key in due:
+        for start in range(0, len(due), CLAIM_BATCH):
+            chunk = due[start : start + CLAIM_BATCH]
+            lease = _Lease(uuid.uuid4().hex, self.clock.now() + LEASE)
+            claimed = await self._claim([row[0] for row in chunk], lease)
+            try:
+                delivered += await self._deliver_batch(chunk, claimed, lease, held_elsewhere)
+            except Exception:
+                # Not a Discord answer (a bug, say): the rows of the batch not tried yet are
+                # freed for the next flush rather than parked until the lease runs out.
+                for message_id in claimed:
+                    await self._release(message_id, lease.token)
+                raise
+        return delivered
+
+    async def _deliver_batch(
+        self,
+        chunk: Sequence[Row[int, OutboxKind, int, int | None, str | None]],
+        claimed: dict[int, OutboxMessage],
+        lease: _Lease,
+        held_elsewhere: set[tuple[object, ...]],
+    ) -> int:
+        """Send the rows of one claimed batch in queue order; `claimed` keeps those not
+        tried yet."""
+        delivered = 0
+        for message_id, kind, target_id, edit_message_id, edit_of_key in chunk:
             edited: tuple[object, ...] | None = None
             if edit_of_key:
                 edited = ("key", edit_of_key)
             elif kind is OutboxKind.EDIT and edit_message_id:
                 edited = ("message", target_id, edit_message_id)
-            if edited is not None and edited in held_elsewhere:
-                continue
-            outcome = await self._deliver(message_id)
-            if outcome is None:
+            message = claimed.pop(message_id, None)
+            if message is None:  # another flush holds it
                 if edited is not None:
                     held_elsewhere.add(edited)
                 continue
-            delivered += outcome
+            if edited is not None and edited in held_elsewhere:
+                await self._release(message_id, lease.token)  # its turn comes later
+                continue
+            if not await self._still_held(message, lease):
+                continue
+            delivered += await self._deliver(message, lease.token)
         return delivered
 
-    async def _claim(self, message_id: int) -> str | None:
-        """Take the row for one lease; the claim token if this flush got it, else None."""
+    async def _claim(self, message_ids: list[int], lease: _Lease) -> dict[int, OutboxMessage]:
+        """Take these rows for one lease in one transaction: one conditional UPDATE for all of
+        them, then the rows it changed (those still unsent, due and not held by anyone else).
+        Returns them by id; the others are left to whoever holds them."""
         now = self.clock.now()
-        token = uuid.uuid4().hex
         async with transaction(self.sessions) as session:
-            result = await session.execute(
+            await session.execute(
                 update(OutboxMessage)
                 .where(
-                    OutboxMessage.id == message_id,
+                    OutboxMessage.id.in_(message_ids),
                     OutboxMessage.sent_at.is_(None),
                     OutboxMessage.failed_at.is_(None),
                     # Still due: a flush that read the row before another one postponed it or
@@ -274,10 +314,37 @@ class OutboxWorker:
                     OutboxMessage.next_attempt_at <= now,
                     or_(OutboxMessage.claimed_until.is_(None), OutboxMessage.claimed_until <= now),
                 )
-                .values(claimed_until=now + LEASE, claim_token=token)
+                .values(claimed_until=lease.until, claim_token=lease.token)
                 .execution_options(synchronize_session=False)
             )
-        return token if _rowcount(result) == 1 else None
+            rows = await session.scalars(
+                select(OutboxMessage).where(
+                    OutboxMessage.id.in_(message_ids), OutboxMessage.claim_token == lease.token
+                )
+            )
+            return {row.id: row for row in rows}
+
+    async def _still_held(self, message: OutboxMessage, lease: _Lease) -> bool:
+        """Whether this flush may send `message` now. The batch's lease is renewed once less
+        than half of it is left (rate-limit waits can make a batch slow), so no send starts
+        on a claim that could run out under it. A row whose claim already ran out and was
+        taken by another flush meanwhile is that flush's now."""
+        now = self.clock.now()
+        if now < lease.until - LEASE / 2:
+            return True
+        renewed = now + LEASE
+        async with transaction(self.sessions) as session:
+            result = await session.execute(
+                update(OutboxMessage)
+                .where(OutboxMessage.id == message.id, OutboxMessage.claim_token == lease.token)
+                .values(claimed_until=renewed)
+                .execution_options(synchronize_session=False)
+            )
+        if _rowcount(result) == 1:
+            message.claimed_until = renewed
+            return True
+        log.warning("outbox message %s: claim lost before it was sent", message.id)
+        return False
 
     async def _release(self, message_id: int, token: str, **values: Any) -> bool:
         """Write the outcome and drop the claim, only if this flush still holds it."""
@@ -293,20 +360,17 @@ class OutboxWorker:
         log.warning("outbox message %s: claim lost before it could be marked", message_id)
         return False
 
-    async def _deliver(self, message_id: int) -> int | None:
-        """1 if sent, 0 if not (yet), None if another flush holds the row."""
-        token = await self._claim(message_id)
-        if token is None:
-            return None
-        async with self.sessions() as session:
-            message = await session.get(OutboxMessage, message_id)
-            if message is None or message.sent_at is not None:
-                return 0
-            if message.edit_of_key and not message.edit_message_id:
+    async def _deliver(self, message: OutboxMessage, token: str) -> int:
+        """Send one claimed row and mark it: 1 if sent, 0 if not (yet)."""
+        message_id = message.id
+        if message.edit_of_key and not message.edit_message_id:
+            async with self.sessions() as session:
                 original = await session.scalar(
-                    select(OutboxMessage).where(OutboxMessage.dedupe_key == message.edit_of_key)
+                    select(OutboxMessage.discord_message_id).where(
+                        OutboxMessage.dedupe_key == message.edit_of_key
+                    )
                 )
-                if original is None or original.discord_message_id is None:
+                if original is None:
                     return await self._postpone(message_id, token)
                 newer = await session.scalar(
                     select(OutboxMessage.id).where(
@@ -315,9 +379,9 @@ class OutboxWorker:
                         OutboxMessage.sent_at.is_not(None),
                     )
                 )
-                if newer is not None:
-                    return await self._mark_superseded(message_id, token)
-                message.edit_message_id = original.discord_message_id
+            if newer is not None:
+                return await self._mark_superseded(message_id, token)
+            message.edit_message_id = original
         try:
             sent = await self._send(message)
         except discord.Forbidden as exc:

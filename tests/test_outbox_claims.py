@@ -287,3 +287,55 @@ async def test_a_send_repeated_after_a_crash_does_not_post_twice(
         assert [m.content for m in h.in_channel(CHANNEL)] == ["once"]  # not posted again
         [row] = await rows(bot)
         assert row.sent_at is not None and row.discord_message_id == first_id
+
+
+async def test_a_slow_batch_sends_nothing_on_a_claim_that_could_run_out(
+    running_bot: RunningBot, clock: FakeClock
+) -> None:
+    """One UPDATE claims a whole batch; when sends are slow (rate-limit waits), the lease is
+    renewed before a send that would start with less than half of it left."""
+    async with running_bot() as (bot, h):
+        h.add_text_channel(CHANNEL, "pairings")
+        async with transaction(sessions_of(bot)) as session:
+            for text in ("one", "two", "three", "four"):
+                enqueue_channel(session, channel_id=CHANNEL, now=clock.now(), content=text)
+        assert bot.outbox is not None
+        left_at_send: list[timedelta] = []
+
+        async def slow(json: dict[str, Any]) -> None:
+            [row] = [r for r in await rows(bot) if r.content == json.get("content")]
+            assert row.claimed_until is not None
+            left_at_send.append(row.claimed_until - clock.now())
+            clock.advance(LEASE * 0.4)  # each send takes 48 s of the 120 s lease
+
+        async with sends_that_yield(bot, slow):
+            assert await bot.outbox.flush() == 4
+        assert [m.content for m in h.in_channel(CHANNEL)] == ["one", "two", "three", "four"]
+        assert all(left > LEASE / 2 for left in left_at_send), left_at_send
+        assert all(r.claim_token is None and r.sent_at is not None for r in await rows(bot))
+
+
+async def test_a_bug_in_the_middle_of_a_batch_frees_the_rows_not_tried(
+    running_bot: RunningBot, clock: FakeClock
+) -> None:
+    async with running_bot() as (bot, h):
+        h.add_text_channel(CHANNEL, "pairings")
+        async with transaction(sessions_of(bot)) as session:
+            for text in ("one", "bug", "three"):
+                enqueue_channel(session, channel_id=CHANNEL, now=clock.now(), content=text)
+        assert bot.outbox is not None
+
+        async def buggy(json: dict[str, Any]) -> None:
+            if json.get("content") == "bug":
+                raise RuntimeError("not a Discord answer")
+
+        async with sends_that_yield(bot, buggy):
+            with pytest.raises(RuntimeError):
+                await bot.outbox.flush()
+        assert [m.content for m in h.in_channel(CHANNEL)] == ["one"]
+        one, bug, three = await rows(bot)
+        assert one.sent_at is not None
+        assert bug.sent_at is None and three.sent_at is None
+        assert bug.claim_token is None and three.claim_token is None  # no lease to wait out
+        assert await bot.outbox.flush() == 2
+        assert [m.content for m in h.in_channel(CHANNEL)] == ["one", "bug", "three"]
