@@ -7,11 +7,13 @@ fallback channel plus a note to the TD.
 
 Several flushes may run at once: the periodic job and the kick after each command in one
 process, and, after a restart or with a second process, flushes in other processes. Before
-sending a row a flush claims it with one conditional UPDATE that succeeds only if the row is
-unsent, not given up on, and not claimed by anyone else (or that claim's lease has run out);
-only the flush whose UPDATE changed the row sends it. Marking the row afterwards (sent,
-failed, postponed, superseded) clears the claim and happens only while the flush still holds
-it, so a flush whose lease ran out and was taken over cannot overwrite the newer attempt.
+sending, a flush claims a batch of due rows with one conditional UPDATE that takes only the
+rows that are unsent, not given up on, and not claimed by anyone else (or whose claim's lease
+has run out); only the flush whose UPDATE changed a row sends it. Before each send the flush
+checks that at least half of the batch's lease is left, and renews the claim of that row
+(again only while it holds it) if not. Marking each row right after its send (sent, failed,
+postponed, superseded) clears its claim and happens only while the flush still holds it, so
+a flush whose lease ran out and was taken over cannot overwrite the newer attempt.
 
 The guarantee, plainly: each row is sent at most once per lease, and every send of a row
 carries the same nonce with `enforce_nonce` (`nonce_of`). If the process dies (or the
