@@ -49,30 +49,61 @@ HIGHLIGHT_BAR = (36, 128, 70)
 # --------------------------------------------------------------------------- text
 
 
-def _text_lines(table: Table, rows: Sequence[tuple[str, ...]], marks: Sequence[bool]) -> list[str]:
-    align = table.alignments()
-    widths = [
-        max([len(header), *(len(row[c]) for row in table.rows)])
-        for c, header in enumerate(table.headers)
-    ]
-    marked = bool(table.highlight) and any(table.highlight)
+class _TextGrid:
+    """The table's lines in the code block, each drawn once: the column widths are those
+    of every row, so a line does not depend on which rows are left out."""
 
-    def line(cells: Sequence[str], mark: bool) -> str:
-        parts = [
-            cell.rjust(widths[c]) if align[c] == "right" else cell.ljust(widths[c])
-            for c, cell in enumerate(cells)
+    def __init__(self, table: Table, marks: Sequence[bool]) -> None:
+        align = table.alignments()
+        widths = [
+            max([len(header), *(len(row[c]) for row in table.rows)])
+            for c, header in enumerate(table.headers)
         ]
-        prefix = ("* " if mark else "  ") if marked else ""
-        return (prefix + "  ".join(parts)).rstrip()
+        marked = bool(table.highlight) and any(table.highlight)
 
-    rule = "-" * (sum(widths) + 2 * (len(widths) - 1) + (2 if marked else 0))
-    lines = [line(table.headers, False), rule]
-    body = len(rows) - table.total_rows
-    for index, (row, mark) in enumerate(zip(rows, marks, strict=True)):
-        if index == body and table.total_rows:
-            lines.append(rule)
-        lines.append(line(row, mark))
-    return lines
+        def line(cells: Sequence[str], mark: bool) -> str:
+            parts = [
+                cell.rjust(widths[c]) if align[c] == "right" else cell.ljust(widths[c])
+                for c, cell in enumerate(cells)
+            ]
+            prefix = ("* " if mark else "  ") if marked else ""
+            return (prefix + "  ".join(parts)).rstrip()
+
+        self.header = line(table.headers, False)
+        self.rule = "-" * (sum(widths) + 2 * (len(widths) - 1) + (2 if marked else 0))
+        self.rows = [line(row, mark) for row, mark in zip(table.rows, marks, strict=True)]
+        self.body = len(table.rows) - table.total_rows
+        self.totals = table.total_rows
+        # prefix[k]: the characters of the first k row lines, a newline after each
+        self.prefix = [0]
+        for text in self.rows:
+            self.prefix.append(self.prefix[-1] + len(text) + 1)
+
+    def lines(self, keep: int) -> list[str]:
+        """The grid with the first ``keep`` body rows and the totals."""
+        kept = [*self.rows[:keep], *self.rows[self.body :]]
+        lines = [self.header, self.rule]
+        for index, text in enumerate(kept):
+            if index == keep and self.totals:
+                lines.append(self.rule)
+            lines.append(text)
+        if keep < self.body:
+            lines.insert(2 + keep, _more(self.body - keep))
+        return lines
+
+    def length(self, keep: int) -> int:
+        """``len("\\n".join(self.lines(keep)))`` without building the lines."""
+        size = len(self.header) + 1 + len(self.rule)
+        size += self.prefix[keep] + self.prefix[-1] - self.prefix[self.body]
+        if keep < self.body:
+            size += len(_more(self.body - keep)) + 1
+        if self.totals:  # the rule before them
+            size += len(self.rule) + 1
+        return size
+
+
+def _more(rows: int) -> str:
+    return f"... {rows} more rows: see the picture"
 
 
 def render_text(table: Table, *, limit: int = MESSAGE_LIMIT - 10) -> str:
@@ -87,15 +118,17 @@ def render_text(table: Table, *, limit: int = MESSAGE_LIMIT - 10) -> str:
     if table.footnote:
         notes.append(escape_markdown(table.footnote))
     tail = "\n".join(notes)
-    body = len(table.rows) - table.total_rows
-    totals = list(range(body, len(table.rows)))
-    for keep in range(body, -1, -1):
-        kept = [*range(keep), *totals]
-        lines = _text_lines(table, [table.rows[i] for i in kept], [marks[i] for i in kept])
-        if keep < body:
-            lines.insert(2 + keep, f"... {body - keep} more rows: see the picture")
+    grid = _TextGrid(table, marks)
+    # head, the fences and the tail around the grid, a newline between each
+    frame = len(head) + 1 + 4 + 1 + 3 + (1 + len(tail) if tail else 0)
+    for keep in range(grid.body, -1, -1):
+        size = frame + grid.length(keep)  # the length of the text below, cheaply
+        fits = size <= limit
+        if not fits and not (tail and size - len(tail) <= limit - 20) and keep:
+            continue
+        lines = grid.lines(keep)
         text = "\n".join([head, "```", *lines, "```", *([tail] if tail else [])])
-        if len(text) <= limit:
+        if fits:
             return text
         if tail and len(text) - len(tail) <= limit - 20:  # keep the rows, shorten the notes
             room = limit - (len(text) - len(tail)) - 1
