@@ -1812,6 +1812,8 @@ class DiscordHarness:
         try:
             if req.method in ("POST", "PATCH") and "/messages" in req.path:
                 _check_limits(req.json)
+            if (req.method, req.path) == ("POST", "/channels/{channel_id}/threads"):
+                _check_limits((req.json or {}).get("message"))  # a forum post's first message
             if handler is not None:
                 result = handler(req)
                 if asyncio.iscoroutine(result) or isinstance(result, Awaitable):

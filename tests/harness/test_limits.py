@@ -61,3 +61,18 @@ async def test_what_discord_refuses_is_refused(
     if not shown:
         assert bot.failures and bot.failures[-1].status == 400
         assert bot.failures[-1].code == 50035
+
+
+@pytest.mark.parametrize(("size", "shown"), [(2000, True), (2001, False)])
+async def test_a_forum_post_over_the_limit_is_refused(
+    h: DiscordHarness, size: int, shown: bool
+) -> None:
+    forum = h.add_forum_channel(CHANNEL + 1, "pairings")
+    assert isinstance(forum, discord.ForumChannel)
+    if shown:
+        created = await forum.create_thread(name="Round 1", content="x" * size)
+        assert h.in_channel(created.thread.id)[0].content == "x" * size
+    else:
+        with pytest.raises(discord.HTTPException) as refused:
+            await forum.create_thread(name="Round 1", content="x" * size)
+        assert refused.value.status == 400 and h.threads == []

@@ -2,10 +2,14 @@
 
 Every change a player or the TD sees in it (an agreed time, a result) re-renders the whole
 post and queues an edit through the outbox, so the post always shows the committed state.
+A round too long for one Discord message (2000 characters: about a dozen boards with their
+links) is posted as several; each later edit changes only the messages whose text changed.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import datetime
 
 from sqlalchemy import select
@@ -13,9 +17,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.outbox import enqueue_edit
 from bot.timefmt import discord_time
-from db.models import Match, MatchState, Player, Round, Stage
+from db.models import Match, MatchState, Player, Round, Setting, Stage
 
 PROFILE = "https://lichess.org/@/"
+MESSAGE_LIMIT = 2000  # Discord's limit on a message's content
+PART_OF = " · part {part} of {parts}"
+PARTS_KEY = "round_post_parts:"
 
 
 def player_link(player: Player, seed: int | None) -> str:
@@ -27,16 +34,20 @@ def _score(value: float) -> str:
     return f"{value:g}"
 
 
+def _pairing(match: Match, players: dict[int, Player], seeds: dict[int, int]) -> str:
+    a, b = players[match.player_a_id], players[match.player_b_id or 0]
+    return (
+        f"Board {match.board}: {player_link(a, seeds.get(a.id))} vs "
+        f"{player_link(b, seeds.get(b.id))}"
+    )
+
+
 def match_line(match: Match, players: dict[int, Player], seeds: dict[int, int]) -> str:
     a = players[match.player_a_id]
     if match.player_b_id is None:
         points = _score(match.points_a or 0)
         return f"Bye: {player_link(a, seeds.get(a.id))} (+{points})"
-    b = players[match.player_b_id]
-    line = (
-        f"Board {match.board}: {player_link(a, seeds.get(a.id))} vs "
-        f"{player_link(b, seeds.get(b.id))}"
-    )
+    line = _pairing(match, players, seeds)
     if match.state in (MatchState.FINISHED, MatchState.FORFEITED):
         result = f"{_score(match.score_a)}–{_score(match.score_b)}"
         if match.state is MatchState.FORFEITED:
@@ -48,8 +59,45 @@ def match_line(match: Match, players: dict[int, Player], seeds: dict[int, int]) 
     return f"{line} · time not agreed yet"
 
 
-async def render_round_post(session: AsyncSession, round_id: int) -> str:
-    """The pairings post text: boards with seeds, profile links, agreed times and results."""
+def _longest_line(
+    match: Match, players: dict[int, Player], seeds: dict[int, int], sample: datetime
+) -> int:
+    """The most characters this match's line can take in the round: a time, a result or a
+    forfeit. Parts are cut by these lengths, so a line that grows never pushes a part over
+    Discord's limit, and every board stays in the part (and the message) it started in."""
+    if match.player_b_id is None:
+        return len(match_line(match, players, seeds)) + len("00.5")
+    names = (players[match.player_a_id], players[match.player_b_id])
+    longest_name = max(len(p.lichess_username) for p in names)
+    suffix = max(
+        len(" · time not agreed yet"),
+        len(f" · {discord_time(sample)}"),
+        len(" · **000.5–000.5**"),
+        len(" · **forfeit, won by **") + longest_name,
+    )
+    return len(_pairing(match, players, seeds)) + suffix
+
+
+def _parts(header: str, lines: list[str], longest: list[int]) -> list[list[str]]:
+    """The lines cut into Discord messages by their longest lengths (one message if the
+    whole post fits: then it reads exactly as it always did)."""
+    if len(header) + 1 + sum(n + 1 for n in longest) <= MESSAGE_LIMIT:
+        return [lines]
+    room = MESSAGE_LIMIT - len(header) - len(PART_OF.format(part=999, parts=999)) - 1
+    parts: list[list[str]] = [[]]
+    used = 0
+    for line, size in zip(lines, longest, strict=True):
+        if parts[-1] and used + size + 1 > room:
+            parts.append([])
+            used = 0
+        parts[-1].append(line)
+        used += size + 1
+    return parts
+
+
+async def render_round_post_parts(session: AsyncSession, round_id: int) -> list[str]:
+    """The pairings post, boards with seeds, profile links, agreed times and results, as
+    the messages it takes: a round of 128 boards is far over Discord's 2000 characters."""
     round_ = await session.get(Round, round_id)
     if round_ is None:
         raise LookupError(f"no round {round_id}")
@@ -63,27 +111,69 @@ async def render_round_post(session: AsyncSession, round_id: int) -> str:
         p.id: p for p in (await session.scalars(select(Player).where(Player.id.in_(ids)))).all()
     }
     stage_name = stage.kind.value.capitalize() if stage else ""
-    lines = [
-        f"**{stage_name} round {round_.number}** · ends {discord_time(round_.deadline)}",
-        "",
-        *(match_line(m, players, seeds) for m in matches),
+    header = f"**{stage_name} round {round_.number}** · ends {discord_time(round_.deadline)}"
+    lines = [match_line(m, players, seeds) for m in matches]
+    longest = [_longest_line(m, players, seeds, round_.deadline) for m in matches]
+    parts = _parts(header, lines, longest)
+    if len(parts) == 1:
+        return ["\n".join([header, "", *lines])]
+    return [
+        "\n".join([header + PART_OF.format(part=k, parts=len(parts)), "", *chunk])[:MESSAGE_LIMIT]
+        for k, chunk in enumerate(parts, start=1)
     ]
-    return "\n".join(lines)[:4000]
+
+
+async def render_round_post(session: AsyncSession, round_id: int) -> str:
+    """The pairings post's first message (all of it for a round that fits in one)."""
+    return (await render_round_post_parts(session, round_id))[0]
+
+
+def parts_key(round_id: int) -> str:
+    """The setting holding the message ids of a long post's second and later parts."""
+    return f"{PARTS_KEY}{round_id}"
 
 
 async def queue_round_post_update(session: AsyncSession, round_id: int, *, now: datetime) -> None:
-    """Queue an edit of the pairings post, if it has been posted already."""
+    """Queue an edit of the pairings post, if it has been posted already: of each of its
+    messages whose text changed, when the post takes several."""
     round_ = await session.get(Round, round_id)
     if round_ is None or round_.post_channel_id is None or round_.post_message_id is None:
         return  # the publisher posts the current state when it creates the post
-    content = await render_round_post(session, round_id)
-    enqueue_edit(
-        session,
-        channel_id=round_.post_channel_id,
-        message_id=round_.post_message_id,
-        now=now,
-        content=content,
-    )
+    parts = await render_round_post_parts(session, round_id)
+    if len(parts) == 1:
+        enqueue_edit(
+            session,
+            channel_id=round_.post_channel_id,
+            message_id=round_.post_message_id,
+            now=now,
+            content=parts[0],
+        )
+        return
+    stored = await session.get(Setting, parts_key(round_id))
+    state = json.loads(stored.value) if stored else {}
+    message_ids = [round_.post_message_id, *state.get("messages", [])]
+    shown: list[str] = state.get("shown", [])
+    fresh = [_digest(text) for text in parts]
+    for index, (message_id, text) in enumerate(zip(message_ids, parts, strict=False)):
+        if index < len(shown) and shown[index] == fresh[index]:
+            continue  # this message already shows it
+        enqueue_edit(
+            session, channel_id=round_.post_channel_id, message_id=message_id, now=now, content=text
+        )
+    if stored is not None:
+        stored.value = json.dumps({**state, "shown": fresh})
+        stored.updated_at = now
+
+
+def round_post_state(message_ids: list[int], parts: list[str]) -> str:
+    """What the publisher stores for a post of several messages: the ids of the second
+    and later ones, and a digest of what each message shows (unchanged parts are not
+    edited again)."""
+    return json.dumps({"messages": message_ids, "shown": [_digest(text) for text in parts]})
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:16]
 
 
 def mention(player: Player) -> str:

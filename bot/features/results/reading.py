@@ -23,7 +23,7 @@ from bot.config import Config
 from bot.errors import InvalidInput
 from bot.events import EventBus, MatchFinished
 from bot.features.matches.context import message_player
-from bot.features.matches.round_post import queue_round_post_update
+from bot.features.matches.round_post import match_line, queue_round_post_update
 from bot.features.matches.text import scoreboard
 from bot.features.matches.types import GameLine
 from bot.features.results import text as wording
@@ -282,6 +282,7 @@ class ResultsCore(StageRules):
     ) -> Settled:
         """Recount the match from its stored games: which count, the score, the end."""
         match = ctx.match
+        shown = self._post_line(ctx)
         eligible = [g for g in ctx.games if not td_voided(g)]
         n, over, rest_reason = self._cut(
             ctx.stage, [g.result_a for g in eligible], ctx.armageddon_white
@@ -314,8 +315,14 @@ class ResultsCore(StageRules):
         elif counted and match.state is MatchState.SCHEDULED:
             match.state = MatchState.IN_PROGRESS
         self._scoreboard(session, ctx, now, await self._has_scoreboard(session, match.id))
-        await queue_round_post_update(session, match.round_id, now=now)
+        if self._post_line(ctx) != shown:  # the pairings post shows a result, not each game
+            await queue_round_post_update(session, match.round_id, now=now)
         return Settled(match.id, match.score_a, match.score_b, match.state is MatchState.FINISHED)
+
+    @staticmethod
+    def _post_line(ctx: MatchRecord) -> str:
+        """The match's line in the round's pairings post (seeds left out: they never change)."""
+        return match_line(ctx.match, {ctx.a.id: ctx.a, ctx.b.id: ctx.b}, {})
 
     async def _finish(
         self,

@@ -16,9 +16,15 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.config import Config
-from bot.features.matches.round_post import match_opening, mention, render_round_post
+from bot.features.matches.round_post import (
+    match_opening,
+    mention,
+    parts_key,
+    render_round_post_parts,
+    round_post_state,
+)
 from db.engine import transaction
-from db.models import Match, MatchState, Player, Round, RoundState, Stage
+from db.models import Match, MatchState, Player, Round, RoundState, Setting, Stage
 
 log = logging.getLogger(__name__)
 
@@ -70,17 +76,27 @@ class RoundPublisher:
             assert round_ is not None
             stage = await session.get(Stage, round_.stage_id)
             needs_post = round_.thread_id is None
-            content = await render_round_post(session, round_id) if needs_post else ""
+            parts = await render_round_post_parts(session, round_id) if needs_post else []
             title = f"{stage.kind.value.capitalize() if stage else ''} round {round_.number}"
         if needs_post:
             post_channel, message_id, thread_id = await self._create_post(
-                channel_id, title.strip(), content
+                channel_id, title.strip(), parts[0]
             )
+            # A long round's further parts follow the first message where it is (the text
+            # channel, or the forum post's own thread), before the match messages.
+            follow = self.client.get_partial_messageable(post_channel)
+            more = [(await follow.send(text)).id for text in parts[1:]]
             async with transaction(self.sessions) as session:
                 row = await session.get(Round, round_id)
                 assert row is not None
                 row.post_channel_id, row.post_message_id = post_channel, message_id
                 row.thread_id = thread_id
+                if more:
+                    now = self.clock.now()
+                    state = round_post_state(more, parts)
+                    await session.merge(
+                        Setting(key=parts_key(round_id), value=state, updated_at=now)
+                    )
             made += 1
         else:
             assert round_.thread_id is not None
