@@ -26,7 +26,7 @@ from bot.features.tables.builders import (
     final_time_controls,
     swiss_table,
 )
-from bot.features.tables.render import render_text
+from bot.features.tables.posts import post_texts
 from bot.features.tables.types import BoardLine, FinalGame, RoundPairings, SwissPairing, Table
 from bot.outbox import enqueue_channel
 from bot.rules import final
@@ -104,7 +104,8 @@ class TablesService(Service):
         except (ValueError, LookupError, WrongStage):
             log.exception("no final scoreboard post for stage %s", event.stage_id)
             return
-        enqueue_channel(session, channel_id=channel, now=now, content=render_text(table))
+        for text in post_texts(table):
+            enqueue_channel(session, channel_id=channel, now=now, content=text)
 
     async def _on_round_complete(
         self, session: AsyncSession, event: RoundComplete, now: datetime
@@ -121,7 +122,8 @@ class TablesService(Service):
         except (ValueError, LookupError, WrongStage):
             log.exception("no standings post after round %s", event.round_id)
             return
-        enqueue_channel(session, channel_id=channel, now=now, content=render_text(table))
+        for text in post_texts(table):
+            enqueue_channel(session, channel_id=channel, now=now, content=text)
 
     # --- which stage, which rounds ------------------------------------------------------------
 
