@@ -180,7 +180,7 @@ def _find_component(
 # ---------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class RecordedMessage:
     """A message that exists "on Discord": sent over REST or created by an interaction.
 
@@ -232,7 +232,7 @@ class RecordedMessage:
                 self.files = [str(n) for n in names]
 
 
-@dataclass
+@dataclass(slots=True)
 class RecordedResponse:
     """One interaction response event (callback, followup, edit...), in order.
 
@@ -294,7 +294,7 @@ class RecordedResponse:
         return out
 
 
-@dataclass
+@dataclass(slots=True)
 class RecordedRequest:
     """Any REST request the bot made (``bot.http.request``)."""
 
@@ -464,7 +464,7 @@ class _RateLimitingSession:
         yield _ScriptedResponse(200, await self.answer(), {})
 
 
-@dataclass
+@dataclass(slots=True)
 class _InteractionState:
     interaction_id: int
     token: str
