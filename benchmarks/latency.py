@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import random
 import statistics
 import sys
@@ -267,7 +268,7 @@ async def main(url: str | None, runs: int, samples: int) -> None:
         print(f"seeded {PLAYERS} players and {number_of_rounds(PLAYERS) - 1} finished rounds "
               f"in {time.perf_counter() - began:.0f} s ({url.split(':')[0]})")  # fmt: skip
         bot = ChampionshipBot(config, Secrets(), clock=FakeClock(now), sync_commands=False,
-                              start_scheduler=False)  # fmt: skip
+                              start_scheduler=False, draw_ahead=True)  # fmt: skip
         async with discord_harness(bot, run_setup_hook=True, guild_id=GUILD) as h:
             for channel, name in ((TD_ALERTS, "td-alerts"), (ANNOUNCE, "announcements"),
                                   (PAIRINGS, "pairings")):  # fmt: skip
@@ -276,6 +277,8 @@ async def main(url: str | None, runs: int, samples: int) -> None:
             for i in range(PLAYERS):
                 h.add_member(FIRST_USER + i, f"player{i:03d}")
             assert bot.sessions is not None
+            await bot.svc.tables.pictures.drawn()  # as a bot that has been up a while
+            gc.freeze()  # as a live bot's setup_hook does
             matches = await negotiating(bot.sessions)
             if len(matches) < runs * samples:
                 raise SystemExit(f"only {len(matches)} matches to negotiate: lower --samples")

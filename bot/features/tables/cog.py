@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 from typing import TYPE_CHECKING, Literal
 
@@ -11,7 +10,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.features.tables import text as wording
-from bot.features.tables.render import render_png, render_text
 from db.models import StageKind
 
 if TYPE_CHECKING:
@@ -25,6 +23,14 @@ class TablesCog(commands.Cog):
     def __init__(self, bot: ChampionshipBot) -> None:
         self.bot = bot
 
+    async def cog_load(self) -> None:
+        """A live bot draws the current standings' picture before anyone asks for it."""
+        if self.bot.draw_ahead:
+            self.bot.svc.tables.draw_ahead(True)
+
+    async def cog_unload(self) -> None:
+        self.bot.svc.tables.draw_ahead(False)
+
     @app_commands.command(
         name="standings", description="The standings of the current stage, or of an earlier one"
     )
@@ -32,10 +38,9 @@ class TablesCog(commands.Cog):
     async def standings(
         self, interaction: discord.Interaction, stage: StageChoice | None = None
     ) -> None:
-        table = await self.bot.svc.tables.standings(StageKind(stage) if stage else None)
-        png = await asyncio.to_thread(render_png, table)
+        text, png = await self.bot.svc.tables.standings_answer(StageKind(stage) if stage else None)
         await interaction.response.send_message(
-            render_text(table),
+            text,
             file=discord.File(io.BytesIO(png), filename=PICTURE),
             ephemeral=True,
         )

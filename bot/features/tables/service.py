@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import InvalidInput, WrongStage
-from bot.events import RoundComplete, StageFinished
+from bot.events import (
+    MatchFinished,
+    PlayerForfeited,
+    PlayerLeft,
+    RoundComplete,
+    RoundPublished,
+    StageFinished,
+)
 from bot.features.matches.text import STAGE_LABELS
 from bot.features.tables import text as wording
 from bot.features.tables.builders import (
@@ -26,6 +34,7 @@ from bot.features.tables.builders import (
     final_time_controls,
     swiss_table,
 )
+from bot.features.tables.pictures import StandingsPictures
 from bot.features.tables.posts import post_texts
 from bot.features.tables.types import BoardLine, FinalGame, RoundPairings, SwissPairing, Table
 from bot.outbox import enqueue_channel
@@ -52,8 +61,24 @@ DONE_STATES = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
 STAGE_ORDER = (StageKind.SWISS, StageKind.TIEBREAK, StageKind.CANDIDATES, StageKind.FINAL)
 
 
+# What can change the current table: after a transaction that published one of these, the
+# standings picture is drawn again.
+TABLE_EVENTS = (
+    MatchFinished,
+    PlayerForfeited,
+    PlayerLeft,
+    RoundComplete,
+    RoundPublished,
+    StageFinished,
+)
+
+
 class TablesService(Service):
     """/standings and /pairings, and the standings posted when a round closes."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pictures = StandingsPictures(self.standings)
 
     # --- use cases ------------------------------------------------------------------------
 
@@ -62,6 +87,10 @@ class TablesService(Service):
         async with self.sessions() as session:
             found = await self._stage(session, stage)
             return await self._table(session, found)
+
+    async def standings_answer(self, stage: StageKind | None = None) -> tuple[str, bytes]:
+        """/standings: the table's text and its PNG (drawn once per table, see pictures)."""
+        return await self.pictures.answer(await self.standings(stage))
 
     async def pairings(
         self, round_number: int | None = None, stage: StageKind | None = None
@@ -89,7 +118,12 @@ class TablesService(Service):
         return [
             (RoundComplete, self._on_round_complete),
             (StageFinished, self._on_stage_finished),
+            *((kind, self.pictures.on_table_changed) for kind in TABLE_EVENTS),
         ]
+
+    def draw_ahead(self, on: bool) -> None:
+        """Keep the current standings' picture drawn ahead of time, or stop (see pictures)."""
+        self.pictures.draw_ahead(on)
 
     async def _on_stage_finished(
         self, session: AsyncSession, event: StageFinished, now: datetime
@@ -196,36 +230,37 @@ class TablesService(Service):
     async def _swiss(
         self, session: AsyncSession, stage: Stage, rounds: list[Round], after: Round | None
     ) -> Table:
-        players = await self._players(session, stage.seeding)
-        seeding = [players[pid] for pid in stage.seeding if pid in players]
-        number = {r.id: r.number for r in rounds}
-        pairings = []
-        for m in await self._matches(session, rounds):
-            a = players[m.player_a_id].lichess_id
-            b = players[m.player_b_id].lichess_id if m.player_b_id else None
-            done = m.state in DONE_STATES
-            pairings.append(
-                SwissPairing(
-                    number[m.round_id],
-                    a,
-                    b,
-                    (m.points_a or 0.0) if done else None,
-                    (m.points_b or 0.0) if done and b else None,
-                    forfeit=m.state is MatchState.FORFEITED,
-                )
-            )
-        at, finished = self._progress(rounds, after)
-        return swiss_table(
-            [p.lichess_id for p in seeding],
-            pairings,
-            names={p.lichess_id: p.lichess_username for p in seeding},
-            withdrawn={p.lichess_id for p in seeding if p.withdrawn_at or p.disqualified_at},
-            rounds=at,
-            qualifiers=self.config.swiss.qualifiers,
-            title=wording.swiss_title(
-                self.config.tournament.short_name, at, stage.total_rounds, finished
-            ),
+        """The Swiss table. Only the columns it needs are read (no ORM objects: a Swiss of
+        500 players has thousands of matches), and the table is built once per content."""
+        rows = await session.execute(
+            select(
+                Player.id,
+                Player.lichess_id,
+                Player.lichess_username,
+                Player.withdrawn_at.is_not(None) | Player.disqualified_at.is_not(None),
+            ).where(Player.id.in_(stage.seeding))
         )
+        players = {pid: (pid, key, name, bool(left)) for pid, key, name, left in rows}
+        seeding = tuple(players[pid] for pid in stage.seeding if pid in players)
+        number = {r.id: r.number for r in rounds}
+        matches = await session.execute(
+            select(
+                Match.round_id,
+                Match.player_a_id,
+                Match.player_b_id,
+                Match.state,
+                Match.points_a,
+                Match.points_b,
+            )
+            .where(Match.round_id.in_(number))
+            .order_by(Match.round_id, Match.board)
+        )
+        boards = tuple((number[r], a, b, state, pa, pb) for r, a, b, state, pa, pb in matches)
+        at, finished = self._progress(rounds, after)
+        title = wording.swiss_title(
+            self.config.tournament.short_name, at, stage.total_rounds, finished
+        )
+        return _swiss_table(seeding, boards, at, self.config.swiss.qualifiers, title)
 
     async def _robin(
         self, session: AsyncSession, stage: Stage, rounds: list[Round], after: Round | None
@@ -361,6 +396,43 @@ class TablesService(Service):
             round_.state is RoundState.FINISHED,
             boards,
         )
+
+
+Seed = tuple[int, str, str, bool]  # a player's id, key (Lichess id), name, and whether left
+Board = tuple[int, int, int | None, MatchState, float | None, float | None]
+
+
+@lru_cache(maxsize=8)
+def _swiss_table(
+    seeding: tuple[Seed, ...], boards: tuple[Board, ...], rounds: int, qualifiers: int, title: str
+) -> Table:
+    """`swiss_table` of the seeding and the boards (round number, player ids, state, match
+    points), once per content: the tables are immutable values, and /standings asks for
+    the same one again and again between two results."""
+    keys = {pid: key for pid, key, _, _ in seeding}
+    pairings = []
+    for round_number, a_id, b_id, state, points_a, points_b in boards:
+        b = keys[b_id] if b_id else None
+        done = state in DONE_STATES
+        pairings.append(
+            SwissPairing(
+                round_number,
+                keys[a_id],
+                b,
+                (points_a or 0.0) if done else None,
+                (points_b or 0.0) if done and b else None,
+                forfeit=state is MatchState.FORFEITED,
+            )
+        )
+    return swiss_table(
+        [key for _, key, _, _ in seeding],
+        pairings,
+        names={key: name for _, key, name, _ in seeding},
+        withdrawn={key for _, key, _, left in seeding if left},
+        rounds=rounds,
+        qualifiers=qualifiers,
+        title=title,
+    )
 
 
 def _side(is_a: bool) -> str:
