@@ -19,8 +19,6 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-import networkx as nx
-
 from bot.rules.swiss_table import (
     Result,
     Standing,
@@ -419,6 +417,10 @@ def _match(
     diff_base = (half * max_diff + 1) * shape_base
     costs = [(a, b, f * diff_base + d * shape_base + s) for a, b, (f, d, s) in edges]
     big = max((c for _, _, c in costs), default=0) + 1
+    # networkx is imported here, when a round is paired: it is a tenth of the bot's memory
+    # and nothing else needs it
+    import networkx as nx
+
     graph = nx.Graph()
     graph.add_nodes_from(members)
     graph.add_weighted_edges_from((a, b, big - c) for a, b, c in costs)

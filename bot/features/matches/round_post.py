@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass, fields
 from datetime import datetime
 
 from sqlalchemy import select
@@ -25,57 +26,80 @@ PART_OF = " · part {part} of {parts}"
 PARTS_KEY = "round_post_parts:"
 
 
-def player_link(player: Player, seed: int | None) -> str:
+@dataclass(frozen=True, slots=True)
+class Board:
+    """What a match's line in the post shows: read as plain columns, so re-rendering a
+    round of 250 boards after each /accept does not load 750 ORM objects."""
+
+    board: int
+    player_a_id: int
+    player_b_id: int | None
+    state: MatchState
+    score_a: float
+    score_b: float
+    points_a: float | None
+    forfeit_winner_id: int | None
+    agreed_time: datetime | None
+
+    @classmethod
+    def of(cls, match: Match) -> Board:
+        return cls(*(getattr(match, column.key) for column in _BOARD_COLUMNS))
+
+
+_BOARD_COLUMNS = tuple(getattr(Match, f.name) for f in fields(Board))
+
+
+def player_link(name: str, seed: int | None) -> str:
     seed_text = f" ({seed})" if seed else ""
-    return f"[{player.lichess_username}]({PROFILE}{player.lichess_username}){seed_text}"
+    return f"[{name}]({PROFILE}{name}){seed_text}"
 
 
 def _score(value: float) -> str:
     return f"{value:g}"
 
 
-def _pairing(match: Match, players: dict[int, Player], seeds: dict[int, int]) -> str:
-    a, b = players[match.player_a_id], players[match.player_b_id or 0]
+def _pairing(match: Board, names: dict[int, str], seeds: dict[int, int]) -> str:
+    a, b = match.player_a_id, match.player_b_id or 0
     return (
-        f"Board {match.board}: {player_link(a, seeds.get(a.id))} vs "
-        f"{player_link(b, seeds.get(b.id))}"
+        f"Board {match.board}: {player_link(names[a], seeds.get(a))} vs "
+        f"{player_link(names[b], seeds.get(b))}"
     )
 
 
-def match_line(match: Match, players: dict[int, Player], seeds: dict[int, int]) -> str:
-    a = players[match.player_a_id]
+def match_line(match: Board, names: dict[int, str], seeds: dict[int, int]) -> str:
+    """The board's line: its players (by id in `names`), then its time or result."""
     if match.player_b_id is None:
-        points = _score(match.points_a or 0)
-        return f"Bye: {player_link(a, seeds.get(a.id))} (+{points})"
-    line = _pairing(match, players, seeds)
+        a = match.player_a_id
+        return f"Bye: {player_link(names[a], seeds.get(a))} (+{_score(match.points_a or 0)})"
+    line = _pairing(match, names, seeds)
     if match.state in (MatchState.FINISHED, MatchState.FORFEITED):
         result = f"{_score(match.score_a)}–{_score(match.score_b)}"
         if match.state is MatchState.FORFEITED:
-            winner = players.get(match.forfeit_winner_id or 0)
-            result = f"forfeit, won by {winner.lichess_username}" if winner else "forfeit"
+            winner = names.get(match.forfeit_winner_id or 0)
+            result = f"forfeit, won by {winner}" if winner else "forfeit"
         return f"{line} · **{result}**"
     if match.agreed_time is not None:
         return f"{line} · {discord_time(match.agreed_time)}"
     return f"{line} · time not agreed yet"
 
 
-def _longest_line(
-    match: Match, players: dict[int, Player], seeds: dict[int, int], sample: datetime
-) -> int:
+def _longest_line(match: Board, names: dict[int, str], seeds: dict[int, int], status: int) -> int:
     """The most characters this match's line can take in the round: a time, a result or a
-    forfeit. Parts are cut by these lengths, so a line that grows never pushes a part over
-    Discord's limit, and every board stays in the part (and the message) it started in."""
+    forfeit (`status`: the longest time or result, see `_longest_status`). Parts are cut by
+    these lengths, so a line that grows never pushes a part over Discord's limit, and every
+    board stays in the part (and the message) it started in."""
     if match.player_b_id is None:
-        return len(match_line(match, players, seeds)) + len("00.5")
-    names = (players[match.player_a_id], players[match.player_b_id])
-    longest_name = max(len(p.lichess_username) for p in names)
-    suffix = max(
-        len(" · time not agreed yet"),
-        len(f" · {discord_time(sample)}"),
-        len(" · **000.5–000.5**"),
-        len(" · **forfeit, won by **") + longest_name,
+        return len(match_line(match, names, seeds)) + len("00.5")
+    longest_name = max(len(names[match.player_a_id]), len(names[match.player_b_id]))
+    forfeit = len(" · **forfeit, won by **") + longest_name
+    return len(_pairing(match, names, seeds)) + max(status, forfeit)
+
+
+def _longest_status(sample: datetime) -> int:
+    """The longest time or score a line can end with (a forfeit depends on the names)."""
+    return max(
+        len(" · time not agreed yet"), len(f" · {discord_time(sample)}"), len(" · **000.5–000.5**")
     )
-    return len(_pairing(match, players, seeds)) + suffix
 
 
 def _parts(header: str, lines: list[str], longest: list[int]) -> list[list[str]]:
@@ -103,17 +127,22 @@ async def render_round_post_parts(session: AsyncSession, round_id: int) -> list[
         raise LookupError(f"no round {round_id}")
     stage = await session.get(Stage, round_.stage_id)
     seeds = {pid: i + 1 for i, pid in enumerate(stage.seeding if stage else [])}
-    matches = (
-        await session.scalars(select(Match).where(Match.round_id == round_id).order_by(Match.board))
-    ).all()
+    matches = [
+        Board(*row)
+        for row in await session.execute(
+            select(*_BOARD_COLUMNS).where(Match.round_id == round_id).order_by(Match.board)
+        )
+    ]
     ids = {m.player_a_id for m in matches} | {m.player_b_id for m in matches if m.player_b_id}
-    players = {
-        p.id: p for p in (await session.scalars(select(Player).where(Player.id.in_(ids)))).all()
-    }
+    rows = await session.execute(
+        select(Player.id, Player.lichess_username).where(Player.id.in_(ids))
+    )
+    players: dict[int, str] = {pid: name for pid, name in rows}
     stage_name = stage.kind.value.capitalize() if stage else ""
     header = f"**{stage_name} round {round_.number}** · ends {discord_time(round_.deadline)}"
     lines = [match_line(m, players, seeds) for m in matches]
-    longest = [_longest_line(m, players, seeds, round_.deadline) for m in matches]
+    status = _longest_status(round_.deadline)
+    longest = [_longest_line(m, players, seeds, status) for m in matches]
     parts = _parts(header, lines, longest)
     if len(parts) == 1:
         return ["\n".join([header, "", *lines])]

@@ -23,7 +23,7 @@ from bot.config import Config
 from bot.errors import InvalidInput
 from bot.events import EventBus, MatchFinished
 from bot.features.matches.context import message_player
-from bot.features.matches.round_post import match_line, queue_round_post_update
+from bot.features.matches.round_post import Board, match_line, queue_round_post_update
 from bot.features.matches.text import scoreboard
 from bot.features.matches.types import GameLine
 from bot.features.results import text as wording
@@ -322,7 +322,8 @@ class ResultsCore(StageRules):
     @staticmethod
     def _post_line(ctx: MatchRecord) -> str:
         """The match's line in the round's pairings post (seeds left out: they never change)."""
-        return match_line(ctx.match, {ctx.a.id: ctx.a, ctx.b.id: ctx.b}, {})
+        names = {ctx.a.id: ctx.a.lichess_username, ctx.b.id: ctx.b.lichess_username}
+        return match_line(Board.of(ctx.match), names, {})
 
     async def _finish(
         self,

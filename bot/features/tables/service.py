@@ -255,7 +255,14 @@ class TablesService(Service):
             .where(Match.round_id.in_(number))
             .order_by(Match.round_id, Match.board)
         )
-        boards = tuple((number[r], a, b, state, pa, pb) for r, a, b, state, pa, pb in matches)
+        # Only what the table shows: a match still being negotiated or played is the same
+        # board whatever its state, so /accept does not make the table anew.
+        boards = tuple(
+            (number[r], a, b, pa or 0.0, pb or 0.0, state is MatchState.FORFEITED)
+            if state in DONE_STATES
+            else (number[r], a, b, None, None, False)
+            for r, a, b, state, pa, pb in matches
+        )
         at, finished = self._progress(rounds, after)
         title = wording.swiss_title(
             self.config.tournament.short_name, at, stage.total_rounds, finished
@@ -399,29 +406,24 @@ class TablesService(Service):
 
 
 Seed = tuple[int, str, str, bool]  # a player's id, key (Lichess id), name, and whether left
-Board = tuple[int, int, int | None, MatchState, float | None, float | None]
+# a board's round number, player ids, match points (None until decided), and whether forfeited
+Board = tuple[int, int, int | None, float | None, float | None, bool]
 
 
 @lru_cache(maxsize=8)
 def _swiss_table(
     seeding: tuple[Seed, ...], boards: tuple[Board, ...], rounds: int, qualifiers: int, title: str
 ) -> Table:
-    """`swiss_table` of the seeding and the boards (round number, player ids, state, match
-    points), once per content: the tables are immutable values, and /standings asks for
-    the same one again and again between two results."""
+    """`swiss_table` of the seeding and the boards, once per content: the tables are
+    immutable values, and /standings asks for the same one again and again between two
+    results."""
     keys = {pid: key for pid, key, _, _ in seeding}
     pairings = []
-    for round_number, a_id, b_id, state, points_a, points_b in boards:
+    for round_number, a_id, b_id, points_a, points_b, forfeit in boards:
         b = keys[b_id] if b_id else None
-        done = state in DONE_STATES
         pairings.append(
             SwissPairing(
-                round_number,
-                keys[a_id],
-                b,
-                (points_a or 0.0) if done else None,
-                (points_b or 0.0) if done and b else None,
-                forfeit=state is MatchState.FORFEITED,
+                round_number, keys[a_id], b, points_a, points_b if b else None, forfeit=forfeit
             )
         )
     return swiss_table(

@@ -211,6 +211,14 @@ async def test_flags_are_recorded_with_evidence(
     assert summary.rated_games_before_cutoff == 99
     assert len(summary.problem_texts) == 3
     assert any("2019-03-01" in t for t in summary.problem_texts)
+    # the listing (read as columns) shows every entry exactly as one entry reads
+    add_player(fake, "Clean")
+    clean_id = await register(registration, fake, BOB, "Clean")
+    listed = {s.id: s for s in await registration.all()}
+    assert listed == {
+        registration_id: summary,
+        clean_id: await registration.get(clean_id),
+    }
 
 
 async def test_second_account_of_same_user_is_refused_and_td_alerted(
