@@ -16,15 +16,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import events
 from bot.errors import InvalidInput, WrongStage
-from bot.events import (
-    MatchFinished,
-    PlayerForfeited,
-    PlayerLeft,
-    RoundComplete,
-    RoundPublished,
-    StageFinished,
-)
+from bot.events import RoundComplete, StageFinished
 from bot.features.matches.text import STAGE_LABELS
 from bot.features.tables import text as wording
 from bot.features.tables.builders import (
@@ -64,12 +58,12 @@ STAGE_ORDER = (StageKind.SWISS, StageKind.TIEBREAK, StageKind.CANDIDATES, StageK
 # What can change the current table: after a transaction that published one of these, the
 # standings picture is drawn again.
 TABLE_EVENTS = (
-    MatchFinished,
-    PlayerForfeited,
-    PlayerLeft,
-    RoundComplete,
-    RoundPublished,
-    StageFinished,
+    events.MatchFinished,
+    events.PlayerForfeited,
+    events.PlayerLeft,
+    events.RoundComplete,
+    events.RoundPublished,
+    events.StageFinished,
 )
 
 
