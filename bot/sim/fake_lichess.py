@@ -32,6 +32,7 @@ sets its fake clock), ``statuses`` (the HTTP status answered, ``None`` for a cut
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import random
 import string
@@ -102,7 +103,10 @@ class FakeLichess(Misbehaviour):
     """State and handlers of the fake server.  Start it with :func:`fake_lichess`."""
 
     def __init__(self, seed: int | None = None) -> None:
-        # Game and challenge ids come from this generator: a seeded run repeats itself.
+        # Game ids come from this generator: a seeded run repeats itself. A challenge's id is
+        # derived from the seed, its form and the moment, so a restarted simulation that
+        # rebuilds the fake hands out the same links.
+        self.seed = seed
         self.rng = random.Random(seed)
         self.base_url = ""
         self.users: dict[str, dict[str, Any]] = {}
@@ -111,6 +115,8 @@ class FakeLichess(Misbehaviour):
         # the whole championship's (a 256-player run stores thousands).
         self._by_user: dict[str, list[dict[str, Any]]] = {}
         self._by_id: dict[str, dict[str, Any]] = {}
+        # Games stored ahead of time, listed only once `time_source()` (ms) reaches this.
+        self._listed_at: dict[str, int] = {}
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.request_times: list[float] = []
         self.statuses: list[int | None] = []
@@ -174,8 +180,11 @@ class FakeLichess(Misbehaviour):
         black_rating_diff: int | None = 0,
         clock: tuple[int, int] | None = (120, 5),
         id: str | None = None,
+        listed_at: datetime | None = None,
     ) -> dict[str, Any]:
-        """Store a game and return its Lichess JSON."""
+        """Store a game and return its Lichess JSON. With `listed_at`, the game stays
+        invisible until `time_source()` reaches that moment: a simulation can store a
+        match's games up front and Lichess still shows each only once it is played."""
         speed = _speed(clock)
         perf = speed if variant in ("standard", "fromPosition") else variant
 
@@ -212,6 +221,8 @@ class FakeLichess(Misbehaviour):
             }
         self.games.append(game)
         self._by_id.setdefault(game["id"], game)
+        if listed_at is not None:
+            self._listed_at[game["id"]] = ms(listed_at)
         white_id = game["players"]["white"]["user"]["id"]
         black_id = game["players"]["black"]["user"]["id"]
         for uid in {white_id, black_id}:
@@ -228,8 +239,18 @@ class FakeLichess(Misbehaviour):
             if p.startswith(path_prefix) and (method is None or m == method)
         )
 
+    def has_game(self, gid: str) -> bool:
+        """Whether a game with this id is stored (listed yet or not)."""
+        return gid in self._by_id
+
+    def _listed(self, game: dict[str, Any]) -> bool:
+        listed = self._listed_at.get(game["id"])
+        return listed is None or self.time_source() * 1000 >= listed
+
     def _user_games(self, uid: str) -> list[dict[str, Any]]:
-        return list(self._by_user.get(uid, ()))
+        if not self._listed_at:
+            return list(self._by_user.get(uid, ()))
+        return [g for g in self._by_user.get(uid, ()) if self._listed(g)]
 
     @staticmethod
     def _side(game: dict[str, Any], uid: str) -> dict[str, Any]:
@@ -396,14 +417,14 @@ class FakeLichess(Misbehaviour):
         """``GET /game/export/{id}`` as JSON: any stored game, finished or not."""
         gid = request.match_info["id"]
         game = self._by_id.get(gid)
-        if game is not None:
+        if game is not None and self._listed(game):
             return web.json_response(game)
         return web.json_response({"error": "Not found"}, status=404)
 
     async def _open_challenge(self, request: web.Request) -> web.StreamResponse:
         form = await request.post()
         fields = {k: str(v) for k, v in form.items()}
-        cid = _new_id(self.rng)
+        cid = self.challenge_id(fields)
         url = f"https://lichess.org/{cid}"
         challenge = {
             "id": cid,
@@ -418,6 +439,14 @@ class FakeLichess(Misbehaviour):
         self.challenges.append(challenge)
         body = {k: v for k, v in challenge.items() if k != "form"}
         return web.json_response(body)
+
+    def challenge_id(self, fields: dict[str, str]) -> str:
+        """The same challenge asked for at the same moment gets the same id, in this process
+        or in one restarted after a kill."""
+        key = json.dumps([self.seed, sorted(fields.items()), self.time_source()])
+        digest = hashlib.sha256(key.encode()).digest()
+        alphabet = string.ascii_letters + string.digits
+        return "".join(alphabet[b % len(alphabet)] for b in digest[:8])
 
     def app(self) -> web.Application:
         """The aiohttp application serving this fake."""

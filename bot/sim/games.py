@@ -1,8 +1,10 @@
 """The simulation's moving parts: the bot's periodic jobs on a fake clock, and games whose
-results follow the ratings, each checked against the rules of its stage (the Final too)."""
+results follow the ratings (a die per game, seeded by the match and the game's number), each
+checked against the rules of its stage (the Final too)."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,7 +20,7 @@ from bot.sim.fake_lichess import FakeLichess
 from bot.sim.harness import DiscordHarness
 from bot.sim.players import SimPlayer, game_result
 from bot.sim.transcript import Transcript
-from db.models import Player, Stage, StageKind
+from db.models import Match, Player, Stage, StageKind
 
 if TYPE_CHECKING:
     from bot.app import ChampionshipBot
@@ -27,6 +29,32 @@ if TYPE_CHECKING:
 GUILD, TD, TD_ALERTS, ANNOUNCE, PAIRINGS = 5000, 5001, 5002, 5003, 5004
 PRESEEDED = (("arimakat", "final", 5101, 2350), ("Ogul1", "candidates", 5102, 2250))
 START = datetime(2019, 9, 10, 12, 0, tzinfo=UTC)  # registration is open
+
+
+def game_id(seed: int, match_id: int, number: int) -> str:
+    """A game's Lichess id, from the match and the game's number: the same in every run."""
+    return hashlib.sha256(f"{seed}:game:{match_id}:{number}".encode()).hexdigest()[:8]
+
+
+@dataclass(frozen=True)
+class PlannedGame:
+    """One game as it will be played (its result decided by the seed)."""
+
+    id: str
+    white: str
+    black: str
+    created_at: datetime
+    winner: str | None
+    clock: tuple[int, int]
+
+
+@dataclass
+class MatchPlan:
+    """A match's games and the players' moves between them: ("break" | "bids" | "at", when)."""
+
+    games: list[PlannedGame] = field(default_factory=list)
+    events: list[tuple[str, datetime]] = field(default_factory=list)
+    end: datetime = START
 
 
 @dataclass
@@ -46,11 +74,11 @@ class SimBase:
         h: DiscordHarness,
         fake: FakeLichess,
         clock: FakeClock,
-        rng: random.Random,
+        seed: int,
         players: list[SimPlayer],
         progress: Callable[[str, str], None],
     ) -> None:
-        self.bot, self.h, self.fake, self.clock, self.rng = bot, h, fake, clock, rng
+        self.bot, self.h, self.fake, self.clock, self.seed = bot, h, fake, clock, seed
         self.players = players
         self.rating = {p.name.lower(): p.rating for p in players}
         self.rating |= {name.lower(): rating for name, _, _, rating in PRESEEDED}
@@ -89,50 +117,94 @@ class SimBase:
 
     # --- games ---------------------------------------------------------------------------------
 
-    async def play_games(
-        self,
-        stage: Stage,
-        a: Player,
-        b: Player,
-        start: datetime,
-        *,
-        break_by: Player | None = None,
-    ) -> datetime:
-        """Games until the match is over by its stage's rules; returns when the last ended."""
+    def plan_games(
+        self, stage: Stage, match: Match, a: Player, b: Player, start: datetime, *, brk: bool
+    ) -> MatchPlan:
+        """Every game of the match and what the players do between them, from the seed and
+        the match alone: a restarted run plans the same games again."""
+        plan = MatchPlan()
         results: list[float] = []
         moment = start + timedelta(minutes=2)
         white_a = True
         while not self.over(stage, results):
             clock = self.clock_for(stage, results)
-            result = game_result(self.rng, self.rating[a.lichess_id], self.rating[b.lichess_id])
+            dice = random.Random(f"{self.seed}:game:{match.id}:{len(results) + 1}")
+            result = game_result(dice, self.rating[a.lichess_id], self.rating[b.lichess_id])
             if stage.kind is StageKind.FINAL and self.armageddon_next(results):
-                white_a = await self.armageddon_bids(a, b, moment)
-                moment = self.clock.now() + timedelta(minutes=2)
+                plan.events.append(("bids", moment))
+                bids = (self.bid(match, a), self.bid(match, b))
+                white_a = final_rules.armageddon_white(*bids) == "champion"
+                moment += timedelta(minutes=2)
                 clock = (180, 0)
             white, black = (a, b) if white_a else (b, a)
             won = result == 1.0 if white_a else result == 0.0
-            self.fake.add_game(
-                white=white.lichess_username,
-                black=black.lichess_username,
-                created_at=moment,
-                last_move_at=moment + timedelta(minutes=8),
-                winner=None if result == 0.5 else ("white" if won else "black"),
-                status="draw" if result == 0.5 else "variantEnd",
-                clock=clock,
+            plan.games.append(
+                PlannedGame(
+                    id=game_id(self.seed, match.id, len(results) + 1),
+                    white=white.lichess_username,
+                    black=black.lichess_username,
+                    created_at=moment,
+                    winner=None if result == 0.5 else ("white" if won else "black"),
+                    clock=clock,
+                )
             )
             results.append(result)
-            if break_by is not None and len(results) == 2:
-                await self.at(moment + timedelta(minutes=9))
-                assert break_by.discord_id is not None
-                await self.h.slash("break", user=break_by.discord_id)
-                self.counters.incidents.append(f"{a.lichess_username} took a break")
+            if brk and len(results) == 2:
+                plan.events.append(("break", moment + timedelta(minutes=9)))
                 moment += timedelta(minutes=10)
-                break_by = None
+                brk = False
             moment += timedelta(minutes=10)
             white_a = not white_a
             if stage.kind is StageKind.FINAL and len(results) % 6 == 0:
-                await self.at(moment)  # the Final is read game by game
-        return moment
+                plan.events.append(("at", moment))  # the Final is read game by game
+        plan.end = moment
+        return plan
+
+    def bid(self, match: Match, player: Player) -> int:
+        """A finalist's Armageddon bid in seconds, the same in every run of the seed."""
+        return random.Random(f"{self.seed}:bid:{match.id}:{player.id}").randint(100, 170)
+
+    def store_games(self, plan: MatchPlan) -> None:
+        """Put the planned games on the fake Lichess, each listed once it has ended; a game
+        already there (a restarted run rebuilding the fake) is left alone."""
+        for game in plan.games:
+            if self.fake.has_game(game.id):
+                continue
+            self.fake.add_game(
+                id=game.id,
+                white=game.white,
+                black=game.black,
+                created_at=game.created_at,
+                last_move_at=game.created_at + timedelta(minutes=8),
+                winner=game.winner,
+                status="draw" if game.winner is None else "variantEnd",
+                clock=game.clock,
+                listed_at=game.created_at + timedelta(minutes=8),
+            )
+
+    async def play_games(
+        self,
+        stage: Stage,
+        match: Match,
+        a: Player,
+        b: Player,
+        start: datetime,
+        *,
+        brk: bool = False,
+    ) -> datetime:
+        """Games until the match is over by its stage's rules; returns when the last ended."""
+        plan = self.plan_games(stage, match, a, b, start, brk=brk)
+        self.store_games(plan)
+        for kind, moment in plan.events:
+            if kind == "bids":
+                await self.armageddon_bids(match, a, b, moment)
+                continue
+            await self.at(moment)
+            if kind == "break":
+                assert a.discord_id is not None
+                await self.h.slash("break", user=a.discord_id)
+                self.counters.incidents.append(f"{a.lichess_username} took a break")
+        return plan.end
 
     def over(self, stage: Stage, results: list[float]) -> bool:
         games = self.bot.config.tournament.match_games
@@ -164,15 +236,13 @@ class SimBase:
             return (120, 0)
         return (120, 5)
 
-    async def armageddon_bids(self, a: Player, b: Player, moment: datetime) -> bool:
-        """Both finalists bid through the button and the private form; True if a is White."""
+    async def armageddon_bids(self, match: Match, a: Player, b: Player, moment: datetime) -> None:
+        """Both finalists bid through the button and the private form."""
         await self.at(moment)
-        bids = {}
         for player in (a, b):
             assert player.discord_id is not None
             ask = next(m for m in self.h.dms_to(player.discord_id) if "Bid for White" in m.text)
-            seconds = self.rng.randint(100, 170)
-            bids[player.id] = seconds
+            seconds = self.bid(match, player)
             button = str(self.h.buttons(ask)[0]["custom_id"])
             await self.h.press(button, user=player.discord_id, message=ask, dm=True)
             await self.h.submit_modal(
@@ -180,4 +250,3 @@ class SimBase:
             )
         await self.jobs()
         self.counters.incidents.append("the Final went to the Armageddon")
-        return final_rules.armageddon_white(bids[a.id], bids[b.id]) == "champion"

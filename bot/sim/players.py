@@ -1,5 +1,5 @@
 """The simulated players: Lichess accounts with a rating history, and games whose results
-follow the ratings (Elo expectation), all from one seeded random generator."""
+follow the ratings (Elo expectation), each from a generator seeded by what it decides."""
 
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ class SimPlayer:
     rating: int
 
 
-def make_players(rng: random.Random, count: int, first_discord_id: int) -> list[SimPlayer]:
+def make_players(seed: int, count: int, first_discord_id: int) -> list[SimPlayer]:
+    """The entrants of a seed: the same names and strengths in every run of it."""
+    rng = random.Random(f"{seed}:players")
     names: list[str] = []
     while len(names) < count:
         name = f"{rng.choice(FIRST)}{rng.choice(LAST)}{rng.randint(1, 99)}"

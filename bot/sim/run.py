@@ -11,7 +11,6 @@ rest. The same seed gives the same `result.json`, byte for byte.
 from __future__ import annotations
 
 import json
-import random
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -208,7 +207,7 @@ class Simulation(SimBase):
             if late:
                 start = await self.noshow_then_arrival(a, start, label)
             brk = stage.kind is StageKind.SWISS and round_.number == 1 and index == 0
-            last = await self.play_games(stage, a, b, start, break_by=a if brk else None)
+            last = await self.play_games(stage, match, a, b, start, brk=brk)
             await self.at(last + timedelta(minutes=20))
 
     # --- incidents -----------------------------------------------------------------------------
@@ -330,11 +329,10 @@ async def simulate(
     out.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 (before anything runs)
     database = out / "acwc.sqlite3"
     database.unlink(missing_ok=True)
-    rng = random.Random(seed)
     clock = FakeClock(START)
     async with fake_lichess(seed) as fake:
         config = sim_config(f"sqlite+aiosqlite:///{database}", fake.base_url)
-        entrants = make_players(rng, players, first_discord_id=6000)
+        entrants = make_players(seed, players, first_discord_id=6000)
         cutoff = config.registration.games_before - timedelta(days=2)
         for player in entrants:
             add_account(
@@ -378,7 +376,7 @@ async def simulate(
                 h.add_member(player.discord_id, player.name.lower())
             for name, _, user, _ in PRESEEDED:
                 h.add_member(user, name.lower())
-            sim = Simulation(bot, h, fake, clock, rng, entrants, progress)
+            sim = Simulation(bot, h, fake, clock, seed, entrants, progress)
             if faults:
                 sim.faults = Faults(h, fake, seed, closed_dm_user=entrants[1].discord_id)
             await sim.register_everyone()
