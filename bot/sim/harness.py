@@ -50,11 +50,11 @@ import enum
 import itertools
 import json
 import logging
-import os
 import re
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -64,6 +64,8 @@ import discord.webhook.async_ as _dwebhook
 from discord import app_commands
 from discord.ext import commands
 from discord.http import Route
+
+from bot.sim.journal import Journal, message_entry, read_entries
 
 __all__ = [
     "DiscordHarness",
@@ -203,6 +205,7 @@ class RecordedMessage:
     deleted: bool = False
     edits: list[dict[str, Any]] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict)  # payload of the create request
+    sent_at: datetime | None = None  # on the harness's `clock`, when it has one
 
     @property
     def text(self) -> str:
@@ -605,7 +608,10 @@ class DiscordHarness:
         self._rate_limiter = asyncio.Lock()  # one request at a time on the scripted session
         self.rate_limited: list[RecordedRequest] = []
         self._nonces: dict[str, RecordedMessage] = {}  # enforce_nonce: what Discord remembers
-        self._journal: Path | None = None
+        self._journal: Journal | None = None
+        self._journaled: set[int] = set()  # ids of the messages the journal follows
+        #: when set, each message posted is stamped with this clock's time (`sent_at`)
+        self.clock: Callable[[], datetime] | None = None
         self._adapter = _RecordingWebhookAdapter(self)
         self._restore: list[Callable[[], None]] = []
         self._started = False
@@ -713,6 +719,9 @@ class DiscordHarness:
             while self._restore:
                 self._restore.pop()()
             self._started = False
+            if self._journal is not None:
+                self._journal.close()
+                self._journal = None
 
     async def __aenter__(self) -> DiscordHarness:
         await self.start()
@@ -891,36 +900,57 @@ class DiscordHarness:
         self.channels[name] = channel_id
         return channel
 
-    def use_journal(self, path: Path) -> None:
-        """Keep "Discord's" side on disk: every message posted is appended to `path`, and
-        what an earlier process posted there is known again (its nonces and ids), as a real
-        Discord would remember it after the bot was killed and restarted."""
-        self._journal = path
-        if not path.exists():
-            return
-        for line in path.read_text(encoding="utf-8").splitlines():
-            entry = json.loads(line)
-            msg = RecordedMessage(id=int(entry["id"]), channel_id=int(entry["channel_id"]))
-            msg.content = str(entry["content"])
-            self._live[msg.id] = msg
-            if entry.get("nonce") is not None:
-                self._nonces[str(entry["nonce"])] = msg
+    def use_journal(self, path: Path, *, fsync: bool = True) -> None:
+        """Keep "Discord's" side on disk: every message posted, edited or deleted and every
+        thread opened is appended to `path`, and what an earlier process left there is known
+        again (messages as they last stood, with their nonces, DM channels and threads), as a
+        real Discord remembers it after the bot was killed and started again. Call it after
+        :meth:`start`."""
+        for entry in read_entries(path):
+            if entry.get("op") == "thread":
+                self._add_thread_payload(entry["data"])
+                continue
+            msg = self._live.get(int(entry["id"]))
+            if msg is None:
+                msg = RecordedMessage(id=int(entry["id"]), channel_id=int(entry["channel_id"]))
+                self._live[msg.id] = msg
+                self.messages.append(msg)
+                self._journaled.add(msg.id)
+            self._restore_message(msg, entry)
+        self._journal = Journal(path, fsync=fsync)
+
+    def _restore_message(self, msg: RecordedMessage, entry: Mapping[str, Any]) -> None:
+        msg.content = str(entry.get("content") or "")
+        msg.embeds = list(entry.get("embeds") or [])
+        msg.components = list(entry.get("components") or [])
+        msg.flags = int(entry.get("flags") or 0)
+        msg.files = list(entry.get("files") or [])
+        msg.deleted = bool(entry.get("deleted"))
+        msg.guild_id = entry.get("guild_id")
+        stamp = entry.get("sent_at")
+        msg.sent_at = datetime.fromisoformat(stamp) if stamp else None
+        dm_user = entry.get("dm_user_id")
+        if dm_user is not None:
+            msg.dm_user_id = int(dm_user)
+            self._dm_channel_of[msg.dm_user_id] = msg.channel_id
+            self._dm_user_of[msg.channel_id] = msg.dm_user_id
+        if entry.get("nonce") is not None:
+            self._nonces[str(entry["nonce"])] = msg
 
     def _write_journal(self, msg: RecordedMessage, nonce: Any) -> None:
         if self._journal is None:
             return
-        where = f"dm:{msg.dm_user_id}" if msg.dm_user_id is not None else str(msg.channel_id)
-        entry = {
-            "id": msg.id,
-            "channel_id": msg.channel_id,
-            "where": where,
-            "content": msg.content,
-            "nonce": nonce,
-        }
-        with self._journal.open("a", encoding="utf-8") as journal:
-            journal.write(json.dumps(entry) + "\n")
-            journal.flush()
-            os.fsync(journal.fileno())
+        self._journaled.add(msg.id)
+        self._journal.write(message_entry("post", msg, nonce))
+
+    def _journal_state(self, msg: RecordedMessage) -> None:
+        """After an edit or a delete of a message the journal follows."""
+        if self._journal is not None and msg.id in self._journaled:
+            self._journal.write(message_entry("state", msg))
+
+    def _journal_thread(self, data: dict[str, Any]) -> None:
+        if self._journal is not None:
+            self._journal.write({"op": "thread", "data": data})
 
     def on_request(self, method: str, path: str, handler: RequestHandler) -> None:
         """Override the fake answer to one REST route (template path, e.g.
@@ -1641,6 +1671,7 @@ class DiscordHarness:
             if files:
                 target.files = files
             target.edits.append(body or {})
+            self._journal_state(target)
             target.flags &= ~LOADING
             if target is st.original:
                 st.pending_defer = False
@@ -1648,6 +1679,7 @@ class DiscordHarness:
             return self._message_payload(target)
         if method == "DELETE":
             target.deleted = True
+            self._journal_state(target)
             self._record_response("delete", st, target, raw={})
             return None
         return None
@@ -1723,6 +1755,7 @@ class DiscordHarness:
                 if kind == "update":
                     msg._apply(data)
                     msg.edits.append(data)
+                    self._journal_state(msg)
                     if files:
                         msg.files = files
             self._record_response(kind, st, msg, raw=body, files=files)
@@ -1852,6 +1885,7 @@ class DiscordHarness:
             )
             msg._apply({k: v for k, v in body.items() if k != "flags"})
             msg.files = files
+            msg.sent_at = self.clock() if self.clock is not None else None
             self._live[msg.id] = msg
             self.messages.append(msg)
             if nonce is not None:
@@ -1869,9 +1903,11 @@ class DiscordHarness:
                 if files:
                     live.files = files
                 live.edits.append(body)
+                self._journal_state(live)
                 return self._message_payload(live)
             if m == "DELETE":
                 live.deleted = True
+                self._journal_state(live)
                 return None
         if (m, path) == ("POST", "/channels/{channel_id}/threads"):
             return self._create_thread(int(p["channel_id"]), body, files, message_id=None)
@@ -1892,6 +1928,8 @@ class DiscordHarness:
                         meta[k] = v
                     else:
                         ch[k] = v
+                if meta is not None:
+                    self._journal_thread(ch)
                 return ch
             if m == "DELETE":
                 return ch
@@ -1966,7 +2004,6 @@ class DiscordHarness:
     def _create_thread(
         self, channel_id: int, body: dict[str, Any], files: list[str], *, message_id: int | None
     ) -> dict[str, Any]:
-        guild = self._require_guild()
         parent = self._channel_payloads.get(channel_id)
         is_forum = parent is not None and parent.get("type") in (15, 16)
         tid = message_id if message_id is not None else self._snowflake()
@@ -1992,10 +2029,8 @@ class DiscordHarness:
                 "invitable": body.get("invitable", True),
             },
         }
-        self._channel_payloads[tid] = data
-        thread = discord.Thread(guild=guild, state=self.bot._connection, data=data)  # type: ignore[arg-type]
-        guild._add_thread(thread)
-        self.threads.append(data)
+        self._add_thread_payload(data)
+        self._journal_thread(data)
         out = dict(data)
         starter = body.get("message")
         if is_forum and isinstance(starter, dict):
@@ -2008,10 +2043,23 @@ class DiscordHarness:
             )
             msg._apply({k: v for k, v in starter.items() if k != "flags"})
             msg.files = files
+            msg.sent_at = self.clock() if self.clock is not None else None
             self._live[msg.id] = msg
             self.messages.append(msg)
+            self._write_journal(msg, None)
             out["message"] = self._message_payload(msg)
         return out
+
+
+    def _add_thread_payload(self, data: dict[str, Any]) -> None:
+        """A thread known to the guild (created now, or again from the journal)."""
+        guild = self._require_guild()
+        tid = int(data["id"])
+        if tid not in self._channel_payloads:
+            self.threads.append(data)
+        self._channel_payloads[tid] = data
+        thread = discord.Thread(guild=guild, state=self.bot._connection, data=data)  # type: ignore[arg-type]
+        guild._add_thread(thread)
 
 
 @contextlib.asynccontextmanager

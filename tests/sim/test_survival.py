@@ -116,6 +116,8 @@ def outcome(folder: Path) -> tuple[list[tuple[object, ...]], Counter[tuple[str, 
     posted: Counter[tuple[str, str]] = Counter()
     for line in (folder / "journal.jsonl").read_text(encoding="utf-8").splitlines():
         entry = json.loads(line)
+        if entry.get("op", "post") != "post":
+            continue  # an edit, a delete or a thread: the posts are what is compared
         # a game link's id depends on how many links the fake handed out: not the message
         text = re.sub(r"lichess\.org/[A-Za-z0-9]{8}\b", "lichess.org/<game>", entry["content"])
         posted[(entry["where"], text)] += 1
