@@ -109,6 +109,7 @@ class ChampionshipBot(commands.Bot):
             self.clock,
             td_alert_channel_id=self.config.discord.td_alert_channel_id,
         )
+        await self.outbox.release_claims_left_by_a_dead_process()
         self.due = DueActionRunner(self.sessions, self.clock)
         self.services = build_services(self.sessions, self.config, self.clock, self.lichess)
         register_timers(self.services, self.due)

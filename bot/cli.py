@@ -70,6 +70,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="inject Lichess 500/429, closed DMs and Discord 5xx/429 (nothing may be lost)",
     )
+    sim.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start over even if --out holds an unfinished run (by default it goes on)",
+    )
     check = commands.add_parser(
         "check-player", parents=[common], help="run the entry checks on a Lichess account"
     )
@@ -86,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         from bot.sim.run import run_cli
 
-        return run_cli(args.players, args.seed, args.out, faults=args.faults)
+        return run_cli(args.players, args.seed, args.out, faults=args.faults, fresh=args.fresh)
     try:
         config = load_config(getattr(args, "config", None))
     except ConfigError as exc:

@@ -225,6 +225,23 @@ class OutboxWorker:
         """Cogs register how to rebuild the buttons a stored message carries."""
         self.views[kind] = factory
 
+    async def release_claims_left_by_a_dead_process(self) -> int:
+        """Free every claim in the database; returns how many rows were held.
+
+        Called as the bot starts, before it sends anything: a claim that exists then was
+        left by a process killed in the middle of a flush (one bot runs per database), and
+        its rows go out at the first flush instead of when the lease runs out. Were a second
+        process alive after all, a row it is sending and this one sends again carries the
+        same nonce, and Discord answers with the message it already made."""
+        async with transaction(self.sessions) as session:
+            result = await session.execute(
+                update(OutboxMessage)
+                .where(OutboxMessage.claim_token.is_not(None))
+                .values(claimed_until=None, claim_token=None)
+                .execution_options(synchronize_session=False)
+            )
+        return _rowcount(result)
+
     async def flush(self, limit: int | None = 50) -> int:
         """Send every due message once (at most `limit`, None for all); returns how many
         were delivered."""

@@ -121,6 +121,8 @@ class FakeLichess(Misbehaviour):
         self.request_times: list[float] = []
         self.statuses: list[int | None] = []
         self.time_source: Callable[[], float] = time.monotonic
+        #: told of each request as it arrives (method, path with query, time_source())
+        self.on_request: Callable[[str, str, float], None] | None = None
         self.bodies: list[str] = []
         self.challenges: list[dict[str, Any]] = []
         self.in_flight = 0
@@ -306,6 +308,8 @@ class FakeLichess(Misbehaviour):
     async def _middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         self.requests.append((request.method, request.path, dict(request.query)))
         self.request_times.append(self.time_source())
+        if self.on_request is not None:
+            self.on_request(request.method, request.path_qs, self.time_source())
         self.statuses.append(None)
         index = len(self.statuses) - 1
         if self._stalling:

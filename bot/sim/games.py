@@ -5,22 +5,26 @@ checked against the rules of its stage (the Final too)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
 from bot.clock import FakeClock
+from bot.features.results.stage_rules import ARMAGEDDON_KEY
 from bot.rules import final as final_rules
 from bot.rules.match import is_over
 from bot.sim.fake_lichess import FakeLichess
 from bot.sim.harness import DiscordHarness
 from bot.sim.players import SimPlayer, game_result
+from bot.sim.resume import RequestLog, StepLog
 from bot.sim.transcript import Transcript
-from db.models import Match, Player, Stage, StageKind
+from db.models import IncidentKind, Match, MatchIncident, Player, Setting, Stage, StageKind
 
 if TYPE_CHECKING:
     from bot.app import ChampionshipBot
@@ -57,14 +61,6 @@ class MatchPlan:
     end: datetime = START
 
 
-@dataclass
-class Counters:
-    """What the run did, for the summary."""
-
-    rounds: dict[str, int] = field(default_factory=dict)
-    incidents: list[str] = field(default_factory=list)
-
-
 class SimBase:
     """One championship: the bot, the harness, the fake Lichess, the clock and the dice."""
 
@@ -77,6 +73,7 @@ class SimBase:
         seed: int,
         players: list[SimPlayer],
         progress: Callable[[str, str], None],
+        log: StepLog,
     ) -> None:
         self.bot, self.h, self.fake, self.clock, self.seed = bot, h, fake, clock, seed
         self.players = players
@@ -84,8 +81,53 @@ class SimBase:
         self.rating |= {name.lower(): rating for name, _, _, rating in PRESEEDED}
         self.transcript = Transcript(h, clock)
         self.progress = progress
-        self.counters = Counters()
+        self.log = log
+        self.counters = log.counters()  # as the last recorded step left them
         self.faults: Faults | None = None
+        self.requests: RequestLog | None = None  # every process's Lichess requests
+
+    # --- steps: each move once in the whole run, however often it is killed --------------------
+
+    async def step(
+        self,
+        key: str,
+        act: Callable[[], Awaitable[Any]],
+        *,
+        done: Callable[[], Awaitable[bool]] | None = None,
+        incident: str | None = None,
+    ) -> Any:
+        """Run `act` unless the log has `key` (then return what it recorded) or, for a
+        command a kill may have cut off after it took effect, `done()` says the database
+        already shows it. `act` returns what later steps must read back the same."""
+        entry = self.log.recorded(key)
+        if entry is not None:
+            return entry["value"]
+        value = None if done is not None and await done() else await act()
+        if incident is not None:
+            self.counters.incidents.append(incident)
+        self.log.record(key, value, self.clock.now(), self.counters)
+        return value
+
+    async def step_at(self, key: str, moment: datetime | Callable[[], datetime]) -> None:
+        """A turn of the jobs at `moment` (a function is read when the step runs: on the
+        clock as the last step left it, in a restarted run too)."""
+
+        async def turn() -> None:
+            await self.at(moment() if callable(moment) else moment)
+
+        await self.step(key, turn)
+
+    async def incident_by(self, match: Match, kind: IncidentKind, reporter: Player) -> bool:
+        assert self.bot.sessions is not None
+        async with self.bot.sessions() as session:
+            found = await session.scalar(
+                select(MatchIncident.id).where(
+                    MatchIncident.match_id == match.id,
+                    MatchIncident.kind == kind,
+                    MatchIncident.reporter_id == reporter.id,
+                )
+            )
+        return found is not None
 
     # --- the bot's periodic jobs ---------------------------------------------------------------
 
@@ -94,7 +136,6 @@ class SimBase:
         time: what the bot's flush after each command would have sent, in the same order."""
         assert self.bot.outbox is not None
         await self.bot.outbox.flush(limit=None)
-        self.transcript.note()
 
     async def jobs(self) -> None:
         """One turn of what the scheduler runs: deadlines and game links, results, messages."""
@@ -102,7 +143,6 @@ class SimBase:
         for name in ("deadlines", "results", "outbox"):
             job, _ = self.bot.periodic_jobs()[name]
             await job()
-        self.transcript.note()
 
     async def at(self, moment: datetime) -> None:
         """Move the clock to `moment` (never back) and let the jobs run."""
@@ -195,15 +235,24 @@ class SimBase:
         """Games until the match is over by its stage's rules; returns when the last ended."""
         plan = self.plan_games(stage, match, a, b, start, brk=brk)
         self.store_games(plan)
-        for kind, moment in plan.events:
+        for number, (kind, moment) in enumerate(plan.events):
+            key = f"play:{match.id}:{number}"
             if kind == "bids":
-                await self.armageddon_bids(match, a, b, moment)
+                await self.armageddon_bids(key, match, a, b, moment)
                 continue
-            await self.at(moment)
+            await self.step_at(key, moment)
             if kind == "break":
-                assert a.discord_id is not None
-                await self.h.slash("break", user=a.discord_id)
-                self.counters.incidents.append(f"{a.lichess_username} took a break")
+
+                async def take_break() -> None:
+                    assert a.discord_id is not None
+                    await self.h.slash("break", user=a.discord_id)
+
+                await self.step(
+                    f"{key}:break",
+                    take_break,
+                    done=lambda: self.incident_by(match, IncidentKind.BREAK, a),
+                    incident=f"{a.lichess_username} took a break",
+                )
         return plan.end
 
     def over(self, stage: Stage, results: list[float]) -> bool:
@@ -236,17 +285,29 @@ class SimBase:
             return (120, 0)
         return (120, 5)
 
-    async def armageddon_bids(self, match: Match, a: Player, b: Player, moment: datetime) -> None:
+    async def armageddon_bids(
+        self, key: str, match: Match, a: Player, b: Player, moment: datetime
+    ) -> None:
         """Both finalists bid through the button and the private form."""
-        await self.at(moment)
+        await self.step_at(key, moment)
         for player in (a, b):
-            assert player.discord_id is not None
-            ask = next(m for m in self.h.dms_to(player.discord_id) if "Bid for White" in m.text)
-            seconds = self.bid(match, player)
-            button = str(self.h.buttons(ask)[0]["custom_id"])
-            await self.h.press(button, user=player.discord_id, message=ask, dm=True)
-            await self.h.submit_modal(
-                None, {"bid": f"{seconds // 60}:{seconds % 60:02d}"}, user=player.discord_id
-            )
-        await self.jobs()
-        self.counters.incidents.append("the Final went to the Armageddon")
+
+            async def bid(player: Player = player) -> None:
+                assert player.discord_id is not None
+                ask = next(m for m in self.h.dms_to(player.discord_id) if "Bid for White" in m.text)
+                seconds = self.bid(match, player)
+                button = str(self.h.buttons(ask)[0]["custom_id"])
+                await self.h.press(button, user=player.discord_id, message=ask, dm=True)
+                await self.h.submit_modal(
+                    None, {"bid": f"{seconds // 60}:{seconds % 60:02d}"}, user=player.discord_id
+                )
+
+            await self.step(f"{key}:bid:{player.id}", bid, done=partial(self.bid_in, match, player))
+        await self.step(f"{key}:jobs", self.jobs, incident="the Final went to the Armageddon")
+
+    async def bid_in(self, match: Match, player: Player) -> bool:
+        """Whether the player's bid is recorded (a second one would be refused anyway)."""
+        assert self.bot.sessions is not None
+        async with self.bot.sessions() as session:
+            row = await session.get(Setting, ARMAGEDDON_KEY + str(match.id))
+        return row is not None and str(player.id) in json.loads(row.value).get("bids", {})

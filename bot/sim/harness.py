@@ -612,6 +612,8 @@ class DiscordHarness:
         self._journaled: set[int] = set()  # ids of the messages the journal follows
         #: when set, each message posted is stamped with this clock's time (`sent_at`)
         self.clock: Callable[[], datetime] | None = None
+        #: told of each message as it is posted (and of each one restored from the journal)
+        self.on_post: Callable[[RecordedMessage], None] | None = None
         self._adapter = _RecordingWebhookAdapter(self)
         self._restore: list[Callable[[], None]] = []
         self._started = False
@@ -916,6 +918,9 @@ class DiscordHarness:
                 self._live[msg.id] = msg
                 self.messages.append(msg)
                 self._journaled.add(msg.id)
+                self._restore_message(msg, entry)
+                self._posted(msg)
+                continue
             self._restore_message(msg, entry)
         self._journal = Journal(path, fsync=fsync)
 
@@ -936,6 +941,10 @@ class DiscordHarness:
             self._dm_user_of[msg.channel_id] = msg.dm_user_id
         if entry.get("nonce") is not None:
             self._nonces[str(entry["nonce"])] = msg
+
+    def _posted(self, msg: RecordedMessage) -> None:
+        if self.on_post is not None:
+            self.on_post(msg)
 
     def _write_journal(self, msg: RecordedMessage, nonce: Any) -> None:
         if self._journal is None:
@@ -1891,6 +1900,7 @@ class DiscordHarness:
             if nonce is not None:
                 self._nonces[str(nonce)] = msg
             self._write_journal(msg, nonce)
+            self._posted(msg)
             return self._message_payload(msg)
         if path == "/channels/{channel_id}/messages/{message_id}":
             live = self._live.get(int(p["message_id"]))
@@ -2047,9 +2057,9 @@ class DiscordHarness:
             self._live[msg.id] = msg
             self.messages.append(msg)
             self._write_journal(msg, None)
+            self._posted(msg)
             out["message"] = self._message_payload(msg)
         return out
-
 
     def _add_thread_payload(self, data: dict[str, Any]) -> None:
         """A thread known to the guild (created now, or again from the journal)."""

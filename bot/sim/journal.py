@@ -1,4 +1,4 @@
-""""Discord's" memory on disk: what the harness posted, edited and opened, line by line.
+""" "Discord's" memory on disk: what the harness posted, edited and opened, line by line.
 
 A real Discord remembers every message after the bot is killed; a simulation that is killed
 and started again must too. Each line is one JSON object: a message as it now stands

@@ -14,6 +14,7 @@ import json
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,24 @@ from bot.config import Config, DiscordConfig, PreSeededPlayer, Secrets, load_con
 from bot.lichess.client import LichessClient
 from bot.sim.fake_lichess import fake_lichess
 from bot.sim.faults import Faults
-from bot.sim.games import ANNOUNCE, GUILD, PAIRINGS, PRESEEDED, START, TD, TD_ALERTS, SimBase
+from bot.sim.games import ANNOUNCE, GUILD, PAIRINGS, PRESEEDED, START, TD, TD_ALERTS
 from bot.sim.harness import RecordedMessage, discord_harness
-from bot.sim.players import add_account, make_players
-from db.models import Match, MatchState, Player, Round, RoundState, Setting, Stage, StageKind
+from bot.sim.incidents import Incidents
+from bot.sim.players import SimPlayer, add_account, make_players
+from bot.sim.result import championship_result
+from bot.sim.resume import RequestLog, StepLog
+from db.models import (
+    Match,
+    MatchState,
+    OwnershipChallenge,
+    Player,
+    Registration,
+    Round,
+    RoundState,
+    Stage,
+    StageKind,
+    TimeOffer,
+)
 
 
 def sim_config(db_url: str, lichess_url: str) -> Config:
@@ -56,68 +71,138 @@ def sim_config(db_url: str, lichess_url: str) -> Config:
     )
 
 
-class Simulation(SimBase):
+class Simulation(Incidents):
     """One championship: the bot, the harness, the fake Lichess, the clock and the dice."""
 
     # --- registration ------------------------------------------------------------------------
 
     async def register_everyone(self) -> None:
         for player in self.players:
-            record = await self.h.slash(
-                "register", user=player.discord_id, options={"lichess_username": player.name}
+
+            async def register(player: SimPlayer = player) -> None:
+                record = await self.h.slash(
+                    "register", user=player.discord_id, options={"lichess_username": player.name}
+                )
+                code = record.text[record.text.index("`acwc-") + 1 :].split("`")[0]
+                self.fake.set_profile(player.name, bio=code)
+                assert record.last is not None
+                verify = str(self.h.buttons(record.last)[0]["custom_id"])
+                await self.h.press(verify, user=player.discord_id, message=record.last)
+
+            await self.step(
+                f"register:{player.name}", register, done=partial(self.registered, player)
             )
-            code = record.text[record.text.index("`acwc-") + 1 :].split("`")[0]
-            self.fake.set_profile(player.name, bio=code)
-            assert record.last is not None
-            verify = str(self.h.buttons(record.last)[0]["custom_id"])
-            await self.h.press(verify, user=player.discord_id, message=record.last)
-            self.transcript.note()
-        await self.jobs()
+        await self.step("register:jobs", self.jobs)
+
+    async def registered(self, player: SimPlayer) -> bool:
+        assert self.bot.sessions is not None
+        async with self.bot.sessions() as session:
+            found = await session.scalar(
+                select(Registration.id)
+                .join(Player, Player.id == Registration.player_id)
+                .where(Player.discord_id == player.discord_id)
+            )
+        return found is not None
+
+    async def restore_profiles(self) -> None:
+        """A restarted run's fake Lichess: each verified player's code back in their bio."""
+        assert self.bot.sessions is not None
+        async with self.bot.sessions() as session:
+            rows = (
+                await session.execute(
+                    select(OwnershipChallenge.lichess_username, OwnershipChallenge.code).where(
+                        OwnershipChallenge.verified_at.is_not(None)
+                    )
+                )
+            ).all()
+        for name, code in rows:
+            self.fake.set_profile(name, bio=code)
+
+    async def publish_first_round(self) -> None:
+        async def publish() -> None:
+            preview = await self.h.slash("td round start", user=TD)
+            assert preview.last is not None
+            button = str(self.h.buttons(preview.last)[0]["custom_id"])
+            await self.h.press(button, user=TD, message=preview.last)
+
+        async def published() -> bool:
+            assert self.bot.sessions is not None
+            async with self.bot.sessions() as session:
+                return await session.scalar(select(Round.id).limit(1)) is not None
+
+        await self.step("round:1:publish", publish, done=published)
 
     # --- the rounds --------------------------------------------------------------------------
 
-    async def open_round(self) -> tuple[Stage, Round, list[Match]] | None:
+    async def open_round(self) -> dict[str, Any] | None:
+        """The round now being played and its boards still to agree a time (read as ids, so
+        a restarted run reads back the same)."""
         assert self.bot.sessions is not None
         async with self.bot.sessions() as session:
-            round_ = await session.scalar(
-                select(Round)
+            round_id = await session.scalar(
+                select(Round.id)
                 .where(Round.state == RoundState.PUBLISHED)
                 .order_by(Round.published_at.desc(), Round.id.desc())
                 .limit(1)
             )
-            if round_ is None:
+            if round_id is None:
                 return None
-            stage = await session.get(Stage, round_.stage_id)
             matches = list(
-                (
-                    await session.scalars(
-                        select(Match)
-                        .where(Match.round_id == round_.id, Match.state == MatchState.NEGOTIATING)
-                        .order_by(Match.board)
-                    )
-                ).all()
+                await session.scalars(
+                    select(Match.id)
+                    .where(Match.round_id == round_id, Match.state == MatchState.NEGOTIATING)
+                    .order_by(Match.board)
+                )
             )
-        assert stage is not None
-        return (stage, round_, matches) if matches else None
+        return {"round": round_id, "matches": matches} if matches else None
 
-    async def play_round(self) -> bool:
-        found = await self.open_round()
-        if found is None:
+    async def load(self, opened: dict[str, Any]) -> tuple[Stage, Round, list[Match]]:
+        assert self.bot.sessions is not None
+        async with self.bot.sessions() as session:
+            round_ = await session.get(Round, opened["round"])
+            assert round_ is not None
+            stage = await session.get(Stage, round_.stage_id)
+            by_id = {
+                m.id: m
+                for m in await session.scalars(select(Match).where(Match.id.in_(opened["matches"])))
+            }
+        assert stage is not None
+        return stage, round_, [by_id[i] for i in opened["matches"]]
+
+    async def play_round(self, number: int) -> bool:
+        key = f"round:{number}"
+        opened = await self.step(f"{key}:open", self.open_round)
+        if opened is None:
             return False
-        stage, round_, matches = found
+        stage, round_, matches = await self.load(opened)
         label = f"{stage.kind.value} round {round_.number}"
         self.progress(stage.kind.value, label)
-        key = stage.kind.value
-        self.counters.rounds[key] = self.counters.rounds.get(key, 0) + 1
-        await self.at(round_.starts_at + timedelta(hours=1))
+
+        async def count() -> None:
+            kind = stage.kind.value
+            self.counters.rounds[kind] = self.counters.rounds.get(kind, 0) + 1
+
+        await self.step(f"{key}:count", count)
+        await self.step_at(f"{key}:start", round_.starts_at + timedelta(hours=1))
         if stage.kind is StageKind.SWISS and round_.number == 3:
-            await self.withdraw_the_weakest()
-            found = await self.open_round()
-            if found is None:
+            await self.withdraw_the_weakest(f"{key}:withdraw")
+            opened = await self.step(f"{key}:reopen", self.open_round)
+            if opened is None:
                 return True
-            stage, round_, matches = found
+            stage, round_, matches = await self.load(opened)
         if stage.kind is StageKind.SWISS and round_.number == 2:
-            await self.report_a_cheat()
+            await self.report_a_cheat(f"{key}:cheat")
+        await self.negotiate(key, stage, round_, matches, label)
+        if self.faults is not None:
+            self.faults.each_round()
+        await self.play_matches(key, stage, round_, label)
+        await self.settle(key, round_)
+        await self.break_ties(f"{key}:tie")
+        return True
+
+    async def negotiate(
+        self, key: str, stage: Stage, round_: Round, matches: list[Match], label: str
+    ) -> None:
         players = await self.names()
         wednesday = round_.starts_at + timedelta(days=2, hours=18)
         left_to_td: list[Match] = []
@@ -126,195 +211,125 @@ class Simulation(SimBase):
             when = wednesday + timedelta(hours=3 * (board % 2), days=board // 2 % 3)
             if stage.kind is StageKind.SWISS and round_.number == 1 and board == len(matches) - 1:
                 left_to_td.append(match)  # this pair never makes an offer: the TD assigns
-            elif board % 3 == 2:
-                await self.counter(a, b, when)
+            elif board % 3 == 2:  # a offers, b answers with another time (rule V.G), a accepts
+                await self.offer(match, a, when)
+                await self.offer(match, b, when + timedelta(hours=4))
+                await self.accept(match, a)
             else:
-                await self.offer(a, when)
-                await self.accept(b)
+                await self.offer(match, a, when)
+                await self.accept(match, b)
         if left_to_td:
-            await self.at(round_.starts_at + timedelta(days=3, seconds=1))  # Thursday
+            thursday = round_.starts_at + timedelta(days=3, seconds=1)
+            await self.step_at(f"{key}:thursday", thursday)
             for match in left_to_td:
-                when = round_.starts_at + timedelta(days=4, hours=19)
-                done = await self.h.slash(
-                    "td negotiation assign-time",
-                    user=TD,
-                    options={"match": match.id, "time": f"{when:%Y-%m-%d %H:%M}"},
-                )
-                assert done.ephemeral, done.text
-                self.counters.incidents.append(f"{label}: the TD assigned a time")
-        if self.faults is not None:
-            self.faults.each_round()
-        await self.play_matches(stage, round_, label)
-        await self.settle(round_)
-        await self.break_ties()
-        return True
 
-    async def settle(self, round_: Round) -> None:
+                async def assign(match: Match = match) -> None:
+                    when = round_.starts_at + timedelta(days=4, hours=19)
+                    done = await self.h.slash(
+                        "td negotiation assign-time",
+                        user=TD,
+                        options={"match": match.id, "time": f"{when:%Y-%m-%d %H:%M}"},
+                    )
+                    assert done.ephemeral, done.text
+
+                await self.step(
+                    f"assign:{match.id}",
+                    assign,
+                    done=partial(self.agreed, match),
+                    incident=f"{label}: the TD assigned a time",
+                )
+
+    async def settle(self, key: str, round_: Round) -> None:
         """Let the jobs run until the round has every result: a poll that failed (Lichess
         down) reads the games again at the next turn."""
-        assert self.bot.sessions is not None
-        for _ in range(30):
-            async with self.bot.sessions() as session:
-                left = await session.scalar(
-                    select(Match.id)
-                    .where(
-                        Match.round_id == round_.id,
-                        Match.state.in_((MatchState.SCHEDULED, MatchState.IN_PROGRESS)),
-                    )
-                    .limit(1)
-                )
-            if left is None:
+        for turn in range(30):
+            left = await self.step(f"{key}:settle:{turn}", lambda: self.results_missing(round_))
+            if not left:
                 return
-            await self.at(self.clock.now() + timedelta(minutes=5))
+            await self.step_at(
+                f"{key}:settle:{turn}:jobs", lambda: self.clock.now() + timedelta(minutes=5)
+            )
 
-    async def offer(self, player: Player, when: datetime) -> None:
-        assert player.discord_id is not None
-        await self.h.slash(
-            "offer", user=player.discord_id, options={"times": f"{when:%Y-%m-%d %H:%M}"}
-        )
-        self.transcript.note()
-
-    async def accept(self, player: Player) -> None:
-        assert player.discord_id is not None
-        await self.h.slash("accept", user=player.discord_id)
-        self.transcript.note()
-
-    async def counter(self, a: Player, b: Player, when: datetime) -> None:
-        """a offers, b answers with another time (rule V.G), a accepts that one."""
-        await self.offer(a, when)
-        await self.offer(b, when + timedelta(hours=4))
-        await self.accept(a)
-
-    async def play_matches(self, stage: Stage, round_: Round, label: str) -> None:
+    async def results_missing(self, round_: Round) -> bool:
         assert self.bot.sessions is not None
         async with self.bot.sessions() as session:
-            matches = list(
-                (
+            left = await session.scalar(
+                select(Match.id)
+                .where(
+                    Match.round_id == round_.id,
+                    Match.state.in_((MatchState.SCHEDULED, MatchState.IN_PROGRESS)),
+                )
+                .limit(1)
+            )
+        return left is not None
+
+    async def offer(self, match: Match, player: Player, when: datetime) -> None:
+        async def offer() -> None:
+            assert player.discord_id is not None
+            await self.h.slash(
+                "offer", user=player.discord_id, options={"times": f"{when:%Y-%m-%d %H:%M}"}
+            )
+
+        async def offered() -> bool:
+            assert self.bot.sessions is not None
+            async with self.bot.sessions() as session:
+                found = await session.scalar(
+                    select(TimeOffer.id).where(
+                        TimeOffer.match_id == match.id,
+                        TimeOffer.offered_by_id == player.id,
+                        TimeOffer.proposed_time == when,
+                    )
+                )
+            return found is not None
+
+        await self.step(f"offer:{match.id}:{player.id}:{when:%Y-%m-%d %H:%M}", offer, done=offered)
+
+    async def accept(self, match: Match, player: Player) -> None:
+        async def accept() -> None:
+            assert player.discord_id is not None
+            await self.h.slash("accept", user=player.discord_id)
+
+        await self.step(f"accept:{match.id}:{player.id}", accept, done=lambda: self.agreed(match))
+
+    async def agreed(self, match: Match) -> bool:
+        assert self.bot.sessions is not None
+        async with self.bot.sessions() as session:
+            when = await session.scalar(select(Match.agreed_time).where(Match.id == match.id))
+        return when is not None
+
+    async def play_matches(self, key: str, stage: Stage, round_: Round, label: str) -> None:
+        async def agreed_matches() -> list[int]:
+            assert self.bot.sessions is not None
+            async with self.bot.sessions() as session:
+                return list(
                     await session.scalars(
-                        select(Match)
+                        select(Match.id)
                         .where(Match.round_id == round_.id, Match.agreed_time.is_not(None))
                         .order_by(Match.agreed_time, Match.id)
                     )
-                ).all()
-            )
+                )
+
+        ids = await self.step(f"{key}:agreed", agreed_matches)
+        assert self.bot.sessions is not None
+        async with self.bot.sessions() as session:
+            by_id = {m.id: m for m in await session.scalars(select(Match).where(Match.id.in_(ids)))}
         players = await self.names()
-        for index, match in enumerate(matches):
+        for index, match in enumerate(by_id[i] for i in ids):
             assert match.agreed_time is not None
             a, b = players[match.player_a_id], players[match.player_b_id or 0]
             start = match.agreed_time
-            await self.at(start)  # the game link at the agreed minute
+            await self.step_at(f"play:{match.id}:link", start)  # the agreed minute
             late = stage.kind is StageKind.SWISS and round_.number == 2 and index == 0
             if late:
-                start = await self.noshow_then_arrival(a, start, label)
+                start = await self.noshow_then_arrival(
+                    f"play:{match.id}:noshow", match, a, start, label
+                )
             brk = stage.kind is StageKind.SWISS and round_.number == 1 and index == 0
             last = await self.play_games(stage, match, a, b, start, brk=brk)
-            await self.at(last + timedelta(minutes=20))
+            await self.step_at(f"play:{match.id}:after", last + timedelta(minutes=20))
 
-    # --- incidents -----------------------------------------------------------------------------
 
-    async def noshow_then_arrival(self, a: Player, start: datetime, label: str) -> datetime:
-        """a reports a no-show; the opponent turns up within the grace period."""
-        assert a.discord_id is not None
-        await self.at(start + timedelta(minutes=5))
-        await self.h.slash("noshow", user=a.discord_id)
-        self.transcript.note()
-        await self.at(start + timedelta(minutes=16))  # the grace period is over
-        ask = next(
-            (m for m in reversed(self.h.dms_to(a.discord_id)) if m.buttons), None
-        )  # "Still absent" / "They are here"
-        if ask is not None:
-            here = [b for b in ask.buttons if b.get("label") == "They are here"]
-            if here:
-                await self.h.press(
-                    str(here[0]["custom_id"]), user=a.discord_id, message=ask, dm=True
-                )
-        self.counters.incidents.append(f"{label}: a no-show report, then the opponent came")
-        return start + timedelta(minutes=17)
-
-    async def report_a_cheat(self) -> None:
-        reporter, accused = self.players[0], self.players[-1]
-        await self.h.slash("report", user=reporter.discord_id)
-        await self.h.submit_modal(
-            None,
-            {
-                "accused": accused.name,
-                "links": "",
-                "description": "Moves matched an engine in every game.",
-            },
-            user=reporter.discord_id,
-        )
-        self.transcript.note()
-        self.counters.incidents.append("a private cheat report")
-
-    async def withdraw_the_weakest(self) -> None:
-        weakest = min(self.players, key=lambda p: (p.rating, p.name))
-        ask = await self.h.slash("withdraw", user=weakest.discord_id)
-        if ask.last is not None and self.h.buttons(ask.last):
-            button = str(self.h.buttons(ask.last)[0]["custom_id"])
-            await self.h.press(button, user=weakest.discord_id, message=ask.last)
-            self.counters.incidents.append(f"{weakest.name} withdrew")
-        await self.jobs()
-
-    async def break_ties(self) -> None:
-        """A tie the rules leave to the TD: the TD presses the first player's button."""
-        assert self.bot.sessions is not None
-        for _ in range(4):
-            async with self.bot.sessions() as session:
-                pending = await session.get(Setting, "pending_tie")
-                value = json.loads(pending.value) if pending else None
-            if value is None:
-                return
-            players = await self.names()
-            by_name = {p.lichess_id: p.id for p in players.values()}
-            choice = by_name[value["tied"][0]]
-            await self.h.press(f"acwc:tie:{choice}", user=TD, dm=True)
-            self.counters.incidents.append("the TD broke a tie")
-            await self.jobs()
-
-    # --- the result ----------------------------------------------------------------------------
-
-    async def result(self, seed: int) -> dict[str, Any]:
-        standings: dict[str, Any] = {}
-        assert self.bot.sessions is not None
-        async with self.bot.sessions() as session:
-            stages = {s.kind: s for s in await session.scalars(select(Stage))}
-            outcome = await session.get(Setting, "stage_outcome:candidates")
-        for kind in (StageKind.SWISS, StageKind.TIEBREAK, StageKind.CANDIDATES, StageKind.FINAL):
-            if kind in stages:
-                table = await self.bot.svc.tables.standings(kind)
-                standings[kind.value] = {
-                    "headers": list(table.headers),
-                    "rows": [list(r) for r in table.rows],
-                }
-        players = await self.names()
-        order = json.loads(outcome.value) if outcome else []
-        champion = None
-        final = stages.get(StageKind.FINAL)
-        if final is not None:
-            async with self.bot.sessions() as session:
-                decided = await session.scalar(
-                    select(Match)
-                    .join(Round, Match.round_id == Round.id)
-                    .where(Round.stage_id == final.id, Match.state == MatchState.FINISHED)
-                )
-            if decided is not None:
-                won = (decided.points_a or 0) > (decided.points_b or 0)
-                winner = decided.player_a_id if won else decided.player_b_id
-                champion = players[winner or 0].lichess_username
-        return {
-            "seed": seed,
-            "players": len(self.players),
-            "rounds": dict(sorted(self.counters.rounds.items())),
-            "standings": standings,
-            "challenger": players[order[0]].lichess_username if order else None,
-            "runner_up": players[order[1]].lichess_username if len(order) > 1 else None,
-            "champion": champion,
-            "incidents": self.counters.incidents,
-            "messages": self.transcript.count,
-            "lichess_requests": len(self.fake.requests),
-            "faults": dict(sorted(self.faults.injected.items())) if self.faults else {},
-            "faults_observed": self.faults.observed() if self.faults else {},
-        }
+RUN_FILES = ("acwc.sqlite3", "acwc.sqlite3-wal", "acwc.sqlite3-shm", "discord.jsonl")
 
 
 async def simulate(
@@ -324,13 +339,25 @@ async def simulate(
     progress: Callable[[str, str], None] = lambda stage, label: None,
     *,
     faults: bool = False,
+    fresh: bool = False,
 ) -> dict[str, Any]:
-    """Run a whole championship; writes `transcript.md` and `result.json` into `out`."""
+    """Run a whole championship; writes `transcript.md` and `result.json` into `out`.
+
+    A run of the same players and seed that `out` holds unfinished (it was killed, or
+    stopped with Ctrl-C) goes on where it stopped, to the same `result.json` an
+    uninterrupted run gives; `fresh` starts over. Runs with faults always start over.
+    """
     out.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 (before anything runs)
-    database = out / "acwc.sqlite3"
-    database.unlink(missing_ok=True)
-    clock = FakeClock(START)
+    log = StepLog(out / "progress.jsonl", seed=seed, players=players)
+    resume = log.resumable and not fresh and not faults
+    if not resume:
+        for name in RUN_FILES:
+            (out / name).unlink(missing_ok=True)
+    log.begin(fresh=not resume)
+    requests = RequestLog(out / "lichess-requests.jsonl", fresh=not resume)
+    clock = FakeClock(log.clock() or START)
     async with fake_lichess(seed) as fake:
+        database = out / "acwc.sqlite3"
         config = sim_config(f"sqlite+aiosqlite:///{database}", fake.base_url)
         entrants = make_players(seed, players, first_discord_id=6000)
         cutoff = config.registration.games_before - timedelta(days=2)
@@ -349,6 +376,7 @@ async def simulate(
         # requests on the same clock, so the pause can be checked. With faults, Lichess
         # stalls now and then, so the client gives up sooner than the bot's 20 s.
         fake.time_source = lambda: clock.now().timestamp()
+        fake.on_request = requests
         lichess = LichessClient(
             base_url=fake.base_url,
             timeout=2.0 if faults else 10.0,
@@ -376,30 +404,36 @@ async def simulate(
                 h.add_member(player.discord_id, player.name.lower())
             for name, _, user, _ in PRESEEDED:
                 h.add_member(user, name.lower())
-            sim = Simulation(bot, h, fake, clock, seed, entrants, progress)
+            h.clock = clock.now
+            sim = Simulation(bot, h, fake, clock, seed, entrants, progress, log)
+            h.use_journal(out / "discord.jsonl", fsync=False)  # what "Discord" has seen
+            sim.requests = requests
             if faults:
                 sim.faults = Faults(h, fake, seed, closed_dm_user=entrants[1].discord_id)
+            if resume:
+                await sim.restore_profiles()
             await sim.register_everyone()
-            preview = await h.slash("td round start", user=TD)
-            assert preview.last is not None
-            publish = str(h.buttons(preview.last)[0]["custom_id"])
-            await h.press(publish, user=TD, message=preview.last)
-            sim.transcript.note()
-            for _ in range(60):
-                if not await sim.play_round():
+            await sim.publish_first_round()
+            for number in range(1, 61):
+                if not await sim.play_round(number):
                     break
-            await sim.at(clock.now() + timedelta(hours=1))
-            await sim.at(clock.now() + timedelta(days=1))  # the last retries of the outbox
-            result = await sim.result(seed)
+            await sim.step_at("end:hour", lambda: clock.now() + timedelta(hours=1))
+            # the last retries of the outbox
+            await sim.step_at("end:day", lambda: clock.now() + timedelta(days=1))
+            result = await championship_result(sim, seed)
             (out / "transcript.md").write_text(sim.transcript.markdown(), encoding="utf-8")
         await lichess.aclose()
+    requests.close()
     (out / "result.json").write_text(
         json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
     )
+    log.finish()
     return result
 
 
-def run_cli(players: int, seed: int, out: Path, *, faults: bool = False) -> int:
+def run_cli(
+    players: int, seed: int, out: Path, *, faults: bool = False, fresh: bool = False
+) -> int:
     """The terminal side: a progress bar per stage and round, then a short summary."""
     import asyncio
 
@@ -416,7 +450,13 @@ def run_cli(players: int, seed: int, out: Path, *, faults: bool = False) -> int:
                 tasks[stage] = bar.add_task(stage.capitalize(), total=None)
             bar.update(tasks[stage], advance=1, description=f"{stage.capitalize()}: {label}")
 
-        result = asyncio.run(simulate(players, seed, out, progress, faults=faults))
+        if (
+            not fresh
+            and not faults
+            and StepLog(out / "progress.jsonl", seed=seed, players=players).resumable
+        ):
+            console.print(f"Going on with the unfinished run in {out} (--fresh starts over)")
+        result = asyncio.run(simulate(players, seed, out, progress, faults=faults, fresh=fresh))
     wall = time.perf_counter() - started
     rounds = ", ".join(f"{k} {v}" for k, v in result["rounds"].items())
     console.print(f"Rounds: {rounds}")

@@ -19,20 +19,17 @@ class Entry:
 
 
 class Transcript:
-    """Stamps each message the harness recorded with the clock's time when it was seen."""
+    """Each message the harness posts (or, in a restarted run, finds in its journal), as it
+    was posted, stamped with the harness clock's time."""
 
     def __init__(self, h: DiscordHarness, clock: Clock) -> None:
         self.h, self.clock = h, clock
         self.entries: list[Entry] = []
-        self._seen = 0
+        h.on_post = self._posted
 
-    def note(self) -> None:
-        """Take the messages sent since the last call (call it after every action)."""
-        fresh = self.h.messages[self._seen :]
-        self._seen = len(self.h.messages)
-        now = self.clock.now()
-        for message in fresh:
-            self.entries.append(Entry(now, self._where(message), self._readable(message.text)))
+    def _posted(self, message: RecordedMessage) -> None:
+        at = message.sent_at or self.clock.now()
+        self.entries.append(Entry(at, self._where(message), self._readable(message.text)))
 
     def _readable(self, text: str) -> str:
         """Mentions become names, and a Discord timestamp gives way to the UTC time the

@@ -1,0 +1,56 @@
+"""The outcome of a simulated championship, as `result.json` records it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import select
+
+from bot.sim.games import SimBase
+from db.models import Match, MatchState, Round, Setting, Stage, StageKind
+
+
+async def championship_result(sim: SimBase, seed: int) -> dict[str, Any]:
+    """What `result.json` holds: the same for the same seed, killed and restarted or not."""
+    standings: dict[str, Any] = {}
+    assert sim.bot.sessions is not None
+    async with sim.bot.sessions() as session:
+        stages = {s.kind: s for s in await session.scalars(select(Stage))}
+        outcome = await session.get(Setting, "stage_outcome:candidates")
+    for kind in (StageKind.SWISS, StageKind.TIEBREAK, StageKind.CANDIDATES, StageKind.FINAL):
+        if kind in stages:
+            table = await sim.bot.svc.tables.standings(kind)
+            standings[kind.value] = {
+                "headers": list(table.headers),
+                "rows": [list(r) for r in table.rows],
+            }
+    players = await sim.names()
+    order = json.loads(outcome.value) if outcome else []
+    champion = None
+    final = stages.get(StageKind.FINAL)
+    if final is not None:
+        async with sim.bot.sessions() as session:
+            decided = await session.scalar(
+                select(Match)
+                .join(Round, Match.round_id == Round.id)
+                .where(Round.stage_id == final.id, Match.state == MatchState.FINISHED)
+            )
+        if decided is not None:
+            won = (decided.points_a or 0) > (decided.points_b or 0)
+            winner = decided.player_a_id if won else decided.player_b_id
+            champion = players[winner or 0].lichess_username
+    return {
+        "seed": seed,
+        "players": len(sim.players),
+        "rounds": dict(sorted(sim.counters.rounds.items())),
+        "standings": standings,
+        "challenger": players[order[0]].lichess_username if order else None,
+        "runner_up": players[order[1]].lichess_username if len(order) > 1 else None,
+        "champion": champion,
+        "incidents": sim.counters.incidents,
+        "messages": sim.transcript.count,
+        "lichess_requests": sim.requests.count() if sim.requests else len(sim.fake.requests),
+        "faults": dict(sorted(sim.faults.injected.items())) if sim.faults else {},
+        "faults_observed": sim.faults.observed() if sim.faults else {},
+    }
