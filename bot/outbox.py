@@ -16,13 +16,12 @@ postponed, superseded) clears its claim and happens only while the flush still h
 a flush whose lease ran out and was taken over cannot overwrite the newer attempt.
 
 The guarantee, plainly: each row is sent at most once per lease, and every send of a row
-carries the same nonce with `enforce_nonce` (`nonce_of`). If the process dies (or the
-database write fails) after Discord accepted a message but before the row was marked sent,
-the row is sent again once the lease has expired, and Discord answers that repeat with the
-message it already made instead of posting a second one (it remembers nonces for a few
-minutes; the lease is two). Edits carry no nonce, but an edit repeated shows the same text.
-So a channel post or a DM is posted once; only a repeat later than Discord's memory of the
-nonce (a process down for longer than that with a send half done) could show twice.
+carries the same nonce with `enforce_nonce` (`nonce_of`). If the process dies after Discord
+accepted a message but before the row was marked sent, the row is sent again at the restart
+(a starting bot frees every claim: one bot runs per database), and Discord answers with the
+message it already made (it remembers nonces for a few minutes). Edits carry no nonce, but
+an edit repeated shows the same text. So a post or a DM shows once; only a repeat later than
+Discord's memory of the nonce (a send half done, then a long outage) could show twice.
 """
 
 from __future__ import annotations
@@ -56,9 +55,7 @@ def nonce_of(message: OutboxMessage, part: str = "") -> str:
 MAX_ATTEMPTS = 8
 # How long a claim keeps other flushes off a row. A live flush finishes one send (discord.py's
 # own rate-limit waits included) in seconds, so two minutes never cuts a healthy send short;
-# and when a process dies holding claims, its rows are retried within two minutes. Longer
-# would delay that retry; shorter would risk a slow but live send being taken over and sent
-# twice.
+# shorter would risk a slow but live send being taken over and sent twice.
 LEASE = timedelta(seconds=120)
 # Rows claimed by one UPDATE: one transaction takes a batch instead of one per message, and a
 # batch is small enough to be sent well within its lease (which is renewed if it runs low).
@@ -226,19 +223,12 @@ class OutboxWorker:
         self.views[kind] = factory
 
     async def release_claims_left_by_a_dead_process(self) -> int:
-        """Free every claim in the database; returns how many rows were held.
-
-        Called as the bot starts, before it sends anything: a claim that exists then was
-        left by a process killed in the middle of a flush (one bot runs per database), and
-        its rows go out at the first flush instead of when the lease runs out. Were a second
-        process alive after all, a row it is sending and this one sends again carries the
-        same nonce, and Discord answers with the message it already made."""
+        """At startup, before any send: free every claim (see the module's docstring)."""
         async with transaction(self.sessions) as session:
             result = await session.execute(
                 update(OutboxMessage)
                 .where(OutboxMessage.claim_token.is_not(None))
                 .values(claimed_until=None, claim_token=None)
-                .execution_options(synchronize_session=False)
             )
         return _rowcount(result)
 

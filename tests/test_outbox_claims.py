@@ -339,3 +339,20 @@ async def test_a_bug_in_the_middle_of_a_batch_frees_the_rows_not_tried(
         assert bug.claim_token is None and three.claim_token is None  # no lease to wait out
         assert await bot.outbox.flush() == 2
         assert [m.content for m in h.in_channel(CHANNEL)] == ["one", "bug", "three"]
+
+
+async def test_a_bot_starting_frees_the_claims_a_killed_process_left(
+    running_bot: RunningBot, clock: FakeClock
+) -> None:
+    async with running_bot() as (bot, _):
+        async with transaction(sessions_of(bot)) as session:
+            enqueue_channel(session, channel_id=CHANNEL, now=clock.now(), content="hello")
+        [row] = await rows(bot)
+        # the process was killed in the middle of this row's send: its lease has time left
+        await _claim_directly(bot, row.id, until=clock.now() + LEASE, token="d" * 32)
+    async with running_bot() as (bot, h):  # the bot started again, on the same database
+        h.add_text_channel(CHANNEL, "pairings")
+        [row] = await rows(bot)
+        assert row.claim_token is None and row.claimed_until is None
+        assert bot.outbox is not None and await bot.outbox.flush() == 1  # at once, no wait
+        assert [m.content for m in h.in_channel(CHANNEL)] == ["hello"]

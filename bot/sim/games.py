@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 
 from bot.clock import FakeClock
-from bot.features.results.stage_rules import ARMAGEDDON_KEY
 from bot.rules import final as final_rules
 from bot.rules.match import is_over
 from bot.sim.fake_lichess import FakeLichess
@@ -33,6 +32,9 @@ if TYPE_CHECKING:
 GUILD, TD, TD_ALERTS, ANNOUNCE, PAIRINGS = 5000, 5001, 5002, 5003, 5004
 PRESEEDED = (("arimakat", "final", 5101, 2350), ("Ogul1", "candidates", 5102, 2250))
 START = datetime(2019, 9, 10, 12, 0, tzinfo=UTC)  # registration is open
+# Settings the driver reads back as any observer of the database could (the sim sits below
+# the features and does not import them): the Armageddon's bids, the tie left to the TD.
+ARMAGEDDON_KEY, PENDING_TIE = "armageddon:", "pending_tie"
 
 
 def game_id(seed: int, match_id: int, number: int) -> str:

@@ -8,8 +8,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
-from bot.features.rounds.robin import PENDING_TIE
-from bot.sim.games import TD, SimBase
+from bot.sim.games import PENDING_TIE, TD, SimBase
 from db.models import (
     CheatReport,
     IncidentKind,

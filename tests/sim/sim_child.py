@@ -2,12 +2,12 @@
 
 Run as `python -m tests.sim.sim_child [--kill-in PHASE --kill-after N [--from-step K]] --
 <simulate args>`. It runs the real `acwc simulate` command; with `--kill-in`, the process
-SIGKILLs itself at its N-th database statement inside that phase (counted once the run's step
-log holds K steps, so a kill can be aimed at any part of the championship): a slash command, button or form (`command`), a
-sweep of due actions (`deadlines`), a results poll (`results`) or an outbox flush
-(`outbox`). Wherever that statement falls (before a commit, between two messages, in the
-middle of a poll), the kill cuts it off there. `--count` prints how many statements each phase
-ran instead, to aim the kills.
+SIGKILLs itself at its N-th database statement inside that phase (counted once the run's
+step log holds K steps, so a kill can be aimed at any part of the championship): a slash
+command, button or form (`command`), a sweep of due actions (`deadlines`), a results poll
+(`results`) or an outbox flush (`outbox`). Wherever that statement falls (before a commit,
+between two messages, in the middle of a poll), the kill cuts it off there. `--count` prints
+how many statements each phase ran instead, to aim the kills.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ story in `transcript.md` (so no message was posted twice and none was lost).
 The child (tests/sim/sim_child.py) is the real command. Twelve kills are aimed: the child
 SIGKILLs itself at a random database statement of a command, a due-action sweep, a results
 poll or an outbox flush, three of each, in turn, spread from registration to the Final. Two
-more come from outside at a random moment (starting up, or anywhere). After each kill the same command is run again and goes on from the database, the
-run's step log and "Discord's" journal.
+more come from outside at a random moment (starting up, or anywhere). After each kill the
+same command is run again and goes on from the database, the run's step log and "Discord's"
+journal.
 """
 
 from __future__ import annotations
