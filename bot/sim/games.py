@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 
 from bot.clock import FakeClock
 from bot.rules import final as final_rules
@@ -119,16 +119,20 @@ class SimBase:
 
         await self.step(key, turn)
 
-    async def incident_by(self, match: Match, kind: IncidentKind, reporter: Player) -> bool:
+    async def scalar(self, statement: Select[Any]) -> Any:
+        """One value read from the database, as a check of what a step already did."""
         assert self.bot.sessions is not None
         async with self.bot.sessions() as session:
-            found = await session.scalar(
-                select(MatchIncident.id).where(
-                    MatchIncident.match_id == match.id,
-                    MatchIncident.kind == kind,
-                    MatchIncident.reporter_id == reporter.id,
-                )
+            return await session.scalar(statement)
+
+    async def incident_by(self, match: Match, kind: IncidentKind, reporter: Player) -> bool:
+        found = await self.scalar(
+            select(MatchIncident.id).where(
+                MatchIncident.match_id == match.id,
+                MatchIncident.kind == kind,
+                MatchIncident.reporter_id == reporter.id,
             )
+        )
         return found is not None
 
     # --- the bot's periodic jobs ---------------------------------------------------------------

@@ -57,14 +57,12 @@ class Incidents(SimBase):
         return start + timedelta(minutes=17)
 
     async def noshow_settled(self, match: Match) -> bool:
-        assert self.bot.sessions is not None
-        async with self.bot.sessions() as session:
-            state = await session.scalar(
-                select(MatchIncident.state).where(
-                    MatchIncident.match_id == match.id,
-                    MatchIncident.kind == IncidentKind.NO_SHOW,
-                )
+        state = await self.scalar(
+            select(MatchIncident.state).where(
+                MatchIncident.match_id == match.id,
+                MatchIncident.kind == IncidentKind.NO_SHOW,
             )
+        )
         return state is not None and state is not IncidentState.OPEN
 
     async def report_a_cheat(self, key: str) -> None:
@@ -83,13 +81,9 @@ class Incidents(SimBase):
             )
 
         async def reported() -> bool:
-            assert self.bot.sessions is not None
-            async with self.bot.sessions() as session:
-                found = await session.scalar(
-                    select(CheatReport.id).where(
-                        CheatReport.reporter_discord_id == reporter.discord_id
-                    )
-                )
+            found = await self.scalar(
+                select(CheatReport.id).where(CheatReport.reporter_discord_id == reporter.discord_id)
+            )
             return found is not None
 
         await self.step(key, report, done=reported, incident="a private cheat report")
@@ -104,11 +98,9 @@ class Incidents(SimBase):
                 await self.h.press(button, user=weakest.discord_id, message=ask.last)
 
         async def withdrawn() -> bool:
-            assert self.bot.sessions is not None
-            async with self.bot.sessions() as session:
-                at = await session.scalar(
-                    select(Player.withdrawn_at).where(Player.discord_id == weakest.discord_id)
-                )
+            at = await self.scalar(
+                select(Player.withdrawn_at).where(Player.discord_id == weakest.discord_id)
+            )
             return at is not None
 
         await self.step(key, withdraw, done=withdrawn, incident=f"{weakest.name} withdrew")

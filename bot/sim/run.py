@@ -95,13 +95,11 @@ class Simulation(Incidents):
         await self.step("register:jobs", self.jobs)
 
     async def registered(self, player: SimPlayer) -> bool:
-        assert self.bot.sessions is not None
-        async with self.bot.sessions() as session:
-            found = await session.scalar(
-                select(Registration.id)
-                .join(Player, Player.id == Registration.player_id)
-                .where(Player.discord_id == player.discord_id)
-            )
+        found = await self.scalar(
+            select(Registration.id)
+            .join(Player, Player.id == Registration.player_id)
+            .where(Player.discord_id == player.discord_id)
+        )
         return found is not None
 
     async def restore_profiles(self) -> None:
@@ -127,8 +125,7 @@ class Simulation(Incidents):
 
         async def published() -> bool:
             assert self.bot.sessions is not None
-            async with self.bot.sessions() as session:
-                return await session.scalar(select(Round.id).limit(1)) is not None
+            return await self.scalar(select(Round.id).limit(1)) is not None
 
         await self.step("round:1:publish", publish, done=published)
 
@@ -251,16 +248,14 @@ class Simulation(Incidents):
             )
 
     async def results_missing(self, round_: Round) -> bool:
-        assert self.bot.sessions is not None
-        async with self.bot.sessions() as session:
-            left = await session.scalar(
-                select(Match.id)
-                .where(
-                    Match.round_id == round_.id,
-                    Match.state.in_((MatchState.SCHEDULED, MatchState.IN_PROGRESS)),
-                )
-                .limit(1)
+        left = await self.scalar(
+            select(Match.id)
+            .where(
+                Match.round_id == round_.id,
+                Match.state.in_((MatchState.SCHEDULED, MatchState.IN_PROGRESS)),
             )
+            .limit(1)
+        )
         return left is not None
 
     async def offer(self, match: Match, player: Player, when: datetime) -> None:
@@ -271,15 +266,13 @@ class Simulation(Incidents):
             )
 
         async def offered() -> bool:
-            assert self.bot.sessions is not None
-            async with self.bot.sessions() as session:
-                found = await session.scalar(
-                    select(TimeOffer.id).where(
-                        TimeOffer.match_id == match.id,
-                        TimeOffer.offered_by_id == player.id,
-                        TimeOffer.proposed_time == when,
-                    )
+            found = await self.scalar(
+                select(TimeOffer.id).where(
+                    TimeOffer.match_id == match.id,
+                    TimeOffer.offered_by_id == player.id,
+                    TimeOffer.proposed_time == when,
                 )
+            )
             return found is not None
 
         await self.step(f"offer:{match.id}:{player.id}:{when:%Y-%m-%d %H:%M}", offer, done=offered)
@@ -292,9 +285,7 @@ class Simulation(Incidents):
         await self.step(f"accept:{match.id}:{player.id}", accept, done=lambda: self.agreed(match))
 
     async def agreed(self, match: Match) -> bool:
-        assert self.bot.sessions is not None
-        async with self.bot.sessions() as session:
-            when = await session.scalar(select(Match.agreed_time).where(Match.id == match.id))
+        when = await self.scalar(select(Match.agreed_time).where(Match.id == match.id))
         return when is not None
 
     async def play_matches(self, key: str, stage: Stage, round_: Round, label: str) -> None:
