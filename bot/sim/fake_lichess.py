@@ -39,6 +39,7 @@ import string
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -99,6 +100,52 @@ def _new_id(rng: random.Random, n: int = 8) -> str:
     return "".join(rng.choices(string.ascii_letters + string.digits, k=n))
 
 
+@dataclass(frozen=True)
+class History:
+    """A run of alike rated games one account played before the championship, kept as a
+    rule instead of thousands of stored games: a 256-player simulation gives each entrant
+    a hundred, and as JSON they were most of the run's memory. Its games are made when a
+    request reads them, with the same ids every time."""
+
+    uid: str
+    opponent: str
+    rating: int
+    first: datetime  # createdAt of the oldest game
+    every: timedelta
+    count: int
+    length: timedelta = timedelta(minutes=10)
+
+    @property
+    def last_created_ms(self) -> int:
+        return ms(self.first + self.every * (self.count - 1))
+
+    def games(self, fake: FakeLichess, since_ms: int | None = None) -> list[dict[str, Any]]:
+        """Its games as Lichess JSON, only those created at `since_ms` or later."""
+        if self.count == 0 or (since_ms is not None and self.last_created_ms < since_ms):
+            return []
+        out = []
+        for index in range(self.count):
+            created = self.first + self.every * index
+            if since_ms is not None and ms(created) < since_ms:
+                continue
+            out.append(
+                fake.game_json(
+                    white=self.uid,
+                    black=self.opponent,
+                    created_at=created,
+                    last_move_at=created + self.length,
+                    white_rating=self.rating,
+                    id=self.game_id(fake.seed, index),
+                )
+            )
+        return out
+
+    def game_id(self, seed: int | None, index: int) -> str:
+        digest = hashlib.sha256(f"{seed}:{self.uid}:{index}".encode()).digest()
+        alphabet = string.ascii_letters + string.digits
+        return "".join(alphabet[b % len(alphabet)] for b in digest[:8])
+
+
 class FakeLichess(Misbehaviour):
     """State and handlers of the fake server.  Start it with :func:`fake_lichess`."""
 
@@ -115,6 +162,7 @@ class FakeLichess(Misbehaviour):
         # the whole championship's (a 256-player run stores thousands).
         self._by_user: dict[str, list[dict[str, Any]]] = {}
         self._by_id: dict[str, dict[str, Any]] = {}
+        self._histories: dict[str, History] = {}  # by user id (see `add_history`)
         # Games stored ahead of time, listed only once `time_source()` (ms) reaches this.
         self._listed_at: dict[str, int] = {}
         self.requests: list[tuple[str, str, dict[str, str]]] = []
@@ -187,6 +235,69 @@ class FakeLichess(Misbehaviour):
         """Store a game and return its Lichess JSON. With `listed_at`, the game stays
         invisible until `time_source()` reaches that moment: a simulation can store a
         match's games up front and Lichess still shows each only once it is played."""
+        game = self.game_json(
+            white=white,
+            black=black,
+            created_at=created_at,
+            last_move_at=last_move_at,
+            rated=rated,
+            variant=variant,
+            status=status,
+            winner=winner,
+            white_rating=white_rating,
+            black_rating=black_rating,
+            white_rating_diff=white_rating_diff,
+            black_rating_diff=black_rating_diff,
+            clock=clock,
+            id=id or _new_id(self.rng),
+        )
+        self.games.append(game)
+        self._by_id.setdefault(game["id"], game)
+        if listed_at is not None:
+            self._listed_at[game["id"]] = ms(listed_at)
+        white_id = game["players"]["white"]["user"]["id"]
+        black_id = game["players"]["black"]["user"]["id"]
+        for uid in {white_id, black_id}:
+            self._by_user.setdefault(uid, []).append(game)
+        return game
+
+    def add_history(
+        self,
+        username: str,
+        *,
+        games: int,
+        rating: int,
+        before: datetime,
+        every: timedelta = timedelta(hours=2),
+        opponent: str = "sparring",
+    ) -> None:
+        """Give an account `games` rated antichess games as white against `opponent`, at
+        `rating` (no change), one every `every`, the last starting `every` before `before`.
+        They are listed, counted and exported like stored games, but kept as one rule."""
+        uid = username.lower()
+        self._histories[uid] = History(
+            uid, opponent, rating, first=before - every * games, every=every, count=games
+        )
+
+    def game_json(
+        self,
+        *,
+        white: str,
+        black: str,
+        created_at: datetime,
+        id: str,
+        last_move_at: datetime | None = None,
+        rated: bool = True,
+        variant: str = "antichess",
+        status: str = "resign",
+        winner: str | None = "white",
+        white_rating: int = 1500,
+        black_rating: int = 1500,
+        white_rating_diff: int | None = 0,
+        black_rating_diff: int | None = 0,
+        clock: tuple[int, int] | None = (120, 5),
+    ) -> dict[str, Any]:
+        """A game's Lichess JSON (not stored)."""
         speed = _speed(clock)
         perf = speed if variant in ("standard", "fromPosition") else variant
 
@@ -199,7 +310,7 @@ class FakeLichess(Misbehaviour):
             return p
 
         game: dict[str, Any] = {
-            "id": id or _new_id(self.rng),
+            "id": id,
             "rated": rated,
             "variant": variant,
             "speed": speed,
@@ -221,14 +332,6 @@ class FakeLichess(Misbehaviour):
                 "increment": clock[1],
                 "totalTime": clock[0] + 40 * clock[1],
             }
-        self.games.append(game)
-        self._by_id.setdefault(game["id"], game)
-        if listed_at is not None:
-            self._listed_at[game["id"]] = ms(listed_at)
-        white_id = game["players"]["white"]["user"]["id"]
-        black_id = game["players"]["black"]["user"]["id"]
-        for uid in {white_id, black_id}:
-            self._by_user.setdefault(uid, []).append(game)
         return game
 
     # ----------------------------------------------------------------- helpers
@@ -243,16 +346,35 @@ class FakeLichess(Misbehaviour):
 
     def has_game(self, gid: str) -> bool:
         """Whether a game with this id is stored (listed yet or not)."""
-        return gid in self._by_id
+        return self._game_by_id(gid) is not None
+
+    def _game_by_id(self, gid: str) -> dict[str, Any] | None:
+        game = self._by_id.get(gid)
+        if game is not None:
+            return game
+        # A history game: rare (the bot reads games by id only for a match's own games),
+        # so a scan of the histories is fine.
+        for history in self._histories.values():
+            for candidate in history.games(self):
+                if candidate["id"] == gid:
+                    return candidate
+        return None
 
     def _listed(self, game: dict[str, Any]) -> bool:
         listed = self._listed_at.get(game["id"])
         return listed is None or self.time_source() * 1000 >= listed
 
-    def _user_games(self, uid: str) -> list[dict[str, Any]]:
-        if not self._listed_at:
-            return list(self._by_user.get(uid, ()))
-        return [g for g in self._by_user.get(uid, ()) if self._listed(g)]
+    def _user_games(self, uid: str, since_ms: int | None = None) -> list[dict[str, Any]]:
+        """The user's listed games (history included), only those created at `since_ms`
+        or later when given; in no particular order."""
+        history = self._histories.get(uid)
+        earlier = history.games(self, since_ms) if history is not None else []
+        stored = self._by_user.get(uid, ())
+        if self._listed_at:
+            stored = [g for g in stored if self._listed(g)]
+        if since_ms is not None:
+            stored = [g for g in stored if g["createdAt"] >= since_ms]
+        return earlier + list(stored)
 
     @staticmethod
     def _side(game: dict[str, Any], uid: str) -> dict[str, Any]:
@@ -384,7 +506,8 @@ class FakeLichess(Misbehaviour):
         perfs = set(q["perfType"].split(",")) if q.get("perfType") else None
         ongoing = bool(_truthy(q.get("ongoing")))
         selected = []
-        for g in sorted(self._user_games(uid), key=lambda g: g["createdAt"], reverse=True):
+        listed = self._user_games(uid, since)
+        for g in sorted(listed, key=lambda g: g["createdAt"], reverse=True):
             if not ongoing and g["status"] in _UNFINISHED:
                 continue
             if since is not None and g["createdAt"] < since:
@@ -420,7 +543,7 @@ class FakeLichess(Misbehaviour):
     async def _export_game(self, request: web.Request) -> web.StreamResponse:
         """``GET /game/export/{id}`` as JSON: any stored game, finished or not."""
         gid = request.match_info["id"]
-        game = self._by_id.get(gid)
+        game = self._game_by_id(gid)
         if game is not None and self._listed(game):
             return web.json_response(game)
         return web.json_response({"error": "Not found"}, status=404)
@@ -480,4 +603,4 @@ async def fake_lichess(seed: int | None = None) -> AsyncIterator[FakeLichess]:
         await runner.cleanup()
 
 
-__all__ = ["FakeLichess", "fake_lichess", "ms"]
+__all__ = ["FakeLichess", "History", "fake_lichess", "ms"]

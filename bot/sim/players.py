@@ -45,18 +45,10 @@ def add_account(
     before: datetime,
     created_at: datetime = datetime(2016, 6, 1, tzinfo=UTC),
 ) -> None:
-    """An account old enough, with `games` rated antichess games before the cut-off."""
+    """An account old enough, with `games` rated antichess games before the cut-off (one
+    every two hours, at `rating`)."""
     fake.add_user(name, created_at=created_at)
-    for index in range(games):
-        start = before - timedelta(hours=2 * (games - index))
-        fake.add_game(
-            white=name,
-            black="sparring",
-            created_at=start,
-            last_move_at=start + timedelta(minutes=10),
-            white_rating=rating,
-            white_rating_diff=0,
-        )
+    fake.add_history(name, games=games, rating=rating, before=before, every=timedelta(hours=2))
 
 
 def game_result(rng: random.Random, rating_a: int, rating_b: int) -> float:

@@ -203,3 +203,56 @@ async def test_controls_fail_down_delay_and_log() -> None:
         assert fake.requests[-1] == ("GET", "/api/user/alice", {"x": "1"})
         assert fake.count("/api/user/") == 5
         assert len(fake.request_times) == 5
+
+
+async def test_a_history_reads_like_the_same_games_stored_one_by_one() -> None:
+    """`add_history` keeps a run of games as one rule; every endpoint answers as if each
+    game were stored (the simulation's memory depends on it, its verification on this)."""
+    before = T0 + timedelta(days=10)
+    async with started() as (lazy, http_lazy), started() as (eager, http_eager):
+        for fake in (lazy, eager):
+            fake.add_user("Alice", created_at=T0)
+            fake.add_game(
+                white="bob",
+                black="alice",
+                created_at=before + timedelta(hours=5),
+                id="bobgame1",
+                rated=False,
+            )
+        lazy.add_history("Alice", games=30, rating=1800, before=before)
+        stored = lazy._user_games("alice")
+        history_games = [g for g in stored if g["players"]["black"]["user"]["id"] == "sparring"]
+        assert len(history_games) == 30
+        for game in history_games:  # the same games, ids included, stored one by one
+            eager.add_game(
+                white="Alice",
+                black="sparring",
+                created_at=datetime.fromtimestamp(game["createdAt"] / 1000, tz=UTC),
+                last_move_at=datetime.fromtimestamp(game["lastMoveAt"] / 1000, tz=UTC),
+                white_rating=1800,
+                id=game["id"],
+            )
+        newest = max(g["createdAt"] for g in history_games)
+        assert newest == ms(before - timedelta(hours=2))
+        assert min(g["createdAt"] for g in history_games) == ms(before - timedelta(hours=60))
+        queries: list[tuple[str, dict[str, Any]]] = [
+            ("/api/user/alice", {}),
+            ("/api/user/alice/rating-history", {}),
+            ("/api/games/user/alice", {}),
+            ("/api/games/user/alice", {"since": str(newest - 3 * 3600_000)}),
+            ("/api/games/user/alice", {"until": str(newest), "max": "5"}),
+            ("/api/games/user/alice", {"vs": "sparring", "perfType": "antichess"}),
+            (f"/game/export/{history_games[3]['id']}", {}),
+        ]
+        for path, params in queries:
+            assert await get_json(http_lazy, path, **params) == await get_json(
+                http_eager, path, **params
+            ), path
+        status, user = await get_json(http_lazy, "/api/user/alice")
+        assert status == 200 and user["perfs"]["antichess"]["games"] == 30
+        assert user["perfs"]["antichess"]["rating"] == 1800
+        _, recent = await get_json(
+            http_lazy, "/api/games/user/alice", since=str(newest - 3 * 3600_000)
+        )
+        assert len(recent) == 3  # the two newest history games and Bob's game
+        assert lazy.has_game(history_games[0]["id"]) and not lazy.has_game("nosuchid")
