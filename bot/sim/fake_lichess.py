@@ -345,15 +345,15 @@ class FakeLichess(Misbehaviour):
         )
 
     def has_game(self, gid: str) -> bool:
-        """Whether a game with this id is stored (listed yet or not)."""
-        return self._game_by_id(gid) is not None
+        """Whether a game with this id was stored with `add_game` (listed yet or not)."""
+        return gid in self._by_id
 
     def _game_by_id(self, gid: str) -> dict[str, Any] | None:
         game = self._by_id.get(gid)
         if game is not None:
             return game
-        # A history game: rare (the bot reads games by id only for a match's own games),
-        # so a scan of the histories is fine.
+        # A history game: the bot reads a game by id only for a match's own games, so this
+        # scan of every history runs only on the way to a 404.
         for history in self._histories.values():
             for candidate in history.games(self):
                 if candidate["id"] == gid:
