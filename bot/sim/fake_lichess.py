@@ -39,15 +39,14 @@ import string
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aiohttp import web
 
+from bot.sim.lichess_games import History, game_json, ms, new_game_id
 from bot.sim.lichess_misbehaviour import Handler, Misbehaviour
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _UNFINISHED = {"created", "started", "aborted"}
 
 PERF_NAMES = {
@@ -68,82 +67,10 @@ PERF_NAMES = {
 }
 
 
-def ms(dt: datetime) -> int:
-    """Milliseconds since epoch of an aware (or naive = UTC) datetime."""
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return (dt - _EPOCH) // timedelta(milliseconds=1)
-
-
-def _speed(clock: tuple[int, int] | None) -> str:
-    if clock is None:
-        return "correspondence"
-    total = clock[0] + 40 * clock[1]
-    if total < 30:
-        return "ultraBullet"
-    if total < 180:
-        return "bullet"
-    if total < 480:
-        return "blitz"
-    if total < 1500:
-        return "rapid"
-    return "classical"
-
-
 def _truthy(value: str | None) -> bool | None:
     if value is None:
         return None
     return value.lower() in ("true", "1", "yes")
-
-
-def _new_id(rng: random.Random, n: int = 8) -> str:
-    return "".join(rng.choices(string.ascii_letters + string.digits, k=n))
-
-
-@dataclass(frozen=True)
-class History:
-    """A run of alike rated games one account played before the championship, kept as a
-    rule instead of thousands of stored games: a 256-player simulation gives each entrant
-    a hundred, and as JSON they were most of the run's memory. Its games are made when a
-    request reads them, with the same ids every time."""
-
-    uid: str
-    opponent: str
-    rating: int
-    first: datetime  # createdAt of the oldest game
-    every: timedelta
-    count: int
-    length: timedelta = timedelta(minutes=10)
-
-    @property
-    def last_created_ms(self) -> int:
-        return ms(self.first + self.every * (self.count - 1))
-
-    def games(self, fake: FakeLichess, since_ms: int | None = None) -> list[dict[str, Any]]:
-        """Its games as Lichess JSON, only those created at `since_ms` or later."""
-        if self.count == 0 or (since_ms is not None and self.last_created_ms < since_ms):
-            return []
-        out = []
-        for index in range(self.count):
-            created = self.first + self.every * index
-            if since_ms is not None and ms(created) < since_ms:
-                continue
-            out.append(
-                fake.game_json(
-                    white=self.uid,
-                    black=self.opponent,
-                    created_at=created,
-                    last_move_at=created + self.length,
-                    white_rating=self.rating,
-                    id=self.game_id(fake.seed, index),
-                )
-            )
-        return out
-
-    def game_id(self, seed: int | None, index: int) -> str:
-        digest = hashlib.sha256(f"{seed}:{self.uid}:{index}".encode()).digest()
-        alphabet = string.ascii_letters + string.digits
-        return "".join(alphabet[b % len(alphabet)] for b in digest[:8])
 
 
 class FakeLichess(Misbehaviour):
@@ -249,7 +176,7 @@ class FakeLichess(Misbehaviour):
             white_rating_diff=white_rating_diff,
             black_rating_diff=black_rating_diff,
             clock=clock,
-            id=id or _new_id(self.rng),
+            id=id or new_game_id(self.rng),
         )
         self.games.append(game)
         self._by_id.setdefault(game["id"], game)
@@ -279,60 +206,14 @@ class FakeLichess(Misbehaviour):
             uid, opponent, rating, first=before - every * games, every=every, count=games
         )
 
-    def game_json(
-        self,
-        *,
-        white: str,
-        black: str,
-        created_at: datetime,
-        id: str,
-        last_move_at: datetime | None = None,
-        rated: bool = True,
-        variant: str = "antichess",
-        status: str = "resign",
-        winner: str | None = "white",
-        white_rating: int = 1500,
-        black_rating: int = 1500,
-        white_rating_diff: int | None = 0,
-        black_rating_diff: int | None = 0,
-        clock: tuple[int, int] | None = (120, 5),
-    ) -> dict[str, Any]:
-        """A game's Lichess JSON (not stored)."""
-        speed = _speed(clock)
-        perf = speed if variant in ("standard", "fromPosition") else variant
+    def game_json(self, **fields: Any) -> dict[str, Any]:
+        """A game's Lichess JSON (not stored); the fields of :func:`game_json`."""
+        return game_json(spell=self.spelled, **fields)
 
-        def player(name: str, rating: int, diff: int | None) -> dict[str, Any]:
-            known = self.users.get(name.lower())
-            spelled = known["username"] if known else name
-            p: dict[str, Any] = {"user": {"name": spelled, "id": name.lower()}, "rating": rating}
-            if diff is not None and rated:
-                p["ratingDiff"] = diff
-            return p
-
-        game: dict[str, Any] = {
-            "id": id,
-            "rated": rated,
-            "variant": variant,
-            "speed": speed,
-            "perf": perf,
-            "createdAt": ms(created_at),
-            "lastMoveAt": ms(last_move_at or created_at + timedelta(minutes=5)),
-            "status": status,
-            "source": "lobby",
-            "players": {
-                "white": player(white, white_rating, white_rating_diff),
-                "black": player(black, black_rating, black_rating_diff),
-            },
-        }
-        if winner is not None:
-            game["winner"] = winner
-        if clock is not None:
-            game["clock"] = {
-                "initial": clock[0],
-                "increment": clock[1],
-                "totalTime": clock[0] + 40 * clock[1],
-            }
-        return game
+    def spelled(self, name: str) -> str:
+        """The account's own spelling of `name` (as given when unknown)."""
+        known = self.users.get(name.lower())
+        return str(known["username"]) if known else name
 
     # ----------------------------------------------------------------- helpers
 
@@ -355,7 +236,7 @@ class FakeLichess(Misbehaviour):
         # A history game: the bot reads a game by id only for a match's own games, so this
         # scan of every history runs only on the way to a 404.
         for history in self._histories.values():
-            for candidate in history.games(self):
+            for candidate in history.games(self.seed, self.spelled):
                 if candidate["id"] == gid:
                     return candidate
         return None
@@ -368,7 +249,7 @@ class FakeLichess(Misbehaviour):
         """The user's listed games (history included), only those created at `since_ms`
         or later when given; in no particular order."""
         history = self._histories.get(uid)
-        earlier = history.games(self, since_ms) if history is not None else []
+        earlier = history.games(self.seed, self.spelled, since_ms) if history is not None else []
         stored = self._by_user.get(uid, ())
         if self._listed_at:
             stored = [g for g in stored if self._listed(g)]
