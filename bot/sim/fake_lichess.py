@@ -44,7 +44,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.sim.lichess_games import History, game_json, ms, new_game_id
+from bot.sim.lichess_games import History, StoredGame, game_json, ms, new_game_id
 from bot.sim.lichess_misbehaviour import Handler, Misbehaviour
 
 _UNFINISHED = {"created", "started", "aborted"}
@@ -84,14 +84,12 @@ class FakeLichess(Misbehaviour):
         self.rng = random.Random(seed)
         self.base_url = ""
         self.users: dict[str, dict[str, Any]] = {}
-        self.games: list[dict[str, Any]] = []
+        self.games: list[StoredGame] = []
         # The games of each user and each game by id: a read scans one player's games, not
         # the whole championship's (a 256-player run stores thousands).
-        self._by_user: dict[str, list[dict[str, Any]]] = {}
-        self._by_id: dict[str, dict[str, Any]] = {}
+        self._by_user: dict[str, list[StoredGame]] = {}
+        self._by_id: dict[str, StoredGame] = {}
         self._histories: dict[str, History] = {}  # by user id (see `add_history`)
-        # Games stored ahead of time, listed only once `time_source()` (ms) reaches this.
-        self._listed_at: dict[str, int] = {}
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.request_times: list[float] = []
         self.statuses: list[int | None] = []
@@ -162,7 +160,8 @@ class FakeLichess(Misbehaviour):
         """Store a game and return its Lichess JSON. With `listed_at`, the game stays
         invisible until `time_source()` reaches that moment: a simulation can store a
         match's games up front and Lichess still shows each only once it is played."""
-        game = self.game_json(
+        game = StoredGame(
+            id=id or new_game_id(self.rng),
             white=white,
             black=black,
             created_at=created_at,
@@ -176,17 +175,14 @@ class FakeLichess(Misbehaviour):
             white_rating_diff=white_rating_diff,
             black_rating_diff=black_rating_diff,
             clock=clock,
-            id=id or new_game_id(self.rng),
+            created_ms=ms(created_at),
+            listed_ms=None if listed_at is None else ms(listed_at),
         )
         self.games.append(game)
-        self._by_id.setdefault(game["id"], game)
-        if listed_at is not None:
-            self._listed_at[game["id"]] = ms(listed_at)
-        white_id = game["players"]["white"]["user"]["id"]
-        black_id = game["players"]["black"]["user"]["id"]
-        for uid in {white_id, black_id}:
+        self._by_id.setdefault(game.id, game)
+        for uid in {white.lower(), black.lower()}:
             self._by_user.setdefault(uid, []).append(game)
-        return game
+        return game.json(self.spelled)
 
     def add_history(
         self,
@@ -229,10 +225,11 @@ class FakeLichess(Misbehaviour):
         """Whether a game with this id was stored with `add_game` (listed yet or not)."""
         return gid in self._by_id
 
-    def _game_by_id(self, gid: str) -> dict[str, Any] | None:
+    def _listed_game(self, gid: str) -> dict[str, Any] | None:
+        """The JSON of the game with this id, if Lichess shows it yet."""
         game = self._by_id.get(gid)
         if game is not None:
-            return game
+            return game.json(self.spelled) if self._listed(game) else None
         # A history game: the bot reads a game by id only for a match's own games, so this
         # scan of every history runs only on the way to a 404.
         for history in self._histories.values():
@@ -241,21 +238,20 @@ class FakeLichess(Misbehaviour):
                     return candidate
         return None
 
-    def _listed(self, game: dict[str, Any]) -> bool:
-        listed = self._listed_at.get(game["id"])
-        return listed is None or self.time_source() * 1000 >= listed
+    def _listed(self, game: StoredGame) -> bool:
+        return game.listed_ms is None or self.time_source() * 1000 >= game.listed_ms
 
     def _user_games(self, uid: str, since_ms: int | None = None) -> list[dict[str, Any]]:
         """The user's listed games (history included), only those created at `since_ms`
         or later when given; in no particular order."""
         history = self._histories.get(uid)
         earlier = history.games(self.seed, self.spelled, since_ms) if history is not None else []
-        stored = self._by_user.get(uid, ())
-        if self._listed_at:
-            stored = [g for g in stored if self._listed(g)]
-        if since_ms is not None:
-            stored = [g for g in stored if g["createdAt"] >= since_ms]
-        return earlier + list(stored)
+        stored = [
+            game.json(self.spelled)
+            for game in self._by_user.get(uid, ())
+            if self._listed(game) and (since_ms is None or game.created_ms >= since_ms)
+        ]
+        return earlier + stored
 
     @staticmethod
     def _side(game: dict[str, Any], uid: str) -> dict[str, Any]:
@@ -424,8 +420,8 @@ class FakeLichess(Misbehaviour):
     async def _export_game(self, request: web.Request) -> web.StreamResponse:
         """``GET /game/export/{id}`` as JSON: any stored game, finished or not."""
         gid = request.match_info["id"]
-        game = self._game_by_id(gid)
-        if game is not None and self._listed(game):
+        game = self._listed_game(gid)
+        if game is not None:
             return web.json_response(game)
         return web.json_response({"error": "Not found"}, status=404)
 

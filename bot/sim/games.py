@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Select, select
@@ -76,12 +77,13 @@ class SimBase:
         players: list[SimPlayer],
         progress: Callable[[str, str], None],
         log: StepLog,
+        transcript: Path,
     ) -> None:
         self.bot, self.h, self.fake, self.clock, self.seed = bot, h, fake, clock, seed
         self.players = players
         self.rating = {p.name.lower(): p.rating for p in players}
         self.rating |= {name.lower(): rating for name, _, _, rating in PRESEEDED}
-        self.transcript = Transcript(h, clock)
+        self.transcript = Transcript(h, clock, transcript)
         self.progress = progress
         self.log = log
         self.counters = log.counters()  # as the last recorded step left them

@@ -591,6 +591,9 @@ class DiscordHarness:
         self.responses: list[RecordedResponse] = []
         self.messages: list[RecordedMessage] = []
         self.requests: list[RecordedRequest] = []
+        #: off, `requests` stays empty: a long simulation sends tens of thousands of REST
+        #: requests and needs none of them afterwards (messages are still recorded)
+        self.keep_requests = True
         self.unhandled: list[RecordedRequest] = []
         self.threads: list[dict[str, Any]] = []  # payloads of threads the bot created
         self.errors: list[BaseException] = []
@@ -1834,7 +1837,8 @@ class DiscordHarness:
             query=kwargs.get("params"),
             reason=kwargs.get("reason"),
         )
-        self.requests.append(req)
+        if self.keep_requests:
+            self.requests.append(req)
         retry_after = self._take_rate_limit(req)
         if retry_after is not None:
             self.rate_limited.append(req)

@@ -396,7 +396,10 @@ async def simulate(
             for name, _, user, _ in PRESEEDED:
                 h.add_member(user, name.lower())
             h.clock = clock.now
-            sim = Simulation(bot, h, fake, clock, seed, entrants, progress, log)
+            h.keep_requests = False  # the transcript and the journal keep what matters
+            sim = Simulation(
+                bot, h, fake, clock, seed, entrants, progress, log, out / "transcript.md"
+            )
             h.use_journal(out / "discord.jsonl", fsync=False)  # what "Discord" has seen
             sim.requests = requests
             if faults:
@@ -412,7 +415,7 @@ async def simulate(
             # the last retries of the outbox
             await sim.step_at("end:day", lambda: clock.now() + timedelta(days=1))
             result = await championship_result(sim, seed)
-            (out / "transcript.md").write_text(sim.transcript.markdown(), encoding="utf-8")
+            sim.transcript.close()
         await lichess.aclose()
     requests.close()
     (out / "result.json").write_text(

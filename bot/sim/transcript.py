@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
+from pathlib import Path
 
 from bot.clock import Clock
 from bot.sim.harness import DiscordHarness, RecordedMessage
@@ -18,18 +19,35 @@ class Entry:
     text: str
 
 
+HEADING = "# The championship, as the bot told it\n\n"
+
+
 class Transcript:
     """Each message the harness posts (or, in a restarted run, finds in its journal), as it
-    was posted, stamped with the harness clock's time."""
+    was posted, stamped with the harness clock's time, written to `path` as Markdown.
 
-    def __init__(self, h: DiscordHarness, clock: Clock) -> None:
+    It is written as it goes rather than kept: a 256-player championship is twenty thousand
+    messages. A restarted run starts the file over, and its journal replays the messages
+    the killed runs posted, so the file ends the same as an uninterrupted run's."""
+
+    def __init__(self, h: DiscordHarness, clock: Clock, path: Path) -> None:
         self.h, self.clock = h, clock
-        self.entries: list[Entry] = []
+        self.count = 0
+        self._day: date | None = None
+        self._file = path.open("w", encoding="utf-8")
+        self._file.write(HEADING)
         h.on_post = self._posted
 
     def _posted(self, message: RecordedMessage) -> None:
         at = message.sent_at or self.clock.now()
-        self.entries.append(Entry(at, self._where(message), self._readable(message.text)))
+        self.count += 1
+        entry = Entry(at, self._where(message), self._readable(message.text))
+        self._file.write(entry_markdown(entry, self._day))
+        self._day = at.date()
+
+    def close(self) -> None:
+        """Finish the file (the last entries may still be in its buffer)."""
+        self._file.close()
 
     def _readable(self, text: str) -> str:
         """Mentions become names, and a Discord timestamp gives way to the UTC time the
@@ -44,10 +62,6 @@ class Transcript:
         text = re.sub(r"<@!?(\d+)>", name, text)
         return re.sub(r"<t:\d+:\w> ?", "", text)
 
-    @property
-    def count(self) -> int:
-        return len(self.entries)
-
     def _where(self, message: RecordedMessage) -> str:
         if message.dm_user_id is not None:
             member = self.h.member(message.dm_user_id)
@@ -56,13 +70,9 @@ class Transcript:
         name = getattr(channel, "name", None)
         return f"#{name}" if name else f"thread {message.channel_id % 10_000:04d}"
 
-    def markdown(self) -> str:
-        lines = ["# The championship, as the bot told it", ""]
-        day = None
-        for entry in self.entries:
-            if entry.at.date() != day:
-                day = entry.at.date()
-                lines += ["", f"## {day:%A %d %B %Y}", ""]
-            body = entry.text.strip().replace("\n", "\n  ")
-            lines.append(f"- **{entry.at:%H:%M} UTC · {entry.where}**: {body}")
-        return "\n".join(lines) + "\n"
+
+def entry_markdown(entry: Entry, previous_day: date | None) -> str:
+    """One entry's Markdown, under a new day's heading when its day is not `previous_day`."""
+    heading = f"\n## {entry.at:%A %d %B %Y}\n\n" if entry.at.date() != previous_day else ""
+    body = entry.text.strip().replace("\n", "\n  ")
+    return f"{heading}- **{entry.at:%H:%M} UTC · {entry.where}**: {body}\n"
