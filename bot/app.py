@@ -19,7 +19,7 @@ from bot.lichess.client import LichessClient
 from bot.outbox import OutboxWorker
 from bot.scheduler import build_scheduler
 from bot.wiring import Services, build_services, register_timers
-from db import migrate
+from db import schema
 from db.engine import make_engine, make_sessionmaker
 
 log = logging.getLogger(__name__)
@@ -100,7 +100,10 @@ class ChampionshipBot(commands.Bot):
         from cogs.errors import install_error_handler
 
         url = self.config.database.url
-        await migrate.upgrade(url)
+        if not await schema.at_head(url):  # `acwc run` has migrated in a child (db.schema)
+            from db import migrate
+
+            await migrate.upgrade(url)
         self.engine = make_engine(url)
         self.sessions = make_sessionmaker(self.engine)
         self.outbox = OutboxWorker(

@@ -62,3 +62,11 @@ async def drift(url: str) -> list[Any]:
 
 def upgrade_sync(url: str) -> None:
     asyncio.run(upgrade(url))
+
+
+if __name__ == "__main__":  # `python -m db.migrate`, as db.schema runs it
+    import os
+
+    from db.schema import URL_VARIABLE
+
+    upgrade_sync(os.environ[URL_VARIABLE])

@@ -32,6 +32,7 @@ from bot.sim.incidents import Incidents
 from bot.sim.players import SimPlayer, add_account, make_players
 from bot.sim.result import championship_result
 from bot.sim.resume import RequestLog, StepLog
+from db import schema
 from db.models import (
     Match,
     MatchState,
@@ -368,6 +369,7 @@ async def simulate(
         # stalls now and then, so the client gives up sooner than the bot's 20 s.
         fake.time_source = lambda: clock.now().timestamp()
         fake.on_request = requests
+        await schema.migrate_in_child_async(config.database.url)  # Alembic stays out of it
         lichess = LichessClient(
             base_url=fake.base_url,
             timeout=2.0 if faults else 10.0,

@@ -1,0 +1,77 @@
+"""Whether a database is at the latest schema, and migrating it in a child process, without
+loading Alembic.
+
+Alembic pulls in Mako and Pygments (about 11 MB of a 100 MB bot). A running bot needs
+them only when the schema changes, so `acwc run` and `acwc simulate` migrate in a short
+child process and the bot's start-up only checks the revision (:func:`at_head`); it
+migrates in its own process only when it finds the schema behind (tests, embedders).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
+
+from db.engine import make_engine
+
+ROOT = Path(__file__).resolve().parents[1]
+VERSIONS = ROOT / "migrations" / "versions"
+URL_VARIABLE = "ACWC_MIGRATE_URL"  # the URL reaches the child here, not on its command line
+_ASSIGNED = re.compile(r"^(revision|down_revision)\s*(?::[^=]+)?=\s*[\"']([^\"']+)[\"']", re.M)
+
+
+def head_revision(versions: Path = VERSIONS) -> str:
+    """The revision no other migration builds on: the one `alembic upgrade head` ends at."""
+    revisions: set[str] = set()
+    built_on: set[str] = set()
+    for script in versions.glob("*.py"):
+        for name, value in _ASSIGNED.findall(script.read_text(encoding="utf-8")):
+            (revisions if name == "revision" else built_on).add(value)
+    heads = revisions - built_on
+    if len(heads) != 1:
+        raise RuntimeError(f"migrations must have exactly one head, found {sorted(heads)}")
+    return heads.pop()
+
+
+async def current_revision(url: str) -> str | None:
+    """The revision the database records, or None before its first migration."""
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as connection:
+            found = await connection.execute(text("SELECT version_num FROM alembic_version"))
+            return found.scalar_one_or_none()
+    except DBAPIError:  # no alembic_version table yet
+        return None
+    finally:
+        await engine.dispose()
+
+
+async def at_head(url: str) -> bool:
+    return await current_revision(url) == head_revision()
+
+
+def _child_environment(url: str) -> dict[str, str]:
+    """This checkout's code first on the child's path, as it is on ours."""
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, URL_VARIABLE: url, "PYTHONPATH": path}
+
+
+def migrate_in_child(url: str) -> None:
+    """Bring the database to head in a child process (Alembic is loaded there only)."""
+    subprocess.run([sys.executable, "-m", "db.migrate"], env=_child_environment(url), check=True)
+
+
+async def migrate_in_child_async(url: str) -> None:
+    """:func:`migrate_in_child` without blocking the event loop."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "db.migrate", env=_child_environment(url)
+    )
+    if await child.wait() != 0:
+        raise RuntimeError(f"migrating the database failed (exit {child.returncode})")

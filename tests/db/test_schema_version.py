@@ -1,0 +1,54 @@
+"""The start-up check of the schema revision, and migration in a child process: a running
+bot knows whether to migrate without loading Alembic."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from db import migrate, schema
+
+
+def test_the_head_is_the_revision_no_migration_builds_on(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text('revision: str = "0001"\ndown_revision = None\n')
+    (tmp_path / "b.py").write_text('revision = "0002"\ndown_revision: str | None = "0001"\n')
+    assert schema.head_revision(tmp_path) == "0002"
+
+
+def test_two_heads_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text('revision = "0001"\n')
+    (tmp_path / "b.py").write_text('revision = "0002"\n')
+    with pytest.raises(RuntimeError, match="exactly one head"):
+        schema.head_revision(tmp_path)
+
+
+async def test_the_project_head_is_where_alembic_upgrades_to(db_url: str) -> None:
+    assert await schema.current_revision(db_url) is None
+    assert not await schema.at_head(db_url)
+    await migrate.upgrade(db_url)
+    assert await schema.current_revision(db_url) == schema.head_revision()
+    assert await schema.at_head(db_url)
+
+
+async def test_a_child_process_migrates_the_database(db_url: str) -> None:
+    await schema.migrate_in_child_async(db_url)
+    assert await schema.at_head(db_url)
+
+
+def test_the_bot_and_the_simulation_import_without_alembic() -> None:
+    probe = (
+        "import sys, bot.app, bot.sim.run\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('alembic', 'mako'))))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert found.stdout.strip() == "[]"
+
+
+def test_a_failed_child_migration_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(subprocess.CalledProcessError):
+        schema.migrate_in_child(f"sqlite+aiosqlite:///{tmp_path}/missing/dir/x.db")
