@@ -591,9 +591,10 @@ class DiscordHarness:
         self.responses: list[RecordedResponse] = []
         self.messages: list[RecordedMessage] = []
         self.requests: list[RecordedRequest] = []
-        #: off, `requests` stays empty: a long simulation sends tens of thousands of REST
-        #: requests and needs none of them afterwards (messages are still recorded)
-        self.keep_requests = True
+        #: off, `requests` stays empty and messages keep no `raw` payload and no `edits`: a
+        #: long simulation sends tens of thousands of REST requests and needs none of them
+        #: afterwards (each message's current content, embeds and buttons are still kept)
+        self.keep_history = True
         self.unhandled: list[RecordedRequest] = []
         self.threads: list[dict[str, Any]] = []  # payloads of threads the bot created
         self.errors: list[BaseException] = []
@@ -1682,7 +1683,8 @@ class DiscordHarness:
             target._apply(body or {})
             if files:
                 target.files = files
-            target.edits.append(body or {})
+            if self.keep_history:
+                target.edits.append(body or {})
             self._journal_state(target)
             target.flags &= ~LOADING
             if target is st.original:
@@ -1766,7 +1768,8 @@ class DiscordHarness:
                 st.original = msg
                 if kind == "update":
                     msg._apply(data)
-                    msg.edits.append(data)
+                    if self.keep_history:
+                        msg.edits.append(data)
                     self._journal_state(msg)
                     if files:
                         msg.files = files
@@ -1837,7 +1840,7 @@ class DiscordHarness:
             query=kwargs.get("params"),
             reason=kwargs.get("reason"),
         )
-        if self.keep_requests:
+        if self.keep_history:
             self.requests.append(req)
         retry_after = self._take_rate_limit(req)
         if retry_after is not None:
@@ -1894,7 +1897,7 @@ class DiscordHarness:
                 guild_id=None if dm_user is not None else self.guild_id,
                 dm_user_id=dm_user,
                 files=files,
-                raw=body,
+                raw=body if self.keep_history else {},
             )
             msg._apply({k: v for k, v in body.items() if k != "flags"})
             msg.files = files
@@ -1916,7 +1919,8 @@ class DiscordHarness:
                 live._apply(body)
                 if files:
                     live.files = files
-                live.edits.append(body)
+                if self.keep_history:
+                    live.edits.append(body)
                 self._journal_state(live)
                 return self._message_payload(live)
             if m == "DELETE":

@@ -398,7 +398,7 @@ async def simulate(
             for name, _, user, _ in PRESEEDED:
                 h.add_member(user, name.lower())
             h.clock = clock.now
-            h.keep_requests = False  # the transcript and the journal keep what matters
+            h.keep_history = False  # the transcript and the journal keep what matters
             sim = Simulation(
                 bot, h, fake, clock, seed, entrants, progress, log, out / "transcript.md"
             )
