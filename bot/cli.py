@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -123,15 +123,17 @@ def _run(config: Config, secrets: Secrets) -> int:
 
     from bot.app import ChampionshipBot
     from bot.logging_setup import configure_logging
-    from db.schema import migrate_in_child
+    from db.schema import MigrationFailed, migrate_in_child
 
     # A PostgreSQL URL may carry a password: it is a secret like the tokens.
     database_password = make_url(config.database.url).password
     configure_logging([secrets.discord_token, secrets.lichess_token, database_password])
     try:
         migrate_in_child(config.database.url)  # Alembic stays out of the bot's memory
-    except subprocess.CalledProcessError:
-        print("Migrating the database failed (the error is above).", file=sys.stderr)
+    except MigrationFailed as failure:  # logged, so the database password is redacted
+        log = logging.getLogger("acwc.migrate")
+        log.debug("the migration printed:\n%s", failure.output)
+        log.error("Migrating the database failed: %s", failure.cause)
         return EXIT_FAILURE
     bot = ChampionshipBot(config, secrets)
     bot.run(secrets.discord_token, log_handler=None)

@@ -24,6 +24,7 @@ from db.engine import make_engine
 ROOT = Path(__file__).resolve().parents[1]
 VERSIONS = ROOT / "migrations" / "versions"
 URL_VARIABLE = "ACWC_MIGRATE_URL"  # the URL reaches the child here, not on its command line
+_RAISED = re.compile(r"^[A-Za-z_][\w.]*: .*$", re.M)  # an exception line of a traceback
 _ASSIGNED = re.compile(r"^(revision|down_revision)\s*(?::[^=]+)?=\s*[\"']([^\"']+)[\"']", re.M)
 
 
@@ -63,15 +64,45 @@ def _child_environment(url: str) -> dict[str, str]:
     return {**os.environ, URL_VARIABLE: url, "PYTHONPATH": path}
 
 
+class MigrationFailed(RuntimeError):
+    """The child migration exited non-zero; `output` is what it printed (its traceback).
+    The caller logs it through its redacting logger: the child's text may hold the URL."""
+
+    def __init__(self, returncode: int, output: str) -> None:
+        super().__init__(f"migrating the database failed (exit {returncode})")
+        self.output = output
+
+    @property
+    def cause(self) -> str:
+        """The error the child died of (a traceback's last `Type: message` line)."""
+        raised = _RAISED.findall(self.output)
+        lines = [line.strip() for line in self.output.splitlines() if line.strip()]
+        return raised[-1] if raised else lines[-1] if lines else str(self)
+
+
 def migrate_in_child(url: str) -> None:
     """Bring the database to head in a child process (Alembic is loaded there only)."""
-    subprocess.run([sys.executable, "-m", "db.migrate"], env=_child_environment(url), check=True)
+    child = subprocess.run(
+        [sys.executable, "-m", "db.migrate"],
+        env=_child_environment(url),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    if child.returncode != 0:
+        raise MigrationFailed(child.returncode, child.stdout)
 
 
 async def migrate_in_child_async(url: str) -> None:
     """:func:`migrate_in_child` without blocking the event loop."""
     child = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "db.migrate", env=_child_environment(url)
+        sys.executable,
+        "-m",
+        "db.migrate",
+        env=_child_environment(url),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
     )
-    if await child.wait() != 0:
-        raise RuntimeError(f"migrating the database failed (exit {child.returncode})")
+    output, _ = await child.communicate()
+    if child.returncode != 0:
+        raise MigrationFailed(child.returncode or 1, output.decode(errors="replace"))

@@ -43,6 +43,7 @@ def test_acwc_run_redacts_the_database_password_too(
         logging.getLogger("test.db").error("token %s", token)
 
     monkeypatch.setattr(ChampionshipBot, "run", fake_run)
+    monkeypatch.setattr("db.schema.migrate_in_child", lambda url: None)
     monkeypatch.setenv("DISCORD_TOKEN", "discord-token-123")
     monkeypatch.setenv("DATABASE_URL", "postgresql+asyncpg://acwc:s3cret-pw@db.example/acwc")
     root = logging.getLogger()
@@ -55,3 +56,34 @@ def test_acwc_run_redacts_the_database_password_too(
     err = capsys.readouterr().err
     assert "cannot reach postgresql+asyncpg://acwc:[redacted]@db.example/acwc" in err
     assert "s3cret-pw" not in err and "discord-token-123" not in err
+
+
+def test_a_failed_migration_is_reported_without_the_database_password(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The child's traceback can quote the URL; `acwc run` logs it, redacted, and stops."""
+    from bot import cli
+    from db import schema
+
+    url = "postgresql+asyncpg://acwc:s3cret-pw@db.example/acwc"
+
+    def failing_migration(given: str) -> None:
+        assert given == url
+        raise schema.MigrationFailed(1, f"Traceback ...\nOSError: cannot reach {given}\n")
+
+    monkeypatch.setattr("db.schema.migrate_in_child", failing_migration)
+    monkeypatch.setenv("DISCORD_TOKEN", "discord-token-123")
+    monkeypatch.setenv("DATABASE_URL", url)
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        assert cli.main(["run"]) == cli.EXIT_FAILURE
+    finally:
+        root.handlers[:], level = saved
+        root.setLevel(level)
+    err = capsys.readouterr().err
+    assert (
+        "Migrating the database failed: OSError: cannot reach postgresql+asyncpg://acwc:[redacted]@db.example/acwc"
+        in err
+    )
+    assert "s3cret-pw" not in err

@@ -32,6 +32,7 @@ sets its fake clock), ``statuses`` (the HTTP status answered, ``None`` for a cut
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import random
@@ -183,6 +184,18 @@ class FakeLichess(Misbehaviour):
         for uid in {white.lower(), black.lower()}:
             self._by_user.setdefault(uid, []).append(game)
         return game.json(self.spelled)
+
+    def update_game(self, game_id: str, **fields: Any) -> dict[str, Any]:
+        """Change a stored game (a game in progress ends: `status`, `winner`, ...) and
+        return its new JSON; every list that holds it sees the change."""
+        old = self._by_id[game_id]
+        new = dataclasses.replace(old, **fields)
+        self.games[self.games.index(old)] = new
+        self._by_id[game_id] = new
+        for uid in {old.white.lower(), old.black.lower()}:
+            listed = self._by_user[uid]
+            listed[listed.index(old)] = new
+        return new.json(self.spelled)
 
     def add_history(
         self,

@@ -49,6 +49,13 @@ def test_the_bot_and_the_simulation_import_without_alembic() -> None:
     assert found.stdout.strip() == "[]"
 
 
-def test_a_failed_child_migration_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(subprocess.CalledProcessError):
+def test_a_failed_child_migration_is_an_error_with_its_cause(tmp_path: Path) -> None:
+    with pytest.raises(schema.MigrationFailed) as failed:
         schema.migrate_in_child(f"sqlite+aiosqlite:///{tmp_path}/missing/dir/x.db")
+    assert "unable to open database file" in failed.value.cause
+    assert "Traceback" in failed.value.output
+
+
+async def test_a_failed_child_migration_is_an_error_without_blocking(tmp_path: Path) -> None:
+    with pytest.raises(schema.MigrationFailed, match="exit 1"):
+        await schema.migrate_in_child_async(f"sqlite+aiosqlite:///{tmp_path}/no/dir/x.db")

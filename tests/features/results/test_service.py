@@ -145,7 +145,7 @@ async def test_game_in_progress_is_picked_up_when_it_ends(
     assert (await results.poll()).new_games == 0
     with pytest.raises(InvalidInput, match="not finished yet"):
         await results.submit_game(discord_id=102, url=game["id"])
-    game.update(status="outoftime", winner="black")
+    fake.update_game(game["id"], status="outoftime", winner="black")
     clock.advance(timedelta(minutes=10))
     assert (await results.poll()).new_games == 1
     match = await match_row(sessions, seeded.match_ids[0])
