@@ -47,9 +47,9 @@ def child(players: int, seed: int, out: Path) -> None:
             yield fake
 
     async def counted_poll(self: ResultsService) -> Any:
-        before = len(fakes[0].requests) if fakes else 0
+        before = fakes[0].request_count if fakes else 0
         report = await original_poll(self)
-        made = (len(fakes[0].requests) if fakes else 0) - before
+        made = (fakes[0].request_count if fakes else 0) - before
         if report.polled:
             polls["active"] += 1
             polls["matches"] += report.polled

@@ -26,7 +26,7 @@ Test controls: :meth:`FakeLichess.fail_next`, :meth:`FakeLichess.stall_next`,
 :meth:`FakeLichess.set_down`; observations: ``requests`` (method, path, query),
 ``request_times`` (``time_source()`` at arrival: ``time.monotonic`` unless a simulation
 sets its fake clock), ``statuses`` (the HTTP status answered, ``None`` for a cut stream),
-``max_in_flight``, ``challenges``.
+``max_in_flight``, ``challenges``, ``request_count`` (also with ``keep_requests`` off).
 """
 
 from __future__ import annotations
@@ -92,6 +92,9 @@ class FakeLichess(Misbehaviour):
         self._by_id: dict[str, StoredGame] = {}
         self._histories: dict[str, History] = {}  # by user id (see `add_history`)
         self.requests: list[tuple[str, str, dict[str, str]]] = []
+        self.request_count = 0  # every request received, kept or not
+        #: off, the four request records stay empty (a long simulation only counts them)
+        self.keep_requests = True
         self.request_times: list[float] = []
         self.statuses: list[int | None] = []
         self.time_source: Callable[[], float] = time.monotonic
@@ -228,11 +231,8 @@ class FakeLichess(Misbehaviour):
 
     def count(self, path_prefix: str, method: str | None = None) -> int:
         """Number of requests received whose path starts with ``path_prefix``."""
-        return sum(
-            1
-            for m, p, _q in self.requests
-            if p.startswith(path_prefix) and (method is None or m == method)
-        )
+        wanted = [m for m, p, _q in self.requests if p.startswith(path_prefix)]
+        return len(wanted) if method is None else wanted.count(method)
 
     def has_game(self, gid: str) -> bool:
         """Whether a game with this id was stored with `add_game` (listed yet or not)."""
@@ -318,12 +318,15 @@ class FakeLichess(Misbehaviour):
 
     @web.middleware
     async def _middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        self.requests.append((request.method, request.path, dict(request.query)))
-        self.request_times.append(self.time_source())
+        self.request_count += 1
+        keep = self.keep_requests
+        if keep:
+            self.requests.append((request.method, request.path, dict(request.query)))
+            self.request_times.append(self.time_source())
+            self.statuses.append(None)
+        index = len(self.statuses) - 1
         if self.on_request is not None:
             self.on_request(request.method, request.path_qs, self.time_source())
-        self.statuses.append(None)
-        index = len(self.statuses) - 1
         if self._stalling:
             # A client that gave up on a stalled request hung up before sending this one;
             # let the server see that hang-up first, so `in_flight` counts what the client
@@ -332,7 +335,7 @@ class FakeLichess(Misbehaviour):
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
-            if request.can_read_body:
+            if request.can_read_body and keep:
                 self.bodies.append(await request.text())
             if self._delay:
                 await asyncio.sleep(self._delay)
@@ -340,7 +343,7 @@ class FakeLichess(Misbehaviour):
             if stall is not None and not await self._stalled(request, stall[1]):
                 return web.Response(status=504)  # nobody is listening any more
             response = await self._answer_or_fail(request, handler)
-            if id(request) not in self._truncating:
+            if keep and id(request) not in self._truncating:
                 self.statuses[index] = response.status
             return response
         finally:

@@ -50,7 +50,7 @@ async def championship_result(sim: SimBase, seed: int) -> dict[str, Any]:
         "champion": champion,
         "incidents": sim.counters.incidents,
         "messages": sim.transcript.count,
-        "lichess_requests": sim.requests.count() if sim.requests else len(sim.fake.requests),
+        "lichess_requests": sim.requests.count() if sim.requests else sim.fake.request_count,
         "faults": dict(sorted(sim.faults.injected.items())) if sim.faults else {},
         "faults_observed": sim.faults.observed() if sim.faults else {},
     }

@@ -404,6 +404,7 @@ async def simulate(
             )
             h.use_journal(out / "discord.jsonl", fsync=False)  # what "Discord" has seen
             sim.requests = requests
+            fake.keep_requests = faults  # the fault checks read request times and statuses
             if faults:
                 sim.faults = Faults(h, fake, seed, closed_dm_user=entrants[1].discord_id)
             if resume:

@@ -256,3 +256,32 @@ async def test_a_history_reads_like_the_same_games_stored_one_by_one() -> None:
         )
         assert len(recent) == 3  # the two newest history games and Bob's game
         assert await get_json(http_lazy, "/game/export/nosuchid") == (404, {"error": "Not found"})
+
+
+async def test_a_fake_that_keeps_no_requests_still_counts_them_and_answers_alike() -> None:
+    async with started() as (fake, http):
+        fake.add_user("Alice", created_at=T0)
+        fake.keep_requests = False
+        status, alice = await get_json(http, "/api/user/alice")
+        await get_json(http, "/api/user/nobody")
+        assert status == 200 and alice["username"] == "Alice"
+        assert fake.request_count == 2
+        assert fake.requests == [] and fake.statuses == [] and fake.request_times == []
+        fake.keep_requests = True
+        await get_json(http, "/api/user/alice")
+        assert fake.request_count == 3 and fake.statuses == [200]
+
+
+async def test_a_game_in_progress_can_end() -> None:
+    async with started() as (fake, http):
+        fake.add_user("Alice", created_at=T0)
+        fake.add_user("Bob", created_at=T0)
+        game = fake.add_game(
+            white="alice", black="bob", created_at=T0, status="started", winner=None
+        )
+        _, listed = await get_json(http, "/api/games/user/alice")
+        assert listed == []  # only finished games without ongoing=true
+        ended = fake.update_game(game["id"], status="mate", winner="black")
+        assert ended["status"] == "mate" and ended["winner"] == "black"
+        _, listed = await get_json(http, "/api/games/user/bob")
+        assert [(g["id"], g["winner"]) for g in listed] == [(game["id"], "black")]
