@@ -19,6 +19,7 @@ from bot.due import DueKind, schedule
 from bot.errors import WrongStage
 from bot.events import RoundPublished
 from bot.features.matches.text import STAGE_LABELS
+from bot.features.rounds import pairing
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.outbox import enqueue_channel
 from bot.rules import swiss
@@ -101,7 +102,7 @@ class RoundProgress(Service):
             total = len(round_robin := swiss.round_robin_rounds([p.lichess_id for p in players]))
             pairs = round_robin[number - 1]
         else:
-            pairs = swiss.pair_round(
+            pairs = pairing.pair_round(  # in a child process (see `pairing`)
                 [p.lichess_id for p in players],
                 results,
                 withdrawn=withdrawn,

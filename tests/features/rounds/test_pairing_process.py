@@ -1,0 +1,83 @@
+"""Pairing in a child process: same pairs as the rule, the rule's refusals, no networkx here."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from bot.features.rounds import pairing
+from bot.rules import swiss
+
+
+def _history(players: list[str], rounds: int, seed: int) -> list[swiss.Result]:
+    """Results of `rounds` Swiss rounds with random outcomes (draws and upsets included)."""
+    rng = random.Random(seed)
+    results: list[swiss.Result] = []
+    for _ in range(rounds):
+        for a, b in swiss.pair_round(players, results):
+            if b is None:
+                results.append((a, None, 1.0, 0.0))
+            else:
+                score = rng.choice([1.0, 0.5, 0.0])
+                results.append((a, b, score, 1.0 - score))
+    return results
+
+
+def _in_fresh_interpreter(players: list[str], results: list[swiss.Result]) -> dict[str, object]:
+    """Call `pairing.pair_round` from a process that has not loaded networkx, as the bot."""
+    probe = (
+        "import json, sys\n"
+        "from bot.features.rounds import pairing\n"
+        "data = json.load(sys.stdin)\n"
+        "try:\n"
+        "    pairs = pairing.pair_round(data['players'], [tuple(r) for r in data['results']])\n"
+        "    answer = {'pairs': [list(p) for p in pairs]}\n"
+        "except ValueError as refused:\n"
+        "    answer = {'refused': str(refused)}\n"
+        "answer['networkx_here'] = 'networkx' in sys.modules\n"
+        "print(json.dumps(answer))\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=json.dumps({"players": players, "results": results}),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    answer: dict[str, object] = json.loads(found.stdout)
+    return answer
+
+
+def test_the_child_pairs_a_hard_round_exactly_as_the_rule_without_loading_networkx() -> None:
+    players = [f"player{i:02d}" for i in range(41)]  # odd: a bye too
+    results = _history(players, rounds=5, seed=7)
+    expected = [list(pair) for pair in swiss.pair_round(players, results)]
+    answer = _in_fresh_interpreter(players, results)
+    assert answer["pairs"] == expected
+    assert answer["networkx_here"] is False
+
+
+def test_the_rules_refusal_comes_back_from_the_child() -> None:
+    players = ["alice", "bob"]
+    results: list[swiss.Result] = [("alice", "bob", 1.0, 0.0)]  # no rematch: no pairing
+    with pytest.raises(ValueError) as in_process:
+        swiss.pair_round(players, results)
+    answer = _in_fresh_interpreter(players, results)
+    assert answer["refused"] == str(in_process.value)
+    assert answer["networkx_here"] is False
+
+
+def test_a_process_that_has_networkx_pairs_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import networkx  # noqa: F401  (loaded: a child would save nothing)
+
+    def no_child(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a child process was started")
+
+    monkeypatch.setattr(subprocess, "run", no_child)
+    players = [f"p{i}" for i in range(10)]
+    results = _history(players, rounds=3, seed=1)
+    assert pairing.pair_round(players, results) == swiss.pair_round(players, results)
