@@ -341,7 +341,7 @@ async def post_the_round(bot: ChampionshipBot, h: DiscordHarness, now: datetime)
 
     from bot.features.matches.round_post import (
         parts_key,
-        render_round_post_parts,
+        render_round_post_layout,
         round_post_state,
     )
 
@@ -350,11 +350,11 @@ async def post_the_round(bot: ChampionshipBot, h: DiscordHarness, now: datetime)
         round_ = await session.scalar(select(Round).where(Round.state == RoundState.PUBLISHED))
         assert round_ is not None and round_.thread_id is not None
         h.add_text_channel(round_.thread_id, f"round-{round_.number}")
-        parts = await render_round_post_parts(session, round_.id)
+        layout = await render_round_post_layout(session, round_.id)
         pairings = bot.get_partial_messageable(PAIRINGS)
-        sent = [(await pairings.send(text)).id for text in parts]
+        sent = [(await pairings.send(text)).id for text in layout.parts]
         round_.post_message_id = sent[0]
-        session.add(Setting(key=parts_key(round_.id), value=round_post_state(sent[1:], parts),
+        session.add(Setting(key=parts_key(round_.id), value=round_post_state(sent[1:], layout),
                             updated_at=now))  # fmt: skip
 
 

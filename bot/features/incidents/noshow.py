@@ -374,7 +374,7 @@ class NoShows(IncidentCore):
                     "previous": previous.isoformat() if previous else None,
                 },
             )
-            await queue_round_post_update(session, ctx.round_.id, now=now)
+            await queue_round_post_update(session, ctx.round_.id, now=now, board=ctx.match.board)
             return IncidentResult(incident.id, incident.state, wording.rescheduled_reply(deadline))
 
     async def on_reschedule_deadline(

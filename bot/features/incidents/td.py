@@ -112,4 +112,4 @@ class Overrules(IncidentCore):
             subject_id=match.id,
             details={"incident_id": incident.id},
         )
-        await queue_round_post_update(session, ctx.round_.id, now=now)
+        await queue_round_post_update(session, ctx.round_.id, now=now, board=match.board)

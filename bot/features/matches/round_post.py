@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from bisect import bisect_right
 from dataclasses import dataclass, fields
 from datetime import datetime
 
@@ -102,54 +103,100 @@ def _longest_status(sample: datetime) -> int:
     )
 
 
-def _parts(header: str, lines: list[str], longest: list[int]) -> list[list[str]]:
-    """The lines cut into Discord messages by their longest lengths (one message if the
-    whole post fits: then it reads exactly as it always did)."""
+def _cut(header: str, longest: list[int]) -> list[int]:
+    """Where the post's messages begin (indices into the round's boards), cut by the
+    lines' longest lengths: one message if the whole post fits (then it reads exactly as it
+    always did)."""
     if len(header) + 1 + sum(n + 1 for n in longest) <= MESSAGE_LIMIT:
-        return [lines]
+        return [0]
     room = MESSAGE_LIMIT - len(header) - len(PART_OF.format(part=999, parts=999)) - 1
-    parts: list[list[str]] = [[]]
-    used = 0
-    for line, size in zip(lines, longest, strict=True):
-        if parts[-1] and used + size + 1 > room:
-            parts.append([])
+    starts, used = [0], 0
+    for index, size in enumerate(longest):
+        if index > starts[-1] and used + size + 1 > room:
+            starts.append(index)
             used = 0
-        parts[-1].append(line)
         used += size + 1
-    return parts
+    return starts
 
 
-async def render_round_post_parts(session: AsyncSession, round_id: int) -> list[str]:
-    """The pairings post, boards with seeds, profile links, agreed times and results, as
-    the messages it takes: a round of 128 boards is far over Discord's 2000 characters."""
+def _part_text(header: str, lines: list[str], part: int, parts: int) -> str:
+    """One message of a post of `parts` messages (`part` counts from 1)."""
+    if parts == 1:
+        return "\n".join([header, "", *lines])
+    return "\n".join([header + PART_OF.format(part=part, parts=parts), "", *lines])[:MESSAGE_LIMIT]
+
+
+@dataclass(frozen=True)
+class PostLayout:
+    """The post's messages and the first board of each: a later edit of one board
+    re-renders only its message (the cut never moves, see `_longest_line`)."""
+
+    parts: list[str]
+    first_boards: list[int]
+
+
+@dataclass(frozen=True)
+class _PostInputs:
+    """What the post's lines are rendered from."""
+
+    header: str
+    deadline: datetime
+    matches: list[Board]
+    names: dict[int, str]
+    seeds: dict[int, int]
+
+    def lines(self) -> list[str]:
+        return [match_line(m, self.names, self.seeds) for m in self.matches]
+
+
+async def _post_inputs(
+    session: AsyncSession, round_id: int, boards: tuple[int, int | None] | None = None
+) -> _PostInputs:
+    """The header and the boards (all, or from the first of `boards` to before the second)
+    with their players' names and seeds."""
     round_ = await session.get(Round, round_id)
     if round_ is None:
         raise LookupError(f"no round {round_id}")
     stage = await session.get(Stage, round_.stage_id)
-    seeds = {pid: i + 1 for i, pid in enumerate(stage.seeding if stage else [])}
-    matches = [
-        Board(*row)
-        for row in await session.execute(
-            select(*_BOARD_COLUMNS).where(Match.round_id == round_id).order_by(Match.board)
-        )
-    ]
+    query = select(*_BOARD_COLUMNS).where(Match.round_id == round_id)
+    if boards is not None:
+        query = query.where(Match.board >= boards[0])
+        if boards[1] is not None:
+            query = query.where(Match.board < boards[1])
+    matches = [Board(*row) for row in await session.execute(query.order_by(Match.board))]
     ids = {m.player_a_id for m in matches} | {m.player_b_id for m in matches if m.player_b_id}
     rows = await session.execute(
         select(Player.id, Player.lichess_username).where(Player.id.in_(ids))
     )
-    players: dict[int, str] = {pid: name for pid, name in rows}
+    names: dict[int, str] = {pid: name for pid, name in rows}
+    seeding = stage.seeding if stage else []
+    seeds = {pid: i + 1 for i, pid in enumerate(seeding) if pid in ids}
     stage_name = stage.kind.value.capitalize() if stage else ""
     header = f"**{stage_name} round {round_.number}** · ends {discord_time(round_.deadline)}"
-    lines = [match_line(m, players, seeds) for m in matches]
-    status = _longest_status(round_.deadline)
-    longest = [_longest_line(m, players, seeds, status) for m in matches]
-    parts = _parts(header, lines, longest)
-    if len(parts) == 1:
-        return ["\n".join([header, "", *lines])]
-    return [
-        "\n".join([header + PART_OF.format(part=k, parts=len(parts)), "", *chunk])[:MESSAGE_LIMIT]
-        for k, chunk in enumerate(parts, start=1)
+    return _PostInputs(header, round_.deadline, matches, names, seeds)
+
+
+async def render_round_post_layout(session: AsyncSession, round_id: int) -> PostLayout:
+    """The pairings post, boards with seeds, profile links, agreed times and results, as
+    the messages it takes: a round of 128 boards is far over Discord's 2000 characters."""
+    found = await _post_inputs(session, round_id)
+    lines = found.lines()
+    status = _longest_status(found.deadline)
+    starts = _cut(
+        found.header, [_longest_line(m, found.names, found.seeds, status) for m in found.matches]
+    )
+    ends = [*starts[1:], len(lines)]
+    parts = [
+        _part_text(found.header, lines[start:end], k, len(starts))
+        for k, (start, end) in enumerate(zip(starts, ends, strict=True), start=1)
     ]
+    firsts = [found.matches[start].board if found.matches else 1 for start in starts]
+    return PostLayout(parts, firsts)
+
+
+async def render_round_post_parts(session: AsyncSession, round_id: int) -> list[str]:
+    """The post's messages (see `render_round_post_layout`)."""
+    return (await render_round_post_layout(session, round_id)).parts
 
 
 async def render_round_post(session: AsyncSession, round_id: int) -> str:
@@ -162,43 +209,67 @@ def parts_key(round_id: int) -> str:
     return f"{PARTS_KEY}{round_id}"
 
 
-async def queue_round_post_update(session: AsyncSession, round_id: int, *, now: datetime) -> None:
+async def queue_round_post_update(
+    session: AsyncSession, round_id: int, *, now: datetime, board: int | None = None
+) -> None:
     """Queue an edit of the pairings post, if it has been posted already: of each of its
-    messages whose text changed, when the post takes several."""
+    messages whose text changed, when the post takes several. `board`, when only that
+    board's line changed, re-renders just the message listing it (an /accept in a round of
+    250 boards reads a dozen boards, not all of them)."""
     round_ = await session.get(Round, round_id)
     if round_ is None or round_.post_channel_id is None or round_.post_message_id is None:
         return  # the publisher posts the current state when it creates the post
-    parts = await render_round_post_parts(session, round_id)
-    if len(parts) == 1:
-        enqueue_edit(
-            session,
-            channel_id=round_.post_channel_id,
-            message_id=round_.post_message_id,
-            now=now,
-            content=parts[0],
-        )
-        return
     stored = await session.get(Setting, parts_key(round_id))
     state = json.loads(stored.value) if stored else {}
     message_ids = [round_.post_message_id, *state.get("messages", [])]
-    shown: list[str] = state.get("shown", [])
-    fresh = [_digest(text) for text in parts]
-    for index, (message_id, text) in enumerate(zip(message_ids, parts, strict=False)):
-        if index < len(shown) and shown[index] == fresh[index]:
+    shown: list[str] = list(state.get("shown", []))
+    firsts: list[int] = state.get("first_boards") or []
+    if board is not None and len(firsts) == len(message_ids) == len(shown) > 1:
+        index = max(bisect_right(firsts, board) - 1, 0)
+        upto = firsts[index + 1] if index + 1 < len(firsts) else None
+        found = await _post_inputs(session, round_id, (firsts[index], upto))
+        texts = {index: _part_text(found.header, found.lines(), index + 1, len(firsts))}
+    else:
+        layout = await render_round_post_layout(session, round_id)
+        if len(layout.parts) == 1:
+            enqueue_edit(
+                session,
+                channel_id=round_.post_channel_id,
+                message_id=round_.post_message_id,
+                now=now,
+                content=layout.parts[0],
+            )
+            return
+        texts, firsts = dict(enumerate(layout.parts)), layout.first_boards
+        shown = shown[: len(texts)] + [""] * (len(texts) - len(shown))
+    for index, text in texts.items():
+        fresh = _digest(text)
+        if index >= len(message_ids) or shown[index] == fresh:
             continue  # this message already shows it
         enqueue_edit(
-            session, channel_id=round_.post_channel_id, message_id=message_id, now=now, content=text
+            session,
+            channel_id=round_.post_channel_id,
+            message_id=message_ids[index],
+            now=now,
+            content=text,
         )
+        shown[index] = fresh
     if stored is not None:
-        stored.value = json.dumps({**state, "shown": fresh})
+        stored.value = json.dumps({**state, "shown": shown, "first_boards": firsts})
         stored.updated_at = now
 
 
-def round_post_state(message_ids: list[int], parts: list[str]) -> str:
+def round_post_state(message_ids: list[int], layout: PostLayout) -> str:
     """What the publisher stores for a post of several messages: the ids of the second
-    and later ones, and a digest of what each message shows (unchanged parts are not
-    edited again)."""
-    return json.dumps({"messages": message_ids, "shown": [_digest(text) for text in parts]})
+    and later ones, a digest of what each message shows (unchanged parts are not edited
+    again) and the first board of each."""
+    return json.dumps(
+        {
+            "messages": message_ids,
+            "shown": [_digest(text) for text in layout.parts],
+            "first_boards": layout.first_boards,
+        }
+    )
 
 
 def _digest(text: str) -> str:

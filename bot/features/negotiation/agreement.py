@@ -378,7 +378,7 @@ class AgreementBase(Service):
             else:
                 content = wording.agreed_dm(other.lichess_username, t, previous, how)
             message_player(session, player, thread_id=ctx.thread_id, now=now, content=content)
-        await queue_round_post_update(session, ctx.round_.id, now=now)
+        await queue_round_post_update(session, ctx.round_.id, now=now, board=ctx.match.board)
         agreed = MatchAgreed(actor, match_id=match_id, time=t, previous=previous)
         await self.events.publish(session, agreed, now)
 

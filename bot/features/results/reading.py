@@ -316,7 +316,7 @@ class ResultsCore(StageRules):
             match.state = MatchState.IN_PROGRESS
         self._scoreboard(session, ctx, now, await self._has_scoreboard(session, match.id))
         if self._post_line(ctx) != shown:  # the pairings post shows a result, not each game
-            await queue_round_post_update(session, match.round_id, now=now)
+            await queue_round_post_update(session, match.round_id, now=now, board=match.board)
         return Settled(match.id, match.score_a, match.score_b, match.state is MatchState.FINISHED)
 
     @staticmethod

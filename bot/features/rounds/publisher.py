@@ -20,7 +20,7 @@ from bot.features.matches.round_post import (
     match_opening,
     mention,
     parts_key,
-    render_round_post_parts,
+    render_round_post_layout,
     round_post_state,
 )
 from db.engine import transaction
@@ -76,9 +76,10 @@ class RoundPublisher:
             assert round_ is not None
             stage = await session.get(Stage, round_.stage_id)
             needs_post = round_.thread_id is None
-            parts = await render_round_post_parts(session, round_id) if needs_post else []
+            layout = await render_round_post_layout(session, round_id) if needs_post else None
             title = f"{stage.kind.value.capitalize() if stage else ''} round {round_.number}"
-        if needs_post:
+        if layout is not None:
+            parts = layout.parts
             post_channel, message_id, thread_id = await self._create_post(
                 channel_id, title.strip(), parts[0]
             )
@@ -93,7 +94,7 @@ class RoundPublisher:
                 row.thread_id = thread_id
                 if more:
                     now = self.clock.now()
-                    state = round_post_state(more, parts)
+                    state = round_post_state(more, layout)
                     await session.merge(
                         Setting(key=parts_key(round_id), value=state, updated_at=now)
                     )

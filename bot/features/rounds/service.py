@@ -147,7 +147,7 @@ class RoundService(StageFlow):
                 action="score_set",
                 details={"score": [score_a, score_b], "reason": reason},
             )
-            await queue_round_post_update(session, match.round_id, now=now)
+            await queue_round_post_update(session, match.round_id, now=now, board=match.board)
             await self._announce_result(session, match, now)
             if round_ is None or round_.state is not RoundState.PUBLISHED:
                 return ResultRecorded(match.round_id, False, None, False)

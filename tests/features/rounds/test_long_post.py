@@ -4,13 +4,19 @@ result edits only the message that lists its board."""
 
 from __future__ import annotations
 
+import json
+
 from sqlalchemy import select
 
+from bot.app import ChampionshipBot
+from bot.clock import FakeClock
 from bot.config import Config
-from db.models import Match, Round
+from bot.features.matches.round_post import parts_key, render_round_post_parts
+from db.engine import transaction
+from db.models import Match, Round, Setting
 from tests.conftest import TD_ID
 from tests.entrants import add_entrants
-from tests.harness import RecordedMessage
+from tests.harness import DiscordHarness, RecordedMessage
 from tests.running import RunningBot
 
 PAIRINGS = 3100
@@ -79,3 +85,72 @@ async def test_in_a_forum_the_parts_come_first_in_the_post(
         assert len(parts) >= 3 and in_post[: len(parts)] == parts
         assert [b for p in parts for b in boards_in(p)] == list(range(1, ENTRANTS // 2 + 1))
         assert len(in_post) == len(parts) + ENTRANTS // 2  # then one message per match
+
+
+async def start_long_round(
+    bot: ChampionshipBot, h: DiscordHarness, clock: FakeClock
+) -> tuple[list[RecordedMessage], list[Match], int]:
+    assert bot.sessions is not None
+    h.add_text_channel(PAIRINGS, "pairings")
+    await add_entrants(bot.sessions, clock, ENTRANTS)
+    preview = await h.slash("td swiss start", user=TD_ID)
+    await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+    async with bot.sessions() as session:
+        round_ = await session.scalar(select(Round))
+        matches = list((await session.scalars(select(Match).order_by(Match.board))).all())
+    assert round_ is not None
+    return h.in_channel(PAIRINGS), matches, round_.id
+
+
+async def test_edits_of_single_boards_leave_the_post_as_a_full_render_shows_it(
+    running_bot: RunningBot, config: Config, clock
+) -> None:
+    """A board's change re-renders only its own message; after changes in the first,
+    a middle and the last message, every message reads exactly as rendering the whole
+    round from the database does."""
+    async with running_bot(with_pairings(config)) as (bot, h):
+        parts, matches, round_id = await start_long_round(bot, h, clock)
+        assert len(parts) >= 3
+        chosen = [boards_in(parts[0])[-1], boards_in(parts[1])[0], boards_in(parts[-1])[-1]]
+        for board in chosen:
+            before = [len(p.edits) for p in parts]
+            done = await h.slash(
+                "td set-score",
+                user=TD_ID,
+                options={"match": matches[board - 1].id, "score_a": 2, "score_b": 5.5},
+            )
+            assert "2–5.5 recorded" in done.text
+            edited = [k for k, (p, n) in enumerate(zip(parts, before, strict=True)) if p.edits[n:]]
+            assert edited == [next(k for k, p in enumerate(parts) if board in boards_in(p))]
+        async with bot.sessions() as session:
+            rendered = await render_round_post_parts(session, round_id)
+        assert [p.content for p in parts] == rendered
+        assert sum(p.text.count("**2–5.5**") for p in parts) == len(chosen)
+
+
+async def test_a_post_stored_without_its_board_cut_is_rendered_whole_once(
+    running_bot: RunningBot, config: Config, clock
+) -> None:
+    """A post published before the cut was stored (an older version of the bot) still
+    edits the right message, and stores the cut for the next edits."""
+    async with running_bot(with_pairings(config)) as (bot, h):
+        parts, matches, round_id = await start_long_round(bot, h, clock)
+        async with transaction(bot.sessions) as session:
+            stored = await session.get(Setting, parts_key(round_id))
+            assert stored is not None
+            state = json.loads(stored.value)
+            del state["first_boards"]
+            stored.value = json.dumps(state)
+        board = boards_in(parts[1])[1]
+        await h.slash(
+            "td set-score",
+            user=TD_ID,
+            options={"match": matches[board - 1].id, "score_a": 5.5, "score_b": 1},
+        )
+        assert [len(p.edits) for p in parts] == [1 if k == 1 else 0 for k in range(len(parts))]
+        async with bot.sessions() as session:
+            stored = await session.get(Setting, parts_key(round_id))
+            assert stored is not None
+            firsts = json.loads(stored.value)["first_boards"]
+            assert await render_round_post_parts(session, round_id) == [p.content for p in parts]
+        assert firsts == [boards_in(p)[0] for p in parts]
