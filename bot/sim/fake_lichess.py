@@ -10,9 +10,8 @@ Semantics copied from lila:
 
 * ``GET /api/games/user/{name}``: ``since`` inclusive, ``until`` exclusive, both on
   the game's ``createdAt`` (ms); ``vs`` (opponent, case-insensitive), ``rated``
-  ("true"/"false"), ``perfType`` (comma separated), then ``max``; newest first.
-  Without ``ongoing=true`` only finished games (status >= mate, so no
-  created/started/aborted) are sent.  Unknown user: 404.
+  ("true"/"false"), ``perfType`` (comma separated), then ``max``; newest first. Without
+  ``ongoing=true`` only finished games (status >= mate) are sent.  Unknown user: 404.
 * ``GET /api/user/{name}``: case-insensitive; closed accounts (``closed=True``)
   answer only ``id``, ``username``, ``disabled: true``; ``disabled=True`` without
   ``closed`` answers the full profile plus ``disabled: true``.  Unknown: 404.
@@ -26,7 +25,8 @@ Test controls: :meth:`FakeLichess.fail_next`, :meth:`FakeLichess.stall_next`,
 :meth:`FakeLichess.set_down`; observations: ``requests`` (method, path, query),
 ``request_times`` (``time_source()`` at arrival: ``time.monotonic`` unless a simulation
 sets its fake clock), ``statuses`` (the HTTP status answered, ``None`` for a cut stream),
-``max_in_flight``, ``challenges``, ``request_count`` (also with ``keep_requests`` off).
+``max_in_flight``, ``challenges``, ``request_count`` (the only one kept with
+``keep_requests`` off).
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ class FakeLichess(Misbehaviour):
         self._histories: dict[str, History] = {}  # by user id (see `add_history`)
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.request_count = 0  # every request received, kept or not
-        #: off, the four request records stay empty (a long simulation only counts them)
+        #: off, the request records and `challenges` stay empty (a simulation counts them)
         self.keep_requests = True
         self.request_times: list[float] = []
         self.statuses: list[int | None] = []
@@ -456,7 +456,8 @@ class FakeLichess(Misbehaviour):
             "variant": {"key": fields.get("variant", "standard")},
             "form": fields,
         }
-        self.challenges.append(challenge)
+        if self.keep_requests:
+            self.challenges.append(challenge)
         body = {k: v for k, v in challenge.items() if k != "form"}
         return web.json_response(body)
 

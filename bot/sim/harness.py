@@ -45,6 +45,7 @@ harness may be active at a time (it patches module globals).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import enum
 import itertools
@@ -54,7 +55,7 @@ import re
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -65,7 +66,7 @@ from discord import app_commands
 from discord.ext import commands
 from discord.http import Route
 
-from bot.sim.journal import Journal, message_entry, read_entries
+from bot.sim.journal import MessageJournal, message_entry
 
 __all__ = [
     "DiscordHarness",
@@ -101,6 +102,8 @@ _CALLBACK_KINDS: dict[int, ResponseKind] = {
 
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
+TOKEN_LIFETIME = timedelta(minutes=15)  # an interaction token's, on Discord
+NONCE_MEMORY = timedelta(hours=1)  # Discord's is a few minutes; an hour is kind to the bot
 
 _log = logging.getLogger(__name__)
 
@@ -479,6 +482,8 @@ class _InteractionState:
     source_message: RecordedMessage | None = None  # for component / modal interactions
     original: RecordedMessage | None = None  # the @original message
     pending_defer: bool = False  # a thinking defer awaiting its first followup
+    created_at: datetime | None = None  # on the harness's `clock`, when it has one
+    message_ids: list[int] = field(default_factory=list)  # the messages it made
 
 
 def _parse_multipart(multipart: Sequence[Mapping[str, Any]] | None) -> tuple[Any, list[str]]:
@@ -595,6 +600,13 @@ class DiscordHarness:
         #: long simulation sends tens of thousands of REST requests and needs none of them
         #: afterwards (each message's current content, embeds and buttons are still kept)
         self.keep_history = True
+        #: a number: the harness keeps only that many of the latest REST messages in memory
+        #: (the journal has every message and gives back an old one asked for by id), and
+        #: forgets an interaction, its ephemeral messages and its responses once its token
+        #: has expired (15 minutes on `clock`, as on Discord), and a nonce after an hour
+        #: (Discord remembers one for a few minutes). None keeps everything. For long
+        #: simulations, with `use_journal`: `messages` then lists the latest ones only.
+        self.keep_in_memory: int | None = None
         self.unhandled: list[RecordedRequest] = []
         self.threads: list[dict[str, Any]] = []  # payloads of threads the bot created
         self.errors: list[BaseException] = []
@@ -611,9 +623,10 @@ class DiscordHarness:
         self._rate_limits: list[list[Any]] = []  # [method, path, retry_after, remaining]
         self._rate_limiter = asyncio.Lock()  # one request at a time on the scripted session
         self.rate_limited: list[RecordedRequest] = []
-        self._nonces: dict[str, RecordedMessage] = {}  # enforce_nonce: what Discord remembers
-        self._journal: Journal | None = None
-        self._journaled: set[int] = set()  # ids of the messages the journal follows
+        self._nonces: dict[str, int] = {}  # enforce_nonce: what Discord remembers (message ids)
+        self._nonce_times: collections.deque[tuple[datetime, str]] = collections.deque()
+        self._journal: MessageJournal | None = None
+        self._running = 0  # interactions being processed (the record slices the lists)
         #: when set, each message posted is stamped with this clock's time (`sent_at`)
         self.clock: Callable[[], datetime] | None = None
         #: told of each message as it is posted (and of each one restored from the journal)
@@ -912,7 +925,8 @@ class DiscordHarness:
         again (messages as they last stood, with their nonces, DM channels and threads), as a
         real Discord remembers it after the bot was killed and started again. Call it after
         :meth:`start`."""
-        for entry in read_entries(path):
+        journal = MessageJournal(path, fsync=fsync)
+        for entry in journal.replay():
             if entry.get("op") == "thread":
                 self._add_thread_payload(entry["data"])
                 continue
@@ -921,12 +935,12 @@ class DiscordHarness:
                 msg = RecordedMessage(id=int(entry["id"]), channel_id=int(entry["channel_id"]))
                 self._live[msg.id] = msg
                 self.messages.append(msg)
-                self._journaled.add(msg.id)
                 self._restore_message(msg, entry)
                 self._posted(msg)
                 continue
             self._restore_message(msg, entry)
-        self._journal = Journal(path, fsync=fsync)
+        self._journal = journal
+        self._forget_old()
 
     def _restore_message(self, msg: RecordedMessage, entry: Mapping[str, Any]) -> None:
         msg.content = str(entry.get("content") or "")
@@ -944,7 +958,62 @@ class DiscordHarness:
             self._dm_channel_of[msg.dm_user_id] = msg.channel_id
             self._dm_user_of[msg.channel_id] = msg.dm_user_id
         if entry.get("nonce") is not None:
-            self._nonces[str(entry["nonce"])] = msg
+            self._remember_nonce(str(entry["nonce"]), msg)
+
+    def _remember_nonce(self, nonce: str, msg: RecordedMessage) -> None:
+        self._nonces[nonce] = msg.id
+        if self.keep_in_memory is not None and msg.sent_at is not None:
+            self._nonce_times.append((msg.sent_at, nonce))
+
+    def _find(self, message_id: int | None) -> RecordedMessage | None:
+        """A message by id: in memory, or read back from the journal if it was forgotten."""
+        if message_id is None:
+            return None
+        msg = self._live.get(message_id)
+        if msg is not None or self._journal is None or self.keep_in_memory is None:
+            return msg
+        entry = self._journal.latest(message_id)
+        if entry is None:
+            return None
+        msg = RecordedMessage(id=message_id, channel_id=int(entry["channel_id"]))
+        self._restore_message(msg, {**entry, "nonce": None})
+        self._live[message_id] = msg
+        return msg
+
+    def _forget_old(self) -> None:
+        """In a long simulation (`keep_in_memory`), forget what Discord keeps but no one will
+        ask for again soon: REST messages beyond the latest ones (the journal has them),
+        interactions whose token expired with their ephemeral messages and responses, and
+        nonces older than an hour. Only between interactions: a record slices the lists."""
+        keep = self.keep_in_memory
+        if keep is None or self._running or self._journal is None:
+            return
+        excess = len(self.messages) - keep
+        if excess > max(keep // 4, 1):  # in batches: `messages` is a list
+            for msg in self.messages[:excess]:
+                if self._live.get(msg.id) is msg and self._journal.follows(msg.id):
+                    del self._live[msg.id]
+            del self.messages[:excess]
+        if self.clock is None:
+            return
+        now = self.clock()
+        while self._nonce_times and self._nonce_times[0][0] < now - NONCE_MEMORY:
+            _, nonce = self._nonce_times.popleft()
+            self._nonces.pop(nonce, None)
+        expired = False
+        while self._interactions:
+            token, st = next(iter(self._interactions.items()))
+            if st.created_at is None or st.created_at > now - TOKEN_LIFETIME:
+                break
+            del self._interactions[token]
+            expired = True
+            for message_id in st.message_ids:
+                made = self._live.get(message_id)
+                if made is not None and made.ephemeral:
+                    del self._live[message_id]
+        if expired:
+            live = {st.interaction_id for st in self._interactions.values()}
+            self.responses = [r for r in self.responses if r.interaction_id in live]
 
     def _posted(self, msg: RecordedMessage) -> None:
         if self.on_post is not None:
@@ -953,12 +1022,12 @@ class DiscordHarness:
     def _write_journal(self, msg: RecordedMessage, nonce: Any) -> None:
         if self._journal is None:
             return
-        self._journaled.add(msg.id)
         self._journal.write(message_entry("post", msg, nonce))
+        self._forget_old()
 
     def _journal_state(self, msg: RecordedMessage) -> None:
         """After an edit or a delete of a message the journal follows."""
-        if self._journal is not None and msg.id in self._journaled:
+        if self._journal is not None and self._journal.follows(msg.id):
             self._journal.write(message_entry("state", msg))
 
     def _journal_thread(self, data: dict[str, Any]) -> None:
@@ -1028,7 +1097,10 @@ class DiscordHarness:
 
     def message(self, message_id: int) -> RecordedMessage:
         """Live state of any message (REST or interaction-created) by id."""
-        return self._live[message_id]
+        found = self._find(message_id)
+        if found is None:
+            raise KeyError(message_id)
+        return found
 
     def buttons(
         self, msg: RecordedMessage | RecordedResponse | InteractionRecord
@@ -1042,8 +1114,9 @@ class DiscordHarness:
             if not with_comp:
                 return []
             msg = with_comp[-1]
-        if isinstance(msg, RecordedResponse) and msg.message_id in self._live:
-            return self._live[msg.message_id].buttons
+        live = self._find(msg.message_id) if isinstance(msg, RecordedResponse) else None
+        if live is not None:
+            return live.buttons
         return msg.buttons
 
     # ------------------------------------------------------- interaction payloads
@@ -1154,6 +1227,7 @@ class DiscordHarness:
             channel_id=cid,
             guild_id=guild_id,
             dm_user_id=dm_user,
+            created_at=self.clock() if self.clock is not None else None,
         )
         self._interactions[token] = st
         return payload, st
@@ -1511,13 +1585,14 @@ class DiscordHarness:
         self, custom_id: str, message: RecordedMessage | RecordedResponse | int | None
     ) -> RecordedMessage | None:
         if isinstance(message, int):
-            return self._live[message]
+            return self.message(message)
         if isinstance(message, RecordedResponse):
-            if message.message_id is None or message.message_id not in self._live:
+            found = self._find(message.message_id)
+            if found is None:
                 raise ValueError("that response did not create a message")
-            return self._live[message.message_id]
+            return found
         if isinstance(message, RecordedMessage):
-            return self._live.get(message.id, message)
+            return self._find(message.id) or message
         for msg in reversed(list(self._live.values())):
             if not msg.deleted and _find_component(msg.components, custom_id) is not None:
                 return msg
@@ -1565,7 +1640,7 @@ class DiscordHarness:
             channel_id = modal_resp.channel_id
             dm = channel_id in self._dm_user_of
             if modal_resp.source_message_id is not None:
-                source = self._live.get(modal_resp.source_message_id)
+                source = self._find(modal_resp.source_message_id)
         payload, st = self._base_interaction(5, user=user, channel_id=channel_id, dm=dm, data=data)
         if source is not None:
             payload["message"] = self._message_payload(source)
@@ -1610,6 +1685,21 @@ class DiscordHarness:
         if not self._started:
             raise RuntimeError("DiscordHarness.start() has not been awaited")
         state = self.bot._connection
+        self._forget_old()
+        self._running += 1
+        try:
+            return await self._run_recorded(payload, st, state, via_tree=via_tree)
+        finally:
+            self._running -= 1
+
+    async def _run_recorded(
+        self,
+        payload: dict[str, Any],
+        st: _InteractionState,
+        state: Any,
+        *,
+        via_tree: bool,
+    ) -> InteractionRecord:
         n_resp, n_msg, n_err = len(self.responses), len(self.messages), len(self.errors)
         # Same steps as ConnectionState.parse_interaction_create, but the tree call is
         # awaited inline (instead of CommandTree._from_interaction's fire-and-forget task)
@@ -1674,7 +1764,7 @@ class DiscordHarness:
         if path.endswith("/messages/@original") or message_id == "@original":
             target = st.original
         else:
-            target = self._live.get(int(message_id)) if message_id.isdigit() else None
+            target = self._find(int(message_id)) if message_id.isdigit() else None
         if target is None:
             raise _http_error(404, 10008, "Unknown Message")
         if method == "GET":
@@ -1720,7 +1810,7 @@ class DiscordHarness:
             ephemeral=msg.ephemeral if ephemeral is None and msg else bool(ephemeral),
             message_id=msg.id if msg else None,
             files=list(files),
-            raw=raw,
+            raw=raw if self.keep_history else {},
             source_message_id=st.source_message.id if st.source_message else None,
             **extra,
         )
@@ -1738,11 +1828,12 @@ class DiscordHarness:
             dm_user_id=st.dm_user_id,
             via="interaction",
             interaction_id=st.interaction_id,
-            raw=dict(data),
+            raw=dict(data) if self.keep_history else {},
         )
         msg._apply({k: v for k, v in data.items() if k != "flags"})
         msg.files = list(files)
         self._live[msg.id] = msg
+        st.message_ids.append(msg.id)
         return msg
 
     def _callback(self, st: _InteractionState, body: dict[str, Any], files: list[str]) -> Any:
@@ -1886,10 +1977,11 @@ class DiscordHarness:
             if dm_user is not None and dm_user in self.dm_closed:
                 raise _http_error(403, 50007, "Cannot send messages to this user")
             nonce = body.get("nonce")
-            if body.get("enforce_nonce") and str(nonce) in self._nonces:
+            known = self._find(self._nonces.get(str(nonce))) if body.get("enforce_nonce") else None
+            if known is not None:
                 # Discord: the same nonce again from the same author answers with the message
                 # it already created instead of posting a second one.
-                return self._message_payload(self._nonces[str(nonce)])
+                return self._message_payload(known)
             msg = RecordedMessage(
                 id=self._snowflake(),
                 channel_id=cid,
@@ -1905,12 +1997,12 @@ class DiscordHarness:
             self._live[msg.id] = msg
             self.messages.append(msg)
             if nonce is not None:
-                self._nonces[str(nonce)] = msg
+                self._remember_nonce(str(nonce), msg)
             self._write_journal(msg, nonce)
             self._posted(msg)
             return self._message_payload(msg)
         if path == "/channels/{channel_id}/messages/{message_id}":
-            live = self._live.get(int(p["message_id"]))
+            live = self._find(int(p["message_id"]))
             if live is None or live.deleted:
                 raise _http_error(404, 10008, "Unknown Message")
             if m == "GET":

@@ -39,7 +39,10 @@ class StepLog:
     def __init__(self, path: Path, *, seed: int, players: int) -> None:
         self.path = path
         self.seed, self.players = seed, players
+        # The steps an earlier process recorded, each dropped once asked for (a key comes
+        # once per run); this process's own are only written: no one asks for them again.
         self.done: dict[str, dict[str, Any]] = {}
+        self.steps = 0  # steps recorded, by every process of the run
         self.last: dict[str, Any] | None = None
         self.starts = 0
         self.finished = False
@@ -53,6 +56,7 @@ class StepLog:
                 self.starts += 1
             elif op == "step":
                 self.done[entry["key"]] = entry
+                self.steps += 1
                 self.last = entry
             elif op == "finished":
                 self.finished = True
@@ -69,6 +73,7 @@ class StepLog:
         if fresh:
             self.path.unlink(missing_ok=True)
             self.done, self.last, self.starts, self.finished = {}, None, 0, False
+            self.steps = 0
         self._file = Journal(self.path, fsync=False)
         if fresh:
             self._file.write({"op": "header", "seed": self.seed, "players": self.players})
@@ -88,7 +93,7 @@ class StepLog:
         if key in self._seen:
             raise RuntimeError(f"simulation step {key!r} twice: each step needs a key of its own")
         self._seen.add(key)
-        return self.done.get(key)
+        return self.done.pop(key, None)
 
     def record(self, key: str, value: Any, clock: datetime, counters: Counters) -> None:
         entry = {
@@ -101,7 +106,7 @@ class StepLog:
         }
         assert self._file is not None
         self._file.write(entry)
-        self.done[key] = entry
+        self.steps += 1
         self.last = entry
 
     def finish(self) -> None:

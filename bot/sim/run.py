@@ -46,6 +46,8 @@ from db.models import (
     TimeOffer,
 )
 
+KEEP_IN_MEMORY = 2000  # REST messages the harness holds; a round of 256 players sends ~2,000
+
 
 def sim_config(db_url: str, lichess_url: str) -> Config:
     """The 2019 edition as configured by default, in a server of its own."""
@@ -399,6 +401,7 @@ async def simulate(
                 h.add_member(user, name.lower())
             h.clock = clock.now
             h.keep_history = False  # the transcript and the journal keep what matters
+            h.keep_in_memory = KEEP_IN_MEMORY  # the journal has the older messages
             sim = Simulation(
                 bot, h, fake, clock, seed, entrants, progress, log, out / "transcript.md"
             )

@@ -82,7 +82,7 @@ def install(phases: Phases) -> None:
     record, begin = StepLog.record, StepLog.begin
 
     def arm(log: StepLog) -> None:
-        phases.armed = phases.armed or len(log.done) >= phases.from_step
+        phases.armed = phases.armed or log.steps >= phases.from_step
 
     def recorded(log: StepLog, *args: Any, **kwargs: Any) -> None:
         record(log, *args, **kwargs)
