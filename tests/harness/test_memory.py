@@ -4,6 +4,8 @@ edited or matched by its nonce, and an interaction is forgotten once its token e
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -48,6 +50,17 @@ def lean(h: DiscordHarness, journal: Path, clock: Clock) -> None:
     h.use_journal(journal, fsync=False)
 
 
+@asynccontextmanager
+async def lean_harness(
+    journal: Path, clock: Clock | None = None
+) -> AsyncIterator[tuple[HelloBot, DiscordHarness, Clock]]:
+    """A started harness as a long simulation runs it, on `journal`."""
+    bot, clock = HelloBot(), clock or Clock()
+    async with discord_harness(bot, guild_id=GUILD) as h:
+        lean(h, journal, clock)
+        yield bot, h, clock
+
+
 def news_of(bot: commands.Bot) -> discord.TextChannel:
     news = bot.get_channel(NEWS)
     assert isinstance(news, discord.TextChannel)
@@ -55,9 +68,7 @@ def news_of(bot: commands.Bot) -> discord.TextChannel:
 
 
 async def test_an_old_message_is_read_back_from_the_journal(tmp_path: Path) -> None:
-    bot, clock = HelloBot(), Clock()
-    async with discord_harness(bot, guild_id=GUILD) as h:
-        lean(h, tmp_path / "discord.jsonl", clock)
+    async with lean_harness(tmp_path / "discord.jsonl") as (bot, h, clock):
         news = news_of(bot)
         first = await news.send("Round 1 is out", nonce="acwc1")
         for n in range(2, 13):
@@ -74,18 +85,14 @@ async def test_an_old_message_is_read_back_from_the_journal(tmp_path: Path) -> N
         with pytest.raises(discord.NotFound):
             await news.fetch_message(first.id + 10**9)
 
-    bot = HelloBot()
-    async with discord_harness(bot, guild_id=GUILD) as h:  # a restarted process
-        lean(h, tmp_path / "discord.jsonl", clock)
+    async with lean_harness(tmp_path / "discord.jsonl", clock) as (bot, h, _):  # restarted
         assert len(h.messages) <= KEEP + KEEP // 4
         fetched = await news_of(bot).fetch_message(first.id)
         assert fetched.content == "Round 1 is out (board 3 agreed)"
 
 
 async def test_a_nonce_is_remembered_for_an_hour(tmp_path: Path) -> None:
-    bot, clock = HelloBot(), Clock()
-    async with discord_harness(bot, guild_id=GUILD) as h:
-        lean(h, tmp_path / "discord.jsonl", clock)
+    async with lean_harness(tmp_path / "discord.jsonl") as (bot, h, clock):
         news = news_of(bot)
         first = await news.send("Board 1 starts", nonce="acwc7")
         clock.now += timedelta(minutes=59)
@@ -100,9 +107,7 @@ async def test_a_nonce_is_remembered_for_an_hour(tmp_path: Path) -> None:
 async def test_an_expired_interaction_is_forgotten_with_its_ephemeral_answer(
     tmp_path: Path,
 ) -> None:
-    bot, clock = HelloBot(), Clock()
-    async with discord_harness(bot, guild_id=GUILD) as h:
-        lean(h, tmp_path / "discord.jsonl", clock)
+    async with lean_harness(tmp_path / "discord.jsonl") as (bot, h, clock):
         record = await h.slash("hello", user=ALICE)
         assert record.text == "hi"
         assert record.response is not None and record.response.message_id is not None

@@ -4,6 +4,9 @@ Every change a player or the TD sees in it (an agreed time, a result) re-renders
 post and queues an edit through the outbox, so the post always shows the committed state.
 A round too long for one Discord message (2000 characters: about a dozen boards with their
 links) is posted as several; each later edit changes only the messages whose text changed.
+Where the post is cut never moves (each line is measured at the longest it can grow), and
+the publisher stores the first board of each message: a change to one board (an /accept, a
+result) re-renders only the message that lists it, a dozen boards instead of the round.
 """
 
 from __future__ import annotations

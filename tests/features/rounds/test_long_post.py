@@ -29,6 +29,14 @@ def with_pairings(config: Config) -> Config:
     )
 
 
+async def start_swiss(bot: ChampionshipBot, h: DiscordHarness, clock: FakeClock) -> None:
+    """The entrants in, then the TD starts the Swiss: its first round is published."""
+    assert bot.sessions is not None
+    await add_entrants(bot.sessions, clock, ENTRANTS)
+    preview = await h.slash("td swiss start", user=TD_ID)
+    await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+
+
 def boards_in(message: RecordedMessage) -> list[int]:
     return [
         int(line.split(":")[0][6:]) for line in message.text.splitlines() if line[:6] == "Board "
@@ -40,9 +48,7 @@ async def test_a_long_round_post_takes_several_messages_and_each_edits_its_own(
 ) -> None:
     async with running_bot(with_pairings(config)) as (bot, h):
         h.add_text_channel(PAIRINGS, "pairings")
-        await add_entrants(bot.sessions, clock, ENTRANTS)
-        preview = await h.slash("td swiss start", user=TD_ID)
-        await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+        await start_swiss(bot, h, clock)
         parts = h.in_channel(PAIRINGS)
         assert len(parts) >= 3
         assert all(len(p.content) <= 2000 for p in parts)
@@ -74,9 +80,7 @@ async def test_in_a_forum_the_parts_come_first_in_the_post(
 ) -> None:
     async with running_bot(with_pairings(config)) as (bot, h):
         h.add_forum_channel(PAIRINGS, "pairings")
-        await add_entrants(bot.sessions, clock, ENTRANTS)
-        preview = await h.slash("td swiss start", user=TD_ID)
-        await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+        await start_swiss(bot, h, clock)
         async with bot.sessions() as session:
             round_ = await session.scalar(select(Round))
         assert round_ is not None and round_.thread_id is not None
@@ -92,9 +96,7 @@ async def start_long_round(
 ) -> tuple[list[RecordedMessage], list[Match], int]:
     assert bot.sessions is not None
     h.add_text_channel(PAIRINGS, "pairings")
-    await add_entrants(bot.sessions, clock, ENTRANTS)
-    preview = await h.slash("td swiss start", user=TD_ID)
-    await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+    await start_swiss(bot, h, clock)
     async with bot.sessions() as session:
         round_ = await session.scalar(select(Round))
         matches = list((await session.scalars(select(Match).order_by(Match.board))).all())
