@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -87,14 +87,18 @@ async def cancel(
     session: AsyncSession,
     *,
     subject_type: str,
-    subject_id: int,
+    subject_id: int | Sequence[int],
     now: datetime,
     kinds: tuple[DueKind, ...] | None = None,
 ) -> None:
-    """Cancel the pending actions of a subject (all, or only some kinds)."""
+    """Cancel the pending actions of a subject, or of several in one statement (all, or
+    only some kinds)."""
+    ids = [subject_id] if isinstance(subject_id, int) else list(subject_id)
+    if not ids:
+        return
     statement = update(DueAction).where(
         DueAction.subject_type == subject_type,
-        DueAction.subject_id == subject_id,
+        DueAction.subject_id.in_(ids) if len(ids) > 1 else DueAction.subject_id == ids[0],
         DueAction.done_at.is_(None),
         DueAction.cancelled_at.is_(None),
     )

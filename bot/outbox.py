@@ -19,9 +19,8 @@ The guarantee, plainly: each row is sent at most once per lease, and every send 
 carries the same nonce with `enforce_nonce` (`nonce_of`). If the process dies after Discord
 accepted a message but before the row was marked sent, the row is sent again at the restart
 (a starting bot frees every claim: one bot runs per database), and Discord answers with the
-message it already made (it remembers nonces for a few minutes). Edits carry no nonce, but
-an edit repeated shows the same text. So a post or a DM shows once; only a repeat later than
-Discord's memory of the nonce (a send half done, then a long outage) could show twice.
+message it already made (it remembers nonces for a few minutes); a repeated edit shows the
+same text. Only a repeat after that memory (a send half done, then an outage) shows twice.
 """
 
 from __future__ import annotations
@@ -307,30 +306,31 @@ class OutboxWorker:
         return delivered
 
     async def _claim(self, message_ids: list[int], lease: _Lease) -> dict[int, OutboxMessage]:
-        """Take these rows for one lease in one transaction: one conditional UPDATE for all of
-        them, then the rows it changed (those still unsent, due and not held by anyone else).
-        Returns them by id; the others are left to whoever holds them."""
+        """Take these rows for one lease in one transaction: one conditional UPDATE for all,
+        returning the rows it changed (those unsent, due and not held by anyone else), by id;
+        the others are left to whoever holds them."""
         now = self.clock.now()
+        claim = (
+            update(OutboxMessage)
+            .where(
+                OutboxMessage.id.in_(message_ids),
+                OutboxMessage.sent_at.is_(None),
+                OutboxMessage.failed_at.is_(None),
+                # Still due: a flush that read the row before another one postponed it or
+                # backed it off must not send it early.
+                OutboxMessage.next_attempt_at <= now,
+                or_(OutboxMessage.claimed_until.is_(None), OutboxMessage.claimed_until <= now),
+            )
+            .values(claimed_until=lease.until, claim_token=lease.token)
+            .execution_options(synchronize_session=False)
+        )
         async with transaction(self.sessions) as session:
-            await session.execute(
-                update(OutboxMessage)
-                .where(
-                    OutboxMessage.id.in_(message_ids),
-                    OutboxMessage.sent_at.is_(None),
-                    OutboxMessage.failed_at.is_(None),
-                    # Still due: a flush that read the row before another one postponed it or
-                    # backed it off must not send it early.
-                    OutboxMessage.next_attempt_at <= now,
-                    or_(OutboxMessage.claimed_until.is_(None), OutboxMessage.claimed_until <= now),
-                )
-                .values(claimed_until=lease.until, claim_token=lease.token)
-                .execution_options(synchronize_session=False)
-            )
-            rows = await session.scalars(
-                select(OutboxMessage).where(
-                    OutboxMessage.id.in_(message_ids), OutboxMessage.claim_token == lease.token
-                )
-            )
+            if session.get_bind().dialect.update_returning:  # PostgreSQL, SQLite 3.35+
+                rows = await session.scalars(claim.returning(OutboxMessage))
+            else:
+                await session.execute(claim)
+                mine = OutboxMessage.id.in_(message_ids), OutboxMessage.claim_token == lease.token
+                rows = await session.scalars(select(OutboxMessage).where(*mine))
             return {row.id: row for row in rows}
 
     async def _still_held(self, message: OutboxMessage, lease: _Lease) -> bool:

@@ -19,6 +19,7 @@ from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from bot.outbox import enqueue_edit
 from bot.timefmt import discord_time
@@ -161,19 +162,28 @@ async def _post_inputs(
     if round_ is None:
         raise LookupError(f"no round {round_id}")
     stage = await session.get(Stage, round_.stage_id)
-    query = select(*_BOARD_COLUMNS).where(Match.round_id == round_id)
+    a, b = aliased(Player), aliased(Player)
+    query = (
+        select(*_BOARD_COLUMNS, a.lichess_username, b.lichess_username)
+        .join(a, a.id == Match.player_a_id)
+        .outerjoin(b, b.id == Match.player_b_id)
+        .where(Match.round_id == round_id)
+    )
     if boards is not None:
         query = query.where(Match.board >= boards[0])
         if boards[1] is not None:
             query = query.where(Match.board < boards[1])
-    matches = [Board(*row) for row in await session.execute(query.order_by(Match.board))]
-    ids = {m.player_a_id for m in matches} | {m.player_b_id for m in matches if m.player_b_id}
-    rows = await session.execute(
-        select(Player.id, Player.lichess_username).where(Player.id.in_(ids))
-    )
-    names: dict[int, str] = {pid: name for pid, name in rows}
+    matches: list[Board] = []
+    names: dict[int, str] = {}
+    width = len(_BOARD_COLUMNS)
+    for row in await session.execute(query.order_by(Match.board)):
+        match = Board(*row[:width])
+        matches.append(match)
+        names[match.player_a_id] = row[width]
+        if match.player_b_id is not None:
+            names[match.player_b_id] = row[width + 1]
     seeding = stage.seeding if stage else []
-    seeds = {pid: i + 1 for i, pid in enumerate(seeding) if pid in ids}
+    seeds = {pid: i + 1 for i, pid in enumerate(seeding) if pid in names}
     stage_name = stage.kind.value.capitalize() if stage else ""
     header = f"**{stage_name} round {round_.number}** · ends {discord_time(round_.deadline)}"
     return _PostInputs(header, round_.deadline, matches, names, seeds)

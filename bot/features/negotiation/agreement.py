@@ -136,9 +136,11 @@ async def schedule_fresh(
         due_at=due_at,
         payload=payload,
     )
-    if action.done_at is None:
-        action.cancelled_at = None
-        action.payload = payload
+    if action.done_at is None:  # only what differs, or the row is written again for nothing
+        if action.cancelled_at is not None:
+            action.cancelled_at = None
+        if action.payload != payload:
+            action.payload = payload
 
 
 class AgreementBase(Service):
@@ -320,13 +322,13 @@ class AgreementBase(Service):
             if o.id != chosen_offer_id and o.state is OfferState.OPEN:
                 o.state = OfferState.SUPERSEDED
                 o.answered_at = now
-            await due.cancel(
-                session,
-                subject_type=OFFER_SUBJECT,
-                subject_id=o.id,
-                now=now,
-                kinds=(DueKind.OFFER_UNANSWERED,),
-            )
+        await due.cancel(
+            session,
+            subject_type=OFFER_SUBJECT,
+            subject_id=[o.id for o in offers],
+            now=now,
+            kinds=(DueKind.OFFER_UNANSWERED,),
+        )
         await due.cancel(
             session,
             subject_type=MATCH_SUBJECT,
