@@ -45,7 +45,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.sim.lichess_games import History, StoredGame, game_json, ms, new_game_id
+from bot.sim.lichess_games import History, StoredGame, ms, new_game_id
 from bot.sim.lichess_misbehaviour import Handler, Misbehaviour
 
 _UNFINISHED = {"created", "started", "aborted"}
@@ -142,49 +142,19 @@ class FakeLichess(Misbehaviour):
         if location is not None:
             user["location"] = location
 
-    def add_game(
-        self,
-        *,
-        white: str,
-        black: str,
-        created_at: datetime,
-        last_move_at: datetime | None = None,
-        rated: bool = True,
-        variant: str = "antichess",
-        status: str = "resign",
-        winner: str | None = "white",
-        white_rating: int = 1500,
-        black_rating: int = 1500,
-        white_rating_diff: int | None = 0,
-        black_rating_diff: int | None = 0,
-        clock: tuple[int, int] | None = (120, 5),
-        id: str | None = None,
-        listed_at: datetime | None = None,
-    ) -> dict[str, Any]:
-        """Store a game and return its Lichess JSON. With `listed_at`, the game stays
-        invisible until `time_source()` reaches that moment: a simulation can store a
-        match's games up front and Lichess still shows each only once it is played."""
-        game = StoredGame(
-            id=id or new_game_id(self.rng),
-            white=white,
-            black=black,
-            created_at=created_at,
-            last_move_at=last_move_at,
-            rated=rated,
-            variant=variant,
-            status=status,
-            winner=winner,
-            white_rating=white_rating,
-            black_rating=black_rating,
-            white_rating_diff=white_rating_diff,
-            black_rating_diff=black_rating_diff,
-            clock=clock,
-            created_ms=ms(created_at),
-            listed_ms=None if listed_at is None else ms(listed_at),
-        )
+    def add_game(self, *, listed_at: datetime | None = None, **fields: Any) -> dict[str, Any]:
+        """Store a game (the fields of :class:`StoredGame`: `white`, `black`, `created_at`,
+        then `status`, `winner`, ratings...; an `id` is made up if none is given) and return
+        its Lichess JSON. With `listed_at`, the game stays invisible until `time_source()`
+        reaches that moment: a simulation can store a match's games up front and Lichess
+        still shows each only once it is played."""
+        if not fields.get("id"):
+            fields["id"] = new_game_id(self.rng)
+        listed_ms = None if listed_at is None else ms(listed_at)
+        game = StoredGame(**fields, listed_ms=listed_ms)
         self.games.append(game)
         self._by_id.setdefault(game.id, game)
-        for uid in {white.lower(), black.lower()}:
+        for uid in {game.white.lower(), game.black.lower()}:
             self._by_user.setdefault(uid, []).append(game)
         return game.json(self.spelled)
 
@@ -219,8 +189,8 @@ class FakeLichess(Misbehaviour):
         )
 
     def game_json(self, **fields: Any) -> dict[str, Any]:
-        """A game's Lichess JSON (not stored); the fields of :func:`game_json`."""
-        return game_json(spell=self.spelled, **fields)
+        """A game's Lichess JSON (not stored); the fields of :class:`StoredGame`."""
+        return StoredGame(**fields).json(self.spelled)
 
     def spelled(self, name: str) -> str:
         """The account's own spelling of `name` (as given when unknown)."""

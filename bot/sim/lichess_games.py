@@ -7,7 +7,7 @@ import hashlib
 import random
 import string
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -42,103 +42,70 @@ def new_game_id(rng: random.Random, n: int = 8) -> str:
     return "".join(rng.choices(string.ascii_letters + string.digits, k=n))
 
 
-def game_json(
-    *,
-    spell: Callable[[str], str],
-    white: str,
-    black: str,
-    created_at: datetime,
-    id: str,
-    last_move_at: datetime | None = None,
-    rated: bool = True,
-    variant: str = "antichess",
-    status: str = "resign",
-    winner: str | None = "white",
-    white_rating: int = 1500,
-    black_rating: int = 1500,
-    white_rating_diff: int | None = 0,
-    black_rating_diff: int | None = 0,
-    clock: tuple[int, int] | None = (120, 5),
-) -> dict[str, Any]:
-    """A game's Lichess JSON; `spell` gives an account's own spelling of a name."""
-    speed = speed_of(clock)
-    perf = speed if variant in ("standard", "fromPosition") else variant
-
-    def player(name: str, rating: int, diff: int | None) -> dict[str, Any]:
-        user = {"name": spell(name), "id": name.lower()}
-        p: dict[str, Any] = {"user": user, "rating": rating}
-        if diff is not None and rated:
-            p["ratingDiff"] = diff
-        return p
-
-    game: dict[str, Any] = {
-        "id": id,
-        "rated": rated,
-        "variant": variant,
-        "speed": speed,
-        "perf": perf,
-        "createdAt": ms(created_at),
-        "lastMoveAt": ms(last_move_at or created_at + timedelta(minutes=5)),
-        "status": status,
-        "source": "lobby",
-        "players": {
-            "white": player(white, white_rating, white_rating_diff),
-            "black": player(black, black_rating, black_rating_diff),
-        },
-    }
-    if winner is not None:
-        game["winner"] = winner
-    if clock is not None:
-        game["clock"] = {
-            "initial": clock[0],
-            "increment": clock[1],
-            "totalTime": clock[0] + 40 * clock[1],
-        }
-    return game
-
-
 @dataclass(frozen=True, slots=True)
 class StoredGame:
-    """One game the fake Lichess holds: its fields, made into JSON when a request reads it.
-    A game's JSON is seven dicts (about 1.8 KB); a 256-player simulation plans ten thousand
-    match games up front, so the fields (a sixth of that) are what stays in memory."""
+    """One game the fake Lichess holds: its fields (with the fake's defaults), made into
+    JSON when a request reads it. A game's JSON is seven dicts (about 1.8 KB); a 256-player
+    simulation plans ten thousand match games up front, so the fields (a sixth of that) are
+    what stays in memory."""
 
-    id: str
     white: str
     black: str
     created_at: datetime
-    last_move_at: datetime | None
-    rated: bool
-    variant: str
-    status: str
-    winner: str | None
-    white_rating: int
-    black_rating: int
-    white_rating_diff: int | None
-    black_rating_diff: int | None
-    clock: tuple[int, int] | None
-    created_ms: int
-    listed_ms: int | None  # invisible until the fake's clock reaches this (ms)
+    id: str = ""
+    last_move_at: datetime | None = None
+    rated: bool = True
+    variant: str = "antichess"
+    status: str = "resign"
+    winner: str | None = "white"
+    white_rating: int = 1500
+    black_rating: int = 1500
+    white_rating_diff: int | None = 0
+    black_rating_diff: int | None = 0
+    clock: tuple[int, int] | None = (120, 5)
+    listed_ms: int | None = None  # invisible until the fake's clock reaches this (ms)
+    created_ms: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "created_ms", ms(self.created_at))
 
     def json(self, spell: Callable[[str], str]) -> dict[str, Any]:
-        """Its Lichess JSON, names spelled by `spell`."""
-        return game_json(
-            spell=spell,
-            id=self.id,
-            white=self.white,
-            black=self.black,
-            created_at=self.created_at,
-            last_move_at=self.last_move_at,
-            rated=self.rated,
-            variant=self.variant,
-            status=self.status,
-            winner=self.winner,
-            white_rating=self.white_rating,
-            black_rating=self.black_rating,
-            white_rating_diff=self.white_rating_diff,
-            black_rating_diff=self.black_rating_diff,
-            clock=self.clock,
-        )
+        """Its Lichess JSON; `spell` gives an account's own spelling of a name."""
+        speed = speed_of(self.clock)
+        perf = speed if self.variant in ("standard", "fromPosition") else self.variant
+
+        def player(name: str, rating: int, diff: int | None) -> dict[str, Any]:
+            user = {"name": spell(name), "id": name.lower()}
+            p: dict[str, Any] = {"user": user, "rating": rating}
+            if diff is not None and self.rated:
+                p["ratingDiff"] = diff
+            return p
+
+        game: dict[str, Any] = {
+            "id": self.id,
+            "rated": self.rated,
+            "variant": self.variant,
+            "speed": speed,
+            "perf": perf,
+            "createdAt": self.created_ms,
+            "lastMoveAt": ms(self.last_move_at or self.created_at + timedelta(minutes=5)),
+            "status": self.status,
+            "source": "lobby",
+            "players": {
+                "white": player(self.white, self.white_rating, self.white_rating_diff),
+                "black": player(self.black, self.black_rating, self.black_rating_diff),
+            },
+        }
+        if self.winner is not None:
+            game["winner"] = self.winner
+        if self.clock is not None:
+            initial, increment = self.clock
+            game["clock"] = {
+                "initial": initial,
+                "increment": increment,
+                "totalTime": initial + 40 * increment,
+            }
+        return game
 
 
 @dataclass(frozen=True)
@@ -171,17 +138,15 @@ class History:
             created = self.first + self.every * index
             if since_ms is not None and ms(created) < since_ms:
                 continue
-            out.append(
-                game_json(
-                    spell=spell,
-                    white=self.uid,
-                    black=self.opponent,
-                    created_at=created,
-                    last_move_at=created + self.length,
-                    white_rating=self.rating,
-                    id=self.game_id(seed, index),
-                )
+            game = StoredGame(
+                self.uid,
+                self.opponent,
+                created,
+                id=self.game_id(seed, index),
+                last_move_at=created + self.length,
+                white_rating=self.rating,
             )
+            out.append(game.json(spell))
         return out
 
     def game_id(self, seed: int | None, index: int) -> str:
