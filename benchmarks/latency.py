@@ -6,7 +6,7 @@ messages of that history in the outbox and the audit log), the last round publis
 negotiating. Each command then runs through the Discord harness (the bot's real command
 tree, discord.py's real code paths, Discord's HTTP recorded) as a player or the TD would run
 it: `/offer` and `/accept` (each on a match of its own, so each really agrees a time),
-`/match`, `/standings` (with its picture) and `/td registrations`. Two figures per sample:
+`/match`, `/standings` (with its picture) and `/td registration list`. Two figures per sample:
 the answer (from the interaction to the bot's reply, what the player waits for) and the
 whole command (to the end of its handler: the further messages of a long answer and the
 outbox flush it kicks off, e.g. the edit of the round's pairings post, included). Each run
@@ -69,7 +69,7 @@ from db.models import (
 PLAYERS = 500
 GUILD, TD, TD_ALERTS, ANNOUNCE, PAIRINGS = 5000, 5001, 5002, 5003, 5004
 FIRST_USER = 10_000
-COMMANDS = ("offer", "accept", "match", "standings", "td registrations")
+COMMANDS = ("offer", "accept", "match", "standings", "td registration list")
 
 
 def bench_config(url: str) -> Config:
@@ -278,7 +278,9 @@ async def one_run(h: DiscordHarness, clock: AnswerClock, matches: list[tuple[int
         found["accept"].append(await timed(lambda b=b: checked("accept", b)))
         found["match"].append(await timed(lambda a=a: checked("match", a)))
         found["standings"].append(await timed(lambda b=b: checked("standings", b)))
-        found["td registrations"].append(await timed(lambda: checked("td registrations", TD)))
+        found["td registration list"].append(
+            await timed(lambda: checked("td registration list", TD))
+        )
     return found
 
 

@@ -11,6 +11,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from discord.ext import commands
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from bot import startup
 from bot.clock import Clock, SystemClock
 from bot.config import Config, Secrets
 from bot.due import DueActionRunner
@@ -122,11 +123,11 @@ class ChampionshipBot(commands.Bot):
         self.add_listener(answer_stale_buttons, "on_interaction")
         for extension in EXTENSIONS:
             await self.load_extension(extension)
+        if self.sync_commands:  # first: a tree Discord refuses stops the start (bot.startup)
+            await self._sync_commands()
         if self.start_scheduler:
             self.scheduler = build_scheduler(self.periodic_jobs())
             self.scheduler.start()
-        if self.sync_commands:
-            await self._sync_commands()
         if self.start_scheduler:
             # A live bot: everything loaded so far (modules, discord.py, SQLAlchemy's
             # mappings) lives as long as the process. Out of the collector's sight, a full
@@ -158,13 +159,7 @@ class ChampionshipBot(commands.Bot):
             await self.outbox.flush()
 
     async def _sync_commands(self) -> None:
-        guild_id = self.config.discord.guild_id
-        if guild_id:
-            guild = discord.Object(id=guild_id)
-            self.tree.copy_global_to(guild=guild)
-            await self.tree.sync(guild=guild)
-        else:
-            await self.tree.sync()
+        await startup.sync_commands(self.tree, self.config.discord.guild_id)
 
     @property
     def svc(self) -> Services:

@@ -123,6 +123,7 @@ def _run(config: Config, secrets: Secrets) -> int:
 
     from bot.app import ChampionshipBot
     from bot.logging_setup import configure_logging
+    from bot.startup import StartupRefused
     from db.schema import MigrationFailed, migrate_in_child
 
     # A PostgreSQL URL may carry a password: it is a secret like the tokens.
@@ -136,7 +137,11 @@ def _run(config: Config, secrets: Secrets) -> int:
         log.error("Migrating the database failed: %s", failure.cause)
         return EXIT_FAILURE
     bot = ChampionshipBot(config, secrets)
-    bot.run(secrets.discord_token, log_handler=None)
+    try:
+        bot.run(secrets.discord_token, log_handler=None)
+    except StartupRefused as refused:  # one line that says what to fix, not a traceback
+        logging.getLogger("acwc.start").error("%s", refused)
+        return EXIT_FAILURE
     return EXIT_OK
 
 

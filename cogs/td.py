@@ -4,8 +4,9 @@ Features declare their TD commands as plain functions (`TDCommand`) and attach t
 `add_td_commands` from their extension's `setup`. Every command under /td is TD-only: each
 group checks the caller, because discord.py runs only the nearest group's check.
 
-The flat names of earlier versions (`/td set-score`, `/td fault`, `/td swiss start`...) stay
-as aliases of the grouped commands, so a TD's habits and notes keep working.
+Each command has exactly one name: no flat aliases. Discord counts a command's names,
+descriptions and choices against 4,000 characters (tests/cogs/test_command_limits.py keeps
+every command under 90% of that), and one name per command keeps the TD's menu short.
 """
 
 from __future__ import annotations
@@ -37,12 +38,11 @@ class TDGroup(app_commands.Group):
 
 @dataclass(frozen=True)
 class TDCommand:
-    """One TD command: its name in its feature's subgroup, and its old flat name if any."""
+    """One TD command: its name in its feature's subgroup."""
 
     name: str
     description: str
     callback: Callback
-    alias: str | None = None  # "set-score" or "swiss start": the path under /td before
 
 
 def td_root(bot: ChampionshipBot) -> TDGroup:
@@ -69,25 +69,19 @@ def _subgroup(parent: app_commands.Group, name: str, description: str) -> app_co
     return group
 
 
-def _command(item: TDCommand, name: str) -> app_commands.Command[Any, ..., None]:
-    return app_commands.Command(name=name, description=item.description, callback=item.callback)
+def _command(item: TDCommand) -> app_commands.Command[Any, ..., None]:
+    return app_commands.Command(
+        name=item.name, description=item.description, callback=item.callback
+    )
 
 
 def add_td_commands(
     bot: ChampionshipBot, group: str, description: str, commands: list[TDCommand]
 ) -> None:
-    """Attach a feature's commands as `/td <group> <name>`, plus their old flat aliases."""
-    root = td_root(bot)
-    sub = _subgroup(root, group, description)
+    """Attach a feature's commands as `/td <group> <name>`."""
+    sub = _subgroup(td_root(bot), group, description)
     for item in commands:
-        sub.add_command(_command(item, item.name))
-        if item.alias is None:
-            continue
-        *path, leaf = item.alias.split()
-        parent: app_commands.Group = root
-        for part in path:
-            parent = _subgroup(parent, part, f"{part} (also under /td {group})")
-        parent.add_command(_command(item, leaf))
+        sub.add_command(_command(item))
 
 
 def remove_td_group(bot: ChampionshipBot) -> None:

@@ -20,7 +20,7 @@ Typical use::
     bot = commands.Bot(command_prefix="!", intents=discord.Intents.default())
     async with discord_harness(bot, run_setup_hook=True) as h:
         h.add_member(42, "alice", roles=[h.td_role_id])
-        rec = await h.slash("td registrations", user=42)
+        rec = await h.slash("td registration list", user=42)
         assert rec.response is not None and rec.response.ephemeral
         await h.press("reg:approve:1", user=42)
 
@@ -66,6 +66,12 @@ from discord import app_commands
 from discord.ext import commands
 from discord.http import Route
 
+from bot.command_limits import (
+    MAX_COMMAND_CHARACTERS,
+    MAX_COMMANDS_PER_SCOPE,
+    command_size,
+    shape_problems,
+)
 from bot.sim.journal import MessageJournal, message_entry
 
 __all__ = [
@@ -399,6 +405,24 @@ def _check_limits(payload: Any) -> None:
         raise _http_error(400, 50035, "Invalid Form Body: " + "; ".join(problems))
 
 
+def _check_commands(items: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse a command sync the way Discord does: 400 50035, each bad command by its index
+    in the list (discord.py's CommandSyncFailure names the command from it)."""
+    errors: dict[str, Any] = {}
+    for index, item in enumerate(items):
+        found = [{"code": "INVALID_FORM_BODY", "message": p} for p in shape_problems(item)]
+        if command_size(item) > MAX_COMMAND_CHARACTERS:
+            message = f"Command exceeds maximum size ({MAX_COMMAND_CHARACTERS})"
+            found.append({"code": "APPLICATION_COMMAND_TOO_LARGE", "message": message})
+        if found:
+            errors[str(index)] = {"_errors": found}
+    if len(items) > MAX_COMMANDS_PER_SCOPE:
+        message = f"Must be {MAX_COMMANDS_PER_SCOPE} or fewer in length."
+        errors["_errors"] = [{"code": "BASE_TYPE_MAX_LENGTH", "message": message}]
+    if errors:
+        raise _http_error(400, 50035, "Invalid Form Body", errors)
+
+
 class _FakeResponse:
     """Enough of ``aiohttp.ClientResponse`` for ``discord.HTTPException``."""
 
@@ -407,8 +431,12 @@ class _FakeResponse:
         self.reason = reason
 
 
-def _http_error(status: int, code: int, message: str) -> discord.HTTPException:
-    data = {"code": code, "message": message}
+def _http_error(
+    status: int, code: int, message: str, errors: Mapping[str, Any] | None = None
+) -> discord.HTTPException:
+    data: dict[str, Any] = {"code": code, "message": message}
+    if errors:
+        data["errors"] = errors
     if status == 403:
         return discord.Forbidden(_FakeResponse(403, "Forbidden"), data)  # type: ignore[arg-type]
     if status == 404:
@@ -2076,6 +2104,7 @@ class DiscordHarness:
             if m == "GET":
                 return []
             items = req.json if isinstance(req.json, list) else []
+            _check_commands(items)
             return [
                 {
                     "type": 1,

@@ -22,7 +22,7 @@ async def test_setup_hook_migrates_loads_commands_and_enters_pre_seeded(
             "register",
             "status",
             "withdraw",
-            "td registrations",
+            "td registration list",
             "td registration open",
             "td registration close",
             "td registration approve",

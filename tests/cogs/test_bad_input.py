@@ -86,7 +86,7 @@ async def test_assign_time_far_outside_the_round(
         seeded = await setup_round(bot, h, config, clock)
         before = await snapshot(bot.sessions)
         rec = await h.slash(
-            "td assign-time",
+            "td negotiation assign-time",
             user=TD_ID,
             options={"match": seeded.match_ids[0], "time": "9999-12-31 23:59"},
         )
@@ -106,7 +106,7 @@ async def test_set_score_refuses_impossible_scores(
         seeded = await setup_round(bot, h, config, clock)
         before = await snapshot(bot.sessions)
         rec = await h.slash(
-            "td set-score",
+            "td round set-score",
             user=TD_ID,
             options={"match": seeded.match_ids[0], "score_a": score_a, "score_b": score_b},
         )
@@ -122,13 +122,13 @@ async def test_an_id_option_no_row_can_have(
         await setup_round(bot, h, config, clock)
         before = await snapshot(bot.sessions)
         rec = await h.slash(
-            "td set-score",
+            "td round set-score",
             user=TD_ID,
             options={"match": match_id, "score_a": 6.0, "score_b": 0.0},
         )
         refused(rec, f"There is no match #{match_id}")
         rec = await h.slash(
-            "td overrule", user=TD_ID, options={"incident": match_id, "reason": "x"}
+            "td incident overrule", user=TD_ID, options={"incident": match_id, "reason": "x"}
         )
         refused(rec, f"There is no incident #{match_id}")
         assert await snapshot(bot.sessions) == before
@@ -179,7 +179,9 @@ async def test_fault_needs_a_player_of_the_match_or_nobody(
         seeded = await setup_round(bot, h, config, clock)
         before = await snapshot(bot.sessions)
         rec = await h.slash(
-            "td fault", user=TD_ID, options={"match": seeded.match_ids[0], "player": player}
+            "td negotiation fault",
+            user=TD_ID,
+            options={"match": seeded.match_ids[0], "player": player},
         )
         refused(rec, "nobody")
         assert await snapshot(bot.sessions) == before
@@ -193,7 +195,9 @@ async def test_fault_nobody_and_the_choices_offered(
         match_id = seeded.match_ids[0]
         assert await bot.svc.negotiation.fault_choices(match_id) == ["Alice", "Bob", "nobody"]
         assert await bot.svc.negotiation.fault_choices(10**40) == ["nobody"]
-        rec = await h.slash("td fault", user=TD_ID, options={"match": match_id, "player": "nobody"})
+        rec = await h.slash(
+            "td negotiation fault", user=TD_ID, options={"match": match_id, "player": "nobody"}
+        )
         assert rec.ephemeral and "nobody at fault" in rec.text, rec.text
         assert bot.sessions is not None
         async with bot.sessions() as session:
@@ -209,7 +213,7 @@ async def test_user_text_never_pings_everyone_or_a_role(
         await setup_round(bot, h, config, clock)
         assert bot.outbox is not None
         rec = await h.slash(
-            "td disqualify",
+            "td discipline disqualify",
             user=TD_ID,
             options={"player": "Bob", "reason": hostile, "engine": False},
         )

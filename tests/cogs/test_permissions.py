@@ -122,36 +122,23 @@ noshow                     | not-player  | too-early   | too-early   | no-time-y
 break                      | not-player  | not-started | not-started | not-started | not-player
 left                       | not-player  | not-started | not-started | not-started | not-player
 td registration list       | ok          | td-only     | td-only     | td-only     | td-only
-td registrations           | ok          | td-only     | td-only     | td-only     | td-only
 td registration show       | no-reg      | td-only     | td-only     | td-only     | td-only
 td registration approve    | no-reg      | td-only     | td-only     | td-only     | td-only
 td registration reject     | no-reg      | td-only     | td-only     | td-only     | td-only
 td registration open       | ok          | td-only     | td-only     | td-only     | td-only
 td registration close      | ok          | td-only     | td-only     | td-only     | td-only
 td round start             | started     | td-only     | td-only     | td-only     | td-only
-td swiss start             | started     | td-only     | td-only     | td-only     | td-only
 td round publish           | round-open  | td-only     | td-only     | td-only     | td-only
-td swiss publish           | round-open  | td-only     | td-only     | td-only     | td-only
 td negotiation assign-time | ok          | td-only     | td-only     | td-only     | td-only
-td assign-time             | ok          | td-only     | td-only     | td-only     | td-only
 td negotiation fault       | has-time    | td-only     | td-only     | td-only     | td-only
-td fault                   | has-time    | td-only     | td-only     | td-only     | td-only
 td round set-score         | ok          | td-only     | td-only     | td-only     | td-only
-td set-score               | ok          | td-only     | td-only     | td-only     | td-only
 td results void-game       | no-game     | td-only     | td-only     | td-only     | td-only
-td void-game               | no-game     | td-only     | td-only     | td-only     | td-only
 td incident overrule       | no-incident | td-only     | td-only     | td-only     | td-only
-td overrule                | no-incident | td-only     | td-only     | td-only     | td-only
 td fairplay reports        | ok          | td-only     | td-only     | td-only     | td-only
-td reports                 | ok          | td-only     | td-only     | td-only     | td-only
 td fairplay report-state   | ok          | td-only     | td-only     | td-only     | td-only
-td report-state            | same-state  | td-only     | td-only     | td-only     | td-only
 td console audit           | ok          | td-only     | td-only     | td-only     | td-only
-td audit                   | ok          | td-only     | td-only     | td-only     | td-only
 td discipline disqualify   | no-player   | td-only     | td-only     | td-only     | td-only
-td disqualify              | no-player   | td-only     | td-only     | td-only     | td-only
 td discipline reinstate    | not-dq      | td-only     | td-only     | td-only     | td-only
-td reinstate               | not-dq      | td-only     | td-only     | td-only     | td-only
 """
 
 OPTIONS: dict[str, dict[str, Any]] = {
@@ -161,24 +148,16 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "register": {"lichess_username": "Alice"},
     "reschedule": {"time": "fri 18:00"},
     "td negotiation assign-time": {"match": 2, "time": "fri 20:00"},
-    "td assign-time": {"match": 2, "time": "fri 21:00"},
     "td negotiation fault": {"match": 1, "player": "nobody"},
-    "td fault": {"match": 1, "player": "nobody"},
     "td round set-score": {"match": 2, "score_a": 5.5, "score_b": 4.5},
-    "td set-score": {"match": 2, "score_a": 6.0, "score_b": 4.0},
     "td results void-game": {"game": "abcdEFGH", "reason": "test"},
-    "td void-game": {"game": "abcdEFGH", "reason": "test"},
     "td incident overrule": {"incident": 1, "reason": "test"},
-    "td overrule": {"incident": 1, "reason": "test"},
     "td registration show": {"registration": 1},
     "td registration approve": {"registration": 1},
     "td registration reject": {"registration": 1, "comment": "no"},
     "td fairplay report-state": {"report": 1, "state": "investigating"},
-    "td report-state": {"report": 1, "state": "investigating"},
     "td discipline disqualify": {"player": "nobody", "reason": "test"},
-    "td disqualify": {"player": "nobody", "reason": "test"},
     "td discipline reinstate": {"player": "alice"},
-    "td reinstate": {"player": "alice"},
 }
 
 

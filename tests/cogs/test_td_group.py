@@ -1,10 +1,9 @@
-"""/td: one group, one subgroup per feature, each TD-only; the old flat names are aliases."""
+"""/td: one group, one subgroup per feature, each TD-only; every command has one name."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import pytest
 from discord import app_commands
 
 from bot.clock import FakeClock
@@ -23,32 +22,26 @@ SUBGROUPS = {
     "discipline": {"disqualify", "reinstate"},
     "fairplay": {"reports", "report-state"},
 }
-ALIASES = {
-    "registrations", "set-score", "assign-time", "fault", "void-game", "overrule",
-    "disqualify", "reinstate", "reports", "report-state",
-}  # fmt: skip
+SUBGROUPS["console"] = {"audit"}
 
 
-async def test_one_subgroup_per_feature_and_the_old_names(running_bot: RunningBot) -> None:
+async def test_one_subgroup_per_feature_and_nothing_else(running_bot: RunningBot) -> None:
+    """The flat aliases of earlier versions are gone: /td holds the feature subgroups only."""
     async with running_bot() as (bot, _):
         td = bot.tree.get_command("td")
         assert isinstance(td, app_commands.Group)
         children = {c.name: c for c in td.commands}
+        assert set(children) == set(SUBGROUPS)
         for name, commands in SUBGROUPS.items():
             group = children[name]
             assert isinstance(group, app_commands.Group)
             assert {c.name for c in group.commands} == commands
-        assert ALIASES <= set(children)
-        swiss = children["swiss"]
-        assert isinstance(swiss, app_commands.Group)
-        assert {c.name for c in swiss.commands} == {"start", "publish"}
-        assert len(children) <= 25  # Discord's limit per group
 
 
-@pytest.mark.parametrize("command", ["td round set-score", "td set-score"])
-async def test_grouped_and_flat_names_do_the_same_and_are_td_only(
-    running_bot: RunningBot, config: Config, clock: FakeClock, command: str
+async def test_a_td_command_is_td_only(
+    running_bot: RunningBot, config: Config, clock: FakeClock
 ) -> None:
+    command = "td round set-score"
     clock.set(datetime(2019, 9, 30, 9, 0, tzinfo=UTC))
     async with running_bot() as (bot, h):
         h.add_text_channel(ROUND_THREAD, "round-1")

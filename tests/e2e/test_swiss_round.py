@@ -48,7 +48,7 @@ async def test_a_swiss_round_from_registration_to_the_next_pairing(
             await register(h, fake, name)
 
         # Four players: a round robin of three rounds (a Swiss would need as many).
-        preview = await h.slash("td swiss start", user=TD_ID)
+        preview = await h.slash("td round start", user=TD_ID)
         await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
         assert any("round 1 of 3 is out" in m.text for m in h.in_channel(ANNOUNCE_CHANNEL))
 

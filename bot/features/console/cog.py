@@ -3,7 +3,7 @@ the extension's setup, which adds the TD's /td console group."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -35,29 +35,19 @@ def _leaves(
 
 
 def command_entries(tree: app_commands.CommandTree[Any], *, td: bool) -> list[CommandEntry]:
-    """The tree's slash commands, each once: a flat /td alias (the same callback under an
-    older name) is listed with the grouped command, not on its own line."""
+    """The tree's slash commands in the order they were added; /td's only for the TD."""
     tops = tree.get_commands(type=discord.AppCommandType.chat_input)
-    by_callback: dict[Callable[..., Any], list[tuple[Leaf, bool]]] = {}
-    for leaf, is_td_command in _leaves(tops, False):
-        by_callback.setdefault(leaf.callback, []).append((leaf, is_td_command))
-    entries: list[CommandEntry] = []
-    for found in by_callback.values():
-        ranked = sorted(found, key=lambda item: item[0].qualified_name not in wording.RULES)
-        main, is_td_command = ranked[0]
-        if is_td_command and not td:
-            continue
-        entries.append(
-            CommandEntry(
-                name=main.qualified_name,
-                options=tuple((p.display_name, p.required) for p in main.parameters),
-                description=main.description,
-                rule=wording.RULES.get(main.qualified_name),
-                td=is_td_command,
-                aliases=tuple(leaf.qualified_name for leaf, _ in found if leaf is not main),
-            )
+    return [
+        CommandEntry(
+            name=leaf.qualified_name,
+            options=tuple((p.display_name, p.required) for p in leaf.parameters),
+            description=leaf.description,
+            rule=wording.RULES.get(leaf.qualified_name),
+            td=is_td_command,
         )
-    return entries
+        for leaf, is_td_command in _leaves(tops, False)
+        if td or not is_td_command
+    ]
 
 
 def _messages(embeds: list[discord.Embed]) -> list[list[discord.Embed]]:

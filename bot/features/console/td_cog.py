@@ -1,4 +1,4 @@
-"""The TD's console commands (/td console audit, alias /td audit): the audit log."""
+"""The TD's console commands (/td console audit): the audit log."""
 
 from __future__ import annotations
 
@@ -28,6 +28,5 @@ TD_COMMANDS = [
         "audit",
         "Decisions and automatic actions, newest first, with who or what did them",
         audit,
-        alias="audit",
     ),
 ]

@@ -14,7 +14,7 @@ EMBED_TEXT_LIMIT = 4000
 
 # --- /help: the rule each command serves ------------------------------------------------------
 
-# Every command by its grouped name (the flat /td aliases are listed under these).
+# Every command by its full name.
 RULES: dict[str, str] = {
     # players
     "help": "I–VIII (this list)",
@@ -64,10 +64,7 @@ def _usage(entry: CommandEntry) -> str:
 def help_line(entry: CommandEntry) -> str:
     rule = entry.rule or "not listed"
     label = "rules" if "," in rule or "–" in rule else "rule"
-    aliases = ""
-    if entry.aliases:
-        aliases = " (also " + ", ".join(f"`/{a}`" for a in entry.aliases) + ")"
-    return f"`{_usage(entry)}` — {entry.description} · {label} {rule}{aliases}"
+    return f"`{_usage(entry)}` — {entry.description} · {label} {rule}"
 
 
 def _chunks(lines: Sequence[str], limit: int = EMBED_TEXT_LIMIT) -> list[str]:

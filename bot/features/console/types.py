@@ -30,14 +30,13 @@ class AuditPage:
 
 @dataclass(frozen=True)
 class CommandEntry:
-    """One slash command for /help, listed once under its grouped name."""
+    """One slash command for /help."""
 
     name: str  # "offer", "td round set-score"
     options: tuple[tuple[str, bool], ...]  # (option name, required)
     description: str
     rule: str | None
     td: bool
-    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -124,7 +124,7 @@ async def apply_disqualification(
             f"⛔ {player.lichess_username} (player #{player.id}) is disqualified. Reason: "
             f"{reason}. Matches changed: {changed}."
             + ("".join(f"\n• {n}" for n in notes))
-            + f"\nReverse with `/td reinstate player:{player.lichess_username}`."
+            + f"\nReverse with `/td discipline reinstate player:{player.lichess_username}`."
         ),
     )
     await settle_rounds(session, events, player.id, rounds, actor, now)
@@ -414,7 +414,7 @@ async def reinstate(
         f"{config.tournament.short_name}.",
     )
     extra = (
-        f" Not restored (their round is closed; fix with /td set-score if needed): "
+        f" Not restored (their round is closed; fix with /td round set-score if needed): "
         f"{', '.join(f'#{m}' for m in left)}."
         if left
         else ""

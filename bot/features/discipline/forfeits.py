@@ -113,7 +113,7 @@ async def forfeit_match(
             now=now,
             content=(
                 f"{text} {loser.lichess_username} now has {forfeits} forfeit(s); "
-                f"{limit} disqualify (rule VI.F). Reverse with /td set-score if needed."
+                f"{limit} disqualify (rule VI.F). Reverse with /td round set-score if needed."
             ),
         )
         await settle_rounds(session, events, loser_id, {match.round_id}, actor, now)

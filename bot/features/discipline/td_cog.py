@@ -48,6 +48,6 @@ async def disqualify(
 
 
 TD_COMMANDS = [
-    TDCommand("disqualify", "Disqualify a player (rule VIII)", disqualify, alias="disqualify"),
-    TDCommand("reinstate", "Reverse a disqualification", reinstate, alias="reinstate"),
+    TDCommand("disqualify", "Disqualify a player (rule VIII)", disqualify),
+    TDCommand("reinstate", "Reverse a disqualification", reinstate),
 ]

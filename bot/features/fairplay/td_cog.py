@@ -40,7 +40,7 @@ async def reports(interaction: discord.Interaction, state: ReportState | None = 
 
 
 @app_commands.describe(
-    report="Report number (see /td reports)",
+    report="Report number (see /td fairplay reports)",
     state="upheld disqualifies the accused (rule VII.B)",
     note="Kept with the report and in the audit log (TD only)",
     engine="Upheld for engine use: finished Swiss games go to the opponents (VIII.A.2)",
@@ -67,6 +67,6 @@ async def report_state(
 
 
 TD_COMMANDS = [
-    TDCommand("reports", "List cheat reports (private, rule VII.A)", reports, alias="reports"),
-    TDCommand("report-state", "Set a cheat report's state", report_state, alias="report-state"),
+    TDCommand("reports", "List cheat reports (private, rule VII.A)", reports),
+    TDCommand("report-state", "Set a cheat report's state", report_state),
 ]

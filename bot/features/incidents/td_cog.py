@@ -20,5 +20,5 @@ async def overrule(interaction: discord.Interaction, incident: IncidentId, reaso
 
 
 TD_COMMANDS = [
-    TDCommand("overrule", "Overrule a no-show or left claim", overrule, alias="overrule"),
+    TDCommand("overrule", "Overrule a no-show or left claim", overrule),
 ]

@@ -124,7 +124,7 @@ def claimed_td(match_id: int, incident_id: int, claimant: str, absent: str, kind
     return (
         f"⚖️ {claimant} claimed the win of match #{match_id} ({kind}, incident #{incident_id}) "
         f"against {absent}; the match is forfeited. Overrule with "
-        f"`/td overrule incident:{incident_id} reason:…`."
+        f"`/td incident overrule incident:{incident_id} reason:…`."
     )
 
 

@@ -37,7 +37,7 @@ from db.models import (
 class TDRulings(AgreementBase):
     """The TD's use cases: assign a time (rules V.F, V.I), rule on fault (V.H, V.I)."""
 
-    # --- the TD: /td assign-time and /td fault ----------------------------------------------
+    # --- the TD: /td negotiation assign-time and /td negotiation fault --------------------
 
     async def assign_time(self, *, td_id: int, match_id: int, text: str) -> Agreement:
         """The TD sets the time (rules V.F, V.I); it replaces any time agreed before."""
@@ -63,7 +63,8 @@ class TDRulings(AgreementBase):
         )
 
     async def fault_choices(self, match_id: int) -> list[str]:
-        """What /td fault offers for `player:`: the two players of the match, then nobody."""
+        """What /td negotiation fault offers for `player:`: the match's two players, then
+        nobody."""
         async with self.sessions() as session:
             match = await session.get(Match, match_id) if valid_id(match_id) else None
             if match is None or match.player_b_id is None:
@@ -85,8 +86,8 @@ class TDRulings(AgreementBase):
             b = require_open_match(ctx)
             if ctx.match.agreed_time is not None:
                 raise WrongStage(
-                    f"Match #{match_id} already has an agreed time; use /td assign-time to "
-                    "change it."
+                    f"Match #{match_id} already has an agreed time; use "
+                    "/td negotiation assign-time to change it."
                 )
             a = ctx.a
             at_fault: Player | None

@@ -47,8 +47,6 @@ async def fault(interaction: discord.Interaction, match: MatchId, player: str) -
 
 
 TD_COMMANDS = [
-    TDCommand(
-        "assign-time", "Assign a match time (rules V.F, V.I)", assign_time, alias="assign-time"
-    ),
-    TDCommand("fault", "Rule who is at fault (rules V.H, V.I)", fault, alias="fault"),
+    TDCommand("assign-time", "Assign a match time (rules V.F, V.I)", assign_time),
+    TDCommand("fault", "Rule who is at fault (rules V.H, V.I)", fault),
 ]

@@ -310,8 +310,8 @@ def nobody_at_fault_dm() -> str:
 def offers_due_both_td(match_id: int, a: str, b: str, history: str, required: int) -> str:
     return (
         f"Match #{match_id}, **{a}** vs **{b}**: neither player made {required} offers by the "
-        f"deadline (rules V.C, V.F). Assign a time with `/td assign-time match:{match_id} "
-        f"time:`.\n{history}"
+        f"deadline (rules V.C, V.F). Assign a time with "
+        f"`/td negotiation assign-time match:{match_id} time:`.\n{history}"
     )
 
 
@@ -325,15 +325,15 @@ def both_missed_dm() -> str:
 def weekend_td(match_id: int, a: str, b: str, history: str) -> str:
     return (
         f"Match #{match_id}, **{a}** vs **{b}**: no time agreed by the start of Saturday "
-        f"although both made their offers (rule V.H). Rule with `/td fault match:{match_id} "
-        f"player:` (`{a}`, `{b}` or `nobody`).\n{history}"
+        f"although both made their offers (rule V.H). Rule with "
+        f"`/td negotiation fault match:{match_id} player:` (`{a}`, `{b}` or `nobody`).\n{history}"
     )
 
 
 def td_assign_request(match_id: int, a: str, b: str) -> str:
     return (
         f"You ruled nobody at fault in match #{match_id}, **{a}** vs **{b}**: assign its time "
-        f"with `/td assign-time match:{match_id} time:` (rule V.I)."
+        f"with `/td negotiation assign-time match:{match_id} time:` (rule V.I)."
     )
 
 
@@ -352,7 +352,7 @@ def fault_reply(match_id: int, at_fault: str | None, chooser: str | None) -> str
     if at_fault is None:
         return (
             f"Match #{match_id}: nobody at fault. Assign the time with "
-            f"`/td assign-time match:{match_id} time:`."
+            f"`/td negotiation assign-time match:{match_id} time:`."
         )
     return f"Match #{match_id}: {at_fault} at fault; {chooser} has been asked to /choose the time."
 

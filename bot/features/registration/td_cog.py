@@ -216,7 +216,7 @@ async def registration_reject(
 
 
 TD_COMMANDS = [
-    TDCommand("list", "List every registration", registrations, alias="registrations"),
+    TDCommand("list", "List every registration", registrations),
     TDCommand("show", "Show one registration with its evidence", registration_show),
     TDCommand("approve", "Approve a registration", registration_approve),
     TDCommand("reject", "Reject a registration", registration_reject),

@@ -376,7 +376,7 @@ class ResultsCore(StageRules):
         if ctx.round_.state is RoundState.FINISHED:
             raise InvalidInput(
                 f"Match #{ctx.match.id} would no longer be over, but its round is closed; "
-                "record its result with /td set-score instead."
+                "record its result with /td round set-score instead."
             )
         match = ctx.match
         match.state, match.finished_at = MatchState.IN_PROGRESS, None

@@ -275,7 +275,7 @@ class ResultsService(ArmageddonBids):
             assert ctx is not None
             if ctx.match.state in (MatchState.FORFEITED, MatchState.BYE):
                 raise InvalidInput(
-                    f"Match #{ctx.match.id} was decided by forfeit; use /td set-score."
+                    f"Match #{ctx.match.id} was decided by forfeit; use /td round set-score."
                 )
             was_finished = ctx.match.state is MatchState.FINISHED
             target = next(g for g in ctx.games if g.id == game.id)

@@ -24,5 +24,5 @@ async def void_game(interaction: discord.Interaction, game: str, reason: str) ->
 
 
 TD_COMMANDS = [
-    TDCommand("void-game", "Void a recorded game of a match", void_game, alias="void-game"),
+    TDCommand("void-game", "Void a recorded game of a match", void_game),
 ]

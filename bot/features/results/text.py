@@ -47,7 +47,7 @@ def flagged_note(match_id: int, a: str, b: str, lichess_id: str, status: str) ->
     return (
         f"⚠️ Match #{match_id} ({a} vs {b}): game {game_link(lichess_id)} ended with "
         f"`{status}`: {why}. It counts as Lichess scored it; void it with "
-        f"`/td void-game game:{lichess_id}` if needed."
+        f"`/td results void-game game:{lichess_id}` if needed."
     )
 
 

@@ -208,7 +208,7 @@ class RoundProgress(Service):
             select(Stage).where(Stage.kind == StageKind.SWISS).options(selectinload(Stage.rounds))
         )
         if stage is None:
-            raise WrongStage("The qualification has not started yet (/td swiss start).")
+            raise WrongStage("The qualification has not started yet (/td round start).")
         by_id = {
             p.id: p
             for p in (await session.scalars(select(Player).where(Player.id.in_(stage.seeding))))
@@ -235,7 +235,7 @@ class RoundProgress(Service):
         if open_matches:
             raise WrongStage(
                 f"Round {current.number} still has {len(open_matches)} match(es) without a "
-                "result; record them (/td set-score) before pairing the next round."
+                "result; record them (/td round set-score) before pairing the next round."
             )
         if current.number >= (stage.total_rounds or 0):
             raise WrongStage("All rounds of the qualification have been played.")

@@ -275,7 +275,7 @@ class RoundService(StageFlow):
             now=now,
             content=(
                 f"⏰ Round {round_.number} has ended with {len(open_matches)} match(es) "
-                "without a result. Decide them with /td set-score:\n" + "\n".join(lines)
+                "without a result. Decide them with /td round set-score:\n" + "\n".join(lines)
             ),
         )
 
@@ -304,7 +304,7 @@ class RoundService(StageFlow):
                 content=(
                     f"Round {round_.number + 1} cannot be paired yet: "
                     f"{len(open_matches)} match(es) of round {round_.number} have no "
-                    "result. It is paired as soon as you record them (/td set-score)."
+                    "result. It is paired as soon as you record them (/td round set-score)."
                 ),
             )
             return

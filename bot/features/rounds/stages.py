@@ -87,7 +87,7 @@ class StageFlow(FinalStage):
                 now=now,
                 content=(
                     f"Round {round_.number} is complete. Publish round "
-                    f"{round_.number + 1} with /td swiss publish."
+                    f"{round_.number + 1} with /td round publish."
                 ),
             )
             return ResultRecorded(round_id, True, None, False)

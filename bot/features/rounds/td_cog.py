@@ -135,10 +135,7 @@ TD_COMMANDS = [
         "start",
         "Preview round 1 of the Swiss, then publish it",
         swiss_start,
-        alias="swiss start",
     ),
-    TDCommand(
-        "publish", "Pair and publish the next round now", swiss_publish, alias="swiss publish"
-    ),
-    TDCommand("set-score", "Record or correct a match score", set_score, alias="set-score"),
+    TDCommand("publish", "Pair and publish the next round now", swiss_publish),
+    TDCommand("set-score", "Record or correct a match score", set_score),
 ]

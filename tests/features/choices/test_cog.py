@@ -1,5 +1,5 @@
-"""The TD's autocomplete through the real command tree: grouped names and their old aliases
-offer the same pick lists, the values are what the options take, and only the TD sees them."""
+"""The TD's autocomplete through the real command tree: every option naming a row offers a
+pick list, the values are what the options take, and only the TD sees them."""
 
 from __future__ import annotations
 
@@ -45,28 +45,27 @@ async def test_every_td_option_naming_a_row_or_a_player_has_a_pick_list(
         assert picked and all(picked.values()), picked
         for expected in (
             "td round set-score match",
-            "td set-score match",
             "td negotiation assign-time match",
-            "td fault match",
-            "td fault player",
+            "td negotiation fault match",
+            "td negotiation fault player",
             "td results void-game game",
             "td incident overrule incident",
             "td discipline disqualify player",
-            "td reinstate player",
+            "td discipline reinstate player",
             "td fairplay report-state report",
             "td registration show registration",
             "td registration approve registration",
             "td registration reject registration",
             "td console audit match",
-            "td audit player",
+            "td console audit player",
         ):
             assert expected in picked, sorted(picked)
 
 
-@pytest.mark.parametrize("command", ["td round set-score", "td set-score"])
 async def test_set_score_offers_the_matches_and_takes_the_picked_one(
-    running_bot: RunningBot, config: Config, command: str
+    running_bot: RunningBot, config: Config
 ) -> None:
+    command = "td round set-score"
     async with running_bot() as (bot, h):
         h.add_text_channel(ROUND_THREAD, "round-1")
         assert bot.sessions is not None
@@ -93,12 +92,11 @@ async def test_set_score_offers_the_matches_and_takes_the_picked_one(
     ("command", "option"),
     [
         ("td round set-score", "match"),
-        ("td set-score", "match"),
         ("td discipline disqualify", "player"),
         ("td registration show", "registration"),
         ("td results void-game", "game"),
         ("td console audit", "match"),
-        ("td reinstate", "player"),
+        ("td discipline reinstate", "player"),
     ],
 )
 async def test_nobody_but_the_td_gets_choices(
@@ -119,9 +117,9 @@ async def test_disqualify_offers_the_players_by_lichess_name(
     async with running_bot() as (bot, h):
         assert bot.sessions is not None
         await seed_round(bot.sessions, config, PLAYERS)
-        for command in ("td discipline disqualify", "td disqualify"):
-            offered = await h.autocomplete(command, user=TD_ID, option="player", current="BO")
-            assert offered == [{"name": "Bob · registered", "value": "Bob"}]
+        command = "td discipline disqualify"
+        offered = await h.autocomplete(command, user=TD_ID, option="player", current="BO")
+        assert offered == [{"name": "Bob · registered", "value": "Bob"}]
 
 
 async def test_registration_show_offers_the_registrations(
@@ -150,8 +148,8 @@ async def test_void_game_offers_the_recorded_games(running_bot: RunningBot, conf
         seeded = await seed_round(bot.sessions, config, PLAYERS)
         match_id = seeded.match_ids[0]
         await add_game(bot.sessions, match_id, "abcdEFGH", 1, at=AGREED)
-        for command in ("td results void-game", "td void-game"):
-            offered = await h.autocomplete(command, user=TD_ID, option="game", current="efg")
-            assert offered == [
-                {"name": f"abcdEFGH: Alice–Bob game 1 (match #{match_id})", "value": "abcdEFGH"}
-            ]
+        command = "td results void-game"
+        offered = await h.autocomplete(command, user=TD_ID, option="game", current="efg")
+        assert offered == [
+            {"name": f"abcdEFGH: Alice–Bob game 1 (match #{match_id})", "value": "abcdEFGH"}
+        ]

@@ -1,5 +1,5 @@
-"""The TD's console through the real command tree: /td audit (and /td console audit) with its
-filters, and /help for a player and for the TD."""
+"""The TD's console through the real command tree: /td console audit with its filters, and
+/help for a player and for the TD."""
 
 from __future__ import annotations
 
@@ -124,25 +124,25 @@ async def test_audit_newest_first_with_who_did_it(
         done = await h.slash("td round set-score", user=TD_ID, options=score)
         assert "recorded" in done.text, done.text
 
-        for command in ("td audit", "td console audit"):
-            rec = await h.slash(command, user=TD_ID)
-            assert rec.ephemeral and len(rec.text) < 2000, rec.text
-            shown = actions(rec.text)
-            assert shown[:2] == ["score_set", "time_offer"], shown
-            assert shown[-1] == "registration_approved"
-            assert "Audit log" in rec.text and "newest first" in rec.text
-            lines = rec.text.splitlines()
-            score_line = next(line for line in lines if "`score_set`" in line)
-            assert f"TD <@{TD_ID}>" in score_line and "match #2 (Carol–Dave)" in score_line
-            round_line = next(line for line in lines if "`round_note`" in line)
-            assert "round #1 (swiss round 1)" in round_line
-            assert "— late" in score_line
-            offer_line = next(line for line in lines if "`time_offer`" in line)
-            assert f"player <@{ALICE}>" in offer_line and "(Alice–Bob)" in offer_line
-            assert "<t:" in offer_line and ":f>" in offer_line and "UTC)" in offer_line
-            bot_line = next(line for line in lines if "`offer_reminder`" in line)
-            assert "· the bot ·" in bot_line and "offer #" in bot_line
-            assert "· the bot ·" in next(line for line in lines if "`board_two_note`" in line)
+        command = "td console audit"
+        rec = await h.slash(command, user=TD_ID)
+        assert rec.ephemeral and len(rec.text) < 2000, rec.text
+        shown = actions(rec.text)
+        assert shown[:2] == ["score_set", "time_offer"], shown
+        assert shown[-1] == "registration_approved"
+        assert "Audit log" in rec.text and "newest first" in rec.text
+        lines = rec.text.splitlines()
+        score_line = next(line for line in lines if "`score_set`" in line)
+        assert f"TD <@{TD_ID}>" in score_line and "match #2 (Carol–Dave)" in score_line
+        round_line = next(line for line in lines if "`round_note`" in line)
+        assert "round #1 (swiss round 1)" in round_line
+        assert "— late" in score_line
+        offer_line = next(line for line in lines if "`time_offer`" in line)
+        assert f"player <@{ALICE}>" in offer_line and "(Alice–Bob)" in offer_line
+        assert "<t:" in offer_line and ":f>" in offer_line and "UTC)" in offer_line
+        bot_line = next(line for line in lines if "`offer_reminder`" in line)
+        assert "· the bot ·" in bot_line and "offer #" in bot_line
+        assert "· the bot ·" in next(line for line in lines if "`board_two_note`" in line)
 
 
 async def test_audit_by_player_and_by_match(
@@ -155,7 +155,7 @@ async def test_audit_by_player_and_by_match(
         score = {"match": seeded.match_ids[1], "score_a": 2.0, "score_b": 5.5}
         await h.slash("td round set-score", user=TD_ID, options=score)
 
-        mine = await h.slash("td audit", user=TD_ID, options={"player": "ALICE"})
+        mine = await h.slash("td console audit", user=TD_ID, options={"player": "ALICE"})
         assert mine.ephemeral and "for **Alice**" in mine.text, mine.text
         assert set(actions(mine.text)) == {
             "time_offer",  # her match
@@ -170,22 +170,24 @@ async def test_audit_by_player_and_by_match(
             "td console audit", user=TD_ID, options={"match": seeded.match_ids[1]}
         )
         assert set(actions(board_two.text)) == {"score_set", "board_two_note"}, board_two.text
-        board_one = await h.slash("td audit", user=TD_ID, options={"match": seeded.match_ids[0]})
+        board_one = await h.slash(
+            "td console audit", user=TD_ID, options={"match": seeded.match_ids[0]}
+        )
         assert set(actions(board_one.text)) == {
             "time_offer",
             "noshow_check_asked",
             "offer_reminder",
         }
-        dave = await h.slash("td audit", user=TD_ID, options={"player": "dave"})
+        dave = await h.slash("td console audit", user=TD_ID, options={"player": "dave"})
         assert set(actions(dave.text)) == {"score_set", "round_note"}, dave.text
         both = await h.slash(
-            "td audit", user=TD_ID, options={"player": "Dave", "match": seeded.match_ids[0]}
+            "td console audit", user=TD_ID, options={"player": "Dave", "match": seeded.match_ids[0]}
         )
         assert both.ephemeral and "No audit entries" in both.text, both.text
 
-        nobody = await h.slash("td audit", user=TD_ID, options={"player": "nobody"})
+        nobody = await h.slash("td console audit", user=TD_ID, options={"player": "nobody"})
         assert nobody.ephemeral and "not a player" in nobody.text and not nobody.errors
-        missing = await h.slash("td audit", user=TD_ID, options={"match": 9999})
+        missing = await h.slash("td console audit", user=TD_ID, options={"match": 9999})
         assert missing.ephemeral and "no match #9999" in missing.text
 
 
@@ -205,16 +207,18 @@ async def test_audit_says_how_many_more_and_is_td_only(
                     subject_type="match",
                     subject_id=seeded.match_ids[0],
                 )
-        rec = await h.slash("td audit", user=ROLE_TD, options={"match": seeded.match_ids[0]})
+        rec = await h.slash(
+            "td console audit", user=ROLE_TD, options={"match": seeded.match_ids[0]}
+        )
         assert rec.ephemeral and len(rec.text) < 2000, len(rec.text)
         shown = actions(rec.text)
         assert 0 < len(shown) <= 25 and shown[0] == "step_39" and shown == sorted(shown)[::-1]
         assert f"and {40 - len(shown)} more" in rec.text and "(40 entries)" in rec.text
 
-        for command in ("td audit", "td console audit"):
-            refused = await h.slash(command, user=ALICE)
-            assert refused.ephemeral and "tournament director" in refused.text, refused.text
-            assert "step_" not in refused.text
+        command = "td console audit"
+        refused = await h.slash(command, user=ALICE)
+        assert refused.ephemeral and "tournament director" in refused.text, refused.text
+        assert "step_" not in refused.text
 
 
 def help_lines(text: str) -> list[str]:
@@ -259,13 +263,13 @@ async def test_help_for_the_td_adds_the_td_commands_once(
             assert RULE.search(line) and "not listed" not in line, line
         score = next(line for line in lines if line.startswith("`/td round set-score"))
         assert "match: score_a: score_b: [reason:]" in score
-        assert "(also `/td set-score`)" in score and "rules III.E.1, III.F.2" in score
+        assert "rules III.E.1, III.F.2" in score
         audit = next(line for line in lines if line.startswith("`/td console audit"))
-        assert "[player:] [match:]" in audit and "(also `/td audit`)" in audit
-        start = next(line for line in lines if line.startswith("`/td round start"))
-        assert "`/td swiss start`" in start
-        # an alias is never a line of its own
-        assert not any(h.startswith(("/td set-score", "/td audit", "/td swiss")) for h in heads)
+        assert "[player:] [match:]" in audit
+        # every command has one name: no flat alias of earlier versions, listed or mentioned
+        assert not any("(also" in line for line in lines)
+        flat = ("/td set-score", "/td audit", "/td swiss", "/td fault", "/td registrations")
+        assert not any(head.startswith(flat) for head in heads)
         assert any(line.startswith("`/offer") for line in lines)  # the player commands too
 
 
@@ -274,7 +278,7 @@ async def test_every_command_of_the_tree_has_its_rule(running_bot: RunningBot) -
         entries = command_entries(bot.tree, td=True)
         missing = [e.name for e in entries if e.rule is None]
         assert missing == [], f"add these to bot.features.console.text.RULES: {missing}"
-        listed = {e.name for e in entries} | {a for e in entries for a in e.aliases}
+        listed = {e.name for e in entries}
         leaves: set[str] = set()
         stack: list[Any] = list(bot.tree.get_commands())
         while stack:
@@ -297,7 +301,7 @@ async def test_unknown_player_is_case_insensitive_but_exact(
         assert bot.sessions is not None
         async with bot.sessions() as session:
             assert await session.get(Player, 1) is not None
-        partial = await h.slash("td audit", user=TD_ID, options={"player": "Ali"})
+        partial = await h.slash("td console audit", user=TD_ID, options={"player": "Ali"})
         assert "not a player" in partial.text
-        exact = await h.slash("td audit", user=TD_ID, options={"player": " alice "})
+        exact = await h.slash("td console audit", user=TD_ID, options={"player": " alice "})
         assert "for **Alice**" in exact.text or "No audit entries for **Alice**" in exact.text

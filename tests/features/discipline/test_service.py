@@ -194,7 +194,7 @@ async def test_first_forfeit_is_recorded_second_disqualifies_and_td_reinstates(
     announced = [m.content for m in messages if m.target_id == ANNOUNCE_CHANNEL]
     assert any("Bob** is disqualified" in c and "VI.F" in c for c in announced)
     td = [m.content for m in messages if m.kind is OutboxKind.DM and m.target_id == TD_ID]
-    assert any("is disqualified" in c and "/td reinstate" in c for c in td)
+    assert any("is disqualified" in c and "/td discipline reinstate" in c for c in td)
     assert len(await audit(sessions, "player_disqualified")) == 1
 
     async with transaction(sessions) as session:

@@ -96,14 +96,16 @@ async def test_report_reporter_hidden_from_everyone_but_the_td(
         # Bob and everyone else: nothing; only the TD's DM names the reporter.
         assert h.dms_to(BOB) == [] and h.in_channel(ROUND_THREAD) == []
         # a non-TD cannot list the reports
-        listing = await h.slash("td reports", user=BOB)
+        listing = await h.slash("td fairplay reports", user=BOB)
         assert listing.ephemeral and "tournament director" in listing.text
 
         # the TD moves it on: investigating (in place), then upheld through the note modal
         pressed = await h.press("acwc:fp:investigating:1", user=TD_ID, message=td_dm, dm=True)
         assert "under investigation" in h.message(td_dm.id).text, pressed.text
         assert "acwc:fp:investigating:1" not in str(h.buttons(td_dm))
-        listing = await h.slash("td reports", user=TD_ID, options={"state": "investigating"})
+        listing = await h.slash(
+            "td fairplay reports", user=TD_ID, options={"state": "investigating"}
+        )
         assert listing.ephemeral and f"<@{ALICE}>" in listing.text and "Bob" in listing.text
 
         opened = await h.press("acwc:fp:upheld:1", user=TD_ID, message=td_dm, dm=True)
@@ -163,20 +165,20 @@ async def test_td_commands_dismiss_and_the_reporter_is_told(
     async with running_bot() as (bot, h):
         seeded = await setup(bot, h, config, clock)
         await submit_report(h, CAROL, "Dave", "", SECRET)
-        empty = await h.slash("td reports", user=TD_ID, options={"state": "dismissed"})
+        empty = await h.slash("td fairplay reports", user=TD_ID, options={"state": "dismissed"})
         assert "No dismissed cheat reports" in empty.text
         rec = await h.slash(
-            "td report-state",
+            "td fairplay report-state",
             user=TD_ID,
             options={"report": 1, "state": "dismissed", "note": "normal play"},
         )
         assert rec.ephemeral and "dismissed" in rec.text, rec.text
         again = await h.slash(
-            "td report-state", user=TD_ID, options={"report": 1, "state": "dismissed"}
+            "td fairplay report-state", user=TD_ID, options={"report": 1, "state": "dismissed"}
         )
         assert "already dismissed" in again.text
         missing = await h.slash(
-            "td report-state", user=TD_ID, options={"report": 7, "state": "open"}
+            "td fairplay report-state", user=TD_ID, options={"report": 7, "state": "open"}
         )
         assert "no cheat report #7" in missing.text
         (told,) = h.dms_to(CAROL)

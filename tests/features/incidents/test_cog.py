@@ -89,12 +89,12 @@ async def test_noshow_to_claim_through_buttons_and_td_overrule(
         incident_id = int(absent_id.rsplit(":", 1)[1])
 
         refused = await h.slash(
-            "td overrule", user=ALICE, options={"incident": incident_id, "reason": "no"}
+            "td incident overrule", user=ALICE, options={"incident": incident_id, "reason": "no"}
         )
         assert refused.ephemeral
         assert (await get_match(bot.sessions, seeded.match_ids[0])).state is MatchState.FORFEITED
         done = await h.slash(
-            "td overrule", user=TD_ID, options={"incident": incident_id, "reason": "lag"}
+            "td incident overrule", user=TD_ID, options={"incident": incident_id, "reason": "lag"}
         )
         assert done.ephemeral and "overruled" in done.text, done.text
         m = await get_match(bot.sessions, seeded.match_ids[0])
@@ -138,11 +138,13 @@ async def test_td_disqualify_and_reinstate(
     async with running_bot() as (bot, h):
         seeded = await setup(bot, h, config, clock, fake)
         no = await h.slash(
-            "td disqualify", user=ALICE, options={"player": "Bob", "reason": "x", "engine": True}
+            "td discipline disqualify",
+            user=ALICE,
+            options={"player": "Bob", "reason": "x", "engine": True},
         )
         assert no.ephemeral
         rec = await h.slash(
-            "td disqualify",
+            "td discipline disqualify",
             user=TD_ID,
             options={"player": "Bob", "reason": "engine", "engine": True},
         )
@@ -151,7 +153,7 @@ async def test_td_disqualify_and_reinstate(
         async with bot.sessions() as session:
             bob = await session.get(Player, seeded.player_ids["Bob"])
             assert bob is not None and bob.disqualified_at is not None
-        back = await h.slash("td reinstate", user=TD_ID, options={"player": "bob"})
+        back = await h.slash("td discipline reinstate", user=TD_ID, options={"player": "bob"})
         assert back.ephemeral and "reinstated" in back.text, back.text
-        unknown = await h.slash("td reinstate", user=TD_ID, options={"player": "nobody"})
+        unknown = await h.slash("td discipline reinstate", user=TD_ID, options={"player": "nobody"})
         assert unknown.ephemeral and "no player" in unknown.text

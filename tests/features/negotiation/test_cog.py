@@ -166,14 +166,18 @@ async def test_both_fail_and_the_td_assigns(
         clock.set(datetime(2019, 10, 3, 0, 1, tzinfo=UTC))
         await tick(bot)
         td = [m for m in h.dms_to(TD_ID) if f"match:{match_id} " in m.text]
-        assert len(td) == 1 and "/td assign-time" in td[0].text
+        assert len(td) == 1 and "/td negotiation assign-time" in td[0].text
 
         player = await h.slash(
-            "td assign-time", user=ALICE, options={"match": match_id, "time": "sat 18:00"}
+            "td negotiation assign-time",
+            user=ALICE,
+            options={"match": match_id, "time": "sat 18:00"},
         )
         assert player.ephemeral and "tournament director" in player.text
         rec = await h.slash(
-            "td assign-time", user=TD_ID, options={"match": match_id, "time": "sat 18:00"}
+            "td negotiation assign-time",
+            user=TD_ID,
+            options={"match": match_id, "time": "sat 18:00"},
         )
         assert rec.ephemeral and discord_time(SAT_18) in rec.text, rec.text
         assert await agreed(bot.sessions, match_id) == SAT_18
@@ -197,20 +201,28 @@ async def test_weekend_without_agreement_and_each_td_ruling(
         await tick(bot)
         first, second = seeded.match_ids
         td = h.dms_to(TD_ID)
-        assert len(td) == 2 and all("/td fault" in m.text for m in td)
+        assert len(td) == 2 and all("/td negotiation fault" in m.text for m in td)
 
-        unknown = await h.slash("td fault", user=TD_ID, options={"match": first, "player": "Zed"})
+        unknown = await h.slash(
+            "td negotiation fault", user=TD_ID, options={"match": first, "player": "Zed"}
+        )
         assert "not a player of this match" in unknown.text
-        rec = await h.slash("td fault", user=TD_ID, options={"match": first, "player": "Bob"})
+        rec = await h.slash(
+            "td negotiation fault", user=TD_ID, options={"match": first, "player": "Bob"}
+        )
         assert rec.ephemeral and "Alice has been asked" in rec.text
         assert "/choose" in h.dms_to(ALICE)[-1].text
         await h.slash("choose", user=ALICE, options={"time": "sat 18:00"})
         assert await agreed(bot.sessions, first) == SAT_18
 
-        rec = await h.slash("td fault", user=TD_ID, options={"match": second, "player": "nobody"})
+        rec = await h.slash(
+            "td negotiation fault", user=TD_ID, options={"match": second, "player": "nobody"}
+        )
         assert "nobody at fault" in rec.text
-        assert f"/td assign-time match:{second}" in h.dms_to(TD_ID)[-1].text
-        await h.slash("td assign-time", user=TD_ID, options={"match": second, "time": "sun 12:00"})
+        assert f"/td negotiation assign-time match:{second}" in h.dms_to(TD_ID)[-1].text
+        await h.slash(
+            "td negotiation assign-time", user=TD_ID, options={"match": second, "time": "sun 12:00"}
+        )
         assert await agreed(bot.sessions, second) == datetime(2019, 10, 6, 12, tzinfo=UTC)
 
 

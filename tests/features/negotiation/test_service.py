@@ -370,7 +370,7 @@ async def test_both_short_then_td_assigns(
     assert m.td_assigns and m.chooser_id is None
     td = await dms(sessions, TD_ID)
     # both matches of the round had no offers or too few
-    assert any(f"/td assign-time match:{m.id}" in t and "Alice" in t for t in td)
+    assert any(f"/td negotiation assign-time match:{m.id}" in t and "Alice" in t for t in td)
     assert any(discord_time(TUE_18) in t for t in td)  # the offer history
     with pytest.raises(NotAllowed, match="TD assigns"):
         await service.choose(discord_id=ALICE, text="sat 18:00")
@@ -393,7 +393,7 @@ async def test_weekend_without_agreement_goes_to_the_td(
     await runner.sweep()
     match_id = seeded.match_ids[0]
     td = [t for t in await dms(sessions, TD_ID) if f"match:{match_id} " in t]
-    assert len(td) == 1 and "/td fault" in td[0] and "rule V.H" in td[0]
+    assert len(td) == 1 and "/td negotiation fault" in td[0] and "rule V.H" in td[0]
     assert td[0].count("- #") == 6
     m = await match(sessions, match_id)
     assert m.chooser_id is None and not m.td_assigns
@@ -426,7 +426,7 @@ async def test_td_rules_nobody_at_fault(
     ruling = await service.rule_fault(td_id=TD_ID, match_id=match_id, player_name="nobody")
     assert ruling.at_fault is None
     assert (await match(sessions, match_id)).td_assigns
-    assert f"/td assign-time match:{match_id}" in (await dms(sessions, TD_ID))[-1]
+    assert f"/td negotiation assign-time match:{match_id}" in (await dms(sessions, TD_ID))[-1]
     await service.assign_time(td_id=TD_ID, match_id=match_id, text="2019-10-05 18:00")
     assert (await match(sessions, match_id)).agreed_time == SAT_18
 

@@ -214,11 +214,11 @@ async def test_td_listing_best_seed_first_and_hidden_from_players(
     async with running_bot() as (bot, h):
         await register_and_verify(bot, h, fake, ALICE, "Low")
         await register_and_verify(bot, h, fake, BOB, "High")
-        listing = await h.slash("td registrations", user=TD_ID)
+        listing = await h.slash("td registration list", user=TD_ID)
         assert listing.ephemeral
         assert listing.text.index("High") < listing.text.index("Low")
         assert "2100" in listing.text
-        refused = await h.slash("td registrations", user=ALICE)
+        refused = await h.slash("td registration list", user=ALICE)
         assert refused.ephemeral and "Only the tournament director" in refused.text
 
 

@@ -1,4 +1,4 @@
-"""/td registrations with hundreds of entrants: the list is split over as many messages as
+"""/td registration list with hundreds of entrants: the list is split over as many messages as
 Discord's limits need (6,000 characters of embeds per message), and nobody is left out."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ async def test_five_hundred_registrations_are_all_listed(running_bot: RunningBot
                         updated_at=NOW,
                     )
                 )
-        listing = await h.slash("td registrations", user=TD_ID)
+        listing = await h.slash("td registration list", user=TD_ID)
         assert listing.errors == [] and len(listing.responses) > 1
         assert all(r.ephemeral for r in listing.responses)
         text = "\n".join(r.text for r in listing.responses)

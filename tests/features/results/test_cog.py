@@ -1,4 +1,5 @@
-"""Match day through the real bot: the game link, the live scoreboard, /game, /td void-game."""
+"""Match day through the real bot: the game link, the live scoreboard, /game and
+/td results void-game."""
 
 from __future__ import annotations
 
@@ -62,11 +63,13 @@ async def test_match_day_from_link_to_result(
 
         # the TD voids game 2: the score is recounted and the match goes on
         refused = await h.slash(
-            "td void-game", user=ALICE, options={"game": second["id"], "reason": "x"}
+            "td results void-game", user=ALICE, options={"game": second["id"], "reason": "x"}
         )
         assert refused.ephemeral and (await match_row(bot.sessions, match_id)).score_a == 5.5
         voided = await h.slash(
-            "td void-game", user=TD_ID, options={"game": second["id"], "reason": "played twice"}
+            "td results void-game",
+            user=TD_ID,
+            options={"game": second["id"], "reason": "played twice"},
         )
         assert voided.ephemeral and "5–0" in voided.text and "no longer over" in voided.text
         assert "played twice" in h.in_channel(ROUND_THREAD)[-1].text

@@ -26,7 +26,7 @@ async def test_td_previews_then_publishes_round_one_in_a_forum(
         h.add_forum_channel(PAIRINGS, "pairings")
         h.add_text_channel(ANNOUNCE_CHANNEL, "announcements")
         await add_entrants(bot.sessions, clock, 7)
-        preview = await h.slash("td swiss start", user=TD_ID)
+        preview = await h.slash("td round start", user=TD_ID)
         assert preview.ephemeral
         assert "Preview of Swiss round 1 of 5" in preview.text
         assert "P01 (1) vs P04 (4)" in preview.text and "Bye: P07 (7)" in preview.text
@@ -64,7 +64,7 @@ async def test_text_channel_gets_a_message_and_a_thread(
     async with running_bot(with_pairings(config)) as (bot, h):
         h.add_text_channel(PAIRINGS, "pairings")
         await add_entrants(bot.sessions, clock, 4)
-        preview = await h.slash("td swiss start", user=TD_ID)
+        preview = await h.slash("td round start", user=TD_ID)
         await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
         [post] = h.in_channel(PAIRINGS)
         assert "Swiss round 1" in post.text
@@ -79,22 +79,28 @@ async def test_scores_update_the_post_and_pair_the_next_round(
     async with running_bot(with_pairings(config)) as (bot, h):
         h.add_text_channel(PAIRINGS, "pairings")
         await add_entrants(bot.sessions, clock, 4)
-        preview = await h.slash("td swiss start", user=TD_ID)
+        preview = await h.slash("td round start", user=TD_ID)
         await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
         async with bot.sessions() as session:
             first, second = (await session.scalars(select(Match).order_by(Match.board))).all()
         refused = await h.slash(
-            "td set-score", user=TD_ID, options={"match": first.id, "score_a": 5, "score_b": 4}
+            "td round set-score",
+            user=TD_ID,
+            options={"match": first.id, "score_a": 5, "score_b": 4},
         )
         assert refused.ephemeral and "not a finished match" in refused.text
         ok = await h.slash(
-            "td set-score", user=TD_ID, options={"match": first.id, "score_a": 5.5, "score_b": 1}
+            "td round set-score",
+            user=TD_ID,
+            options={"match": first.id, "score_a": 5.5, "score_b": 1},
         )
         assert "5.5–1 recorded" in ok.text
         post = h.in_channel(PAIRINGS)[0]
         assert "**5.5–1**" in post.text  # the pairings post was edited with the result
         last = await h.slash(
-            "td set-score", user=TD_ID, options={"match": second.id, "score_a": 3, "score_b": 7}
+            "td round set-score",
+            user=TD_ID,
+            options={"match": second.id, "score_a": 3, "score_b": 7},
         )
         assert "Round 2 was paired and published" in last.text
         assert len(h.threads) == 2
@@ -102,6 +108,6 @@ async def test_scores_update_the_post_and_pair_the_next_round(
 
 async def test_players_cannot_run_td_round_commands(running_bot: RunningBot) -> None:
     async with running_bot() as (_bot, h):
-        for command in ("td swiss start", "td swiss publish"):
+        for command in ("td round start", "td round publish"):
             record = await h.slash(command, user=ALICE)
             assert record.ephemeral and "Only the tournament director" in record.text

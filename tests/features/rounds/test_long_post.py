@@ -33,7 +33,7 @@ async def start_swiss(bot: ChampionshipBot, h: DiscordHarness, clock: FakeClock)
     """The entrants in, then the TD starts the Swiss: its first round is published."""
     assert bot.sessions is not None
     await add_entrants(bot.sessions, clock, ENTRANTS)
-    preview = await h.slash("td swiss start", user=TD_ID)
+    preview = await h.slash("td round start", user=TD_ID)
     await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
 
 
@@ -65,7 +65,9 @@ async def test_a_long_round_post_takes_several_messages_and_each_edits_its_own(
         match = matches[board - 1]
         before = [len(p.edits) for p in parts]
         done = await h.slash(
-            "td set-score", user=TD_ID, options={"match": match.id, "score_a": 5.5, "score_b": 1}
+            "td round set-score",
+            user=TD_ID,
+            options={"match": match.id, "score_a": 5.5, "score_b": 1},
         )
         assert "5.5–1 recorded" in done.text
         assert "**5.5–1**" in second.text
@@ -117,7 +119,7 @@ async def test_edits_of_single_boards_leave_the_post_as_a_full_render_shows_it(
         for board in chosen:
             before = [len(p.edits) for p in parts]
             done = await h.slash(
-                "td set-score",
+                "td round set-score",
                 user=TD_ID,
                 options={"match": matches[board - 1].id, "score_a": 2, "score_b": 5.5},
             )
@@ -145,7 +147,7 @@ async def test_a_post_stored_without_its_board_cut_is_rendered_whole_once(
             stored.value = json.dumps(state)
         board = boards_in(parts[1])[1]
         await h.slash(
-            "td set-score",
+            "td round set-score",
             user=TD_ID,
             options={"match": matches[board - 1].id, "score_a": 5.5, "score_b": 1},
         )

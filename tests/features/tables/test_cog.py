@@ -72,7 +72,7 @@ async def test_standings_and_pairings_through_a_round(
         # No table in the announcements until the round is complete.
         assert not any("Qualification standings" in m.text for m in h.in_channel(ANNOUNCE_CHANNEL))
         last = await h.slash(
-            "td set-score", user=TD_ID, options={"match": second, "score_a": 3, "score_b": 7}
+            "td round set-score", user=TD_ID, options={"match": second, "score_a": 3, "score_b": 7}
         )
         assert "Round 2 was paired and published" in last.text
         await bot.outbox.flush()
@@ -96,7 +96,7 @@ async def test_earlier_and_later_stages_on_request(
     async with running_bot() as (bot, h):
         assert bot.sessions is not None
         await add_entrants(bot.sessions, clock, 4)
-        preview = await h.slash("td swiss start", user=TD_ID)
+        preview = await h.slash("td round start", user=TD_ID)
         await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
 
         swiss = await h.slash("standings", user=ALICE, options={"stage": "swiss"})

@@ -123,7 +123,7 @@ async def test_a_restarted_bot_shows_the_table_as_it_is_now(
         _, first_png = await bot.svc.tables.standings_answer()
     async with running_bot() as (bot, h):
         await h.slash(
-            "td set-score",
+            "td round set-score",
             user=TD_ID,
             options={"match": seeded.match_ids[0], "score_a": 6, "score_b": 0},
         )
