@@ -12,6 +12,7 @@ from discord.ext import commands
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot import startup
+from bot.channel_access import ChannelAccess
 from bot.clock import Clock, SystemClock
 from bot.config import Config, Secrets
 from bot.due import DueActionRunner
@@ -89,6 +90,7 @@ class ChampionshipBot(commands.Bot):
         self.draw_ahead = start_scheduler if draw_ahead is None else draw_ahead
         self.engine: AsyncEngine | None = None
         self.sessions: async_sessionmaker[AsyncSession] | None = None
+        self.access: ChannelAccess | None = None
         self.outbox: OutboxWorker | None = None
         self.due: DueActionRunner | None = None
         self.publisher: RoundPublisher | None = None
@@ -107,20 +109,28 @@ class ChampionshipBot(commands.Bot):
             await migrate.upgrade(url)
         self.engine = make_engine(url)
         self.sessions = make_sessionmaker(self.engine)
+        self.access = ChannelAccess(self, self.sessions, self.clock, self.config)
+        await self.access.load()
         self.outbox = OutboxWorker(
             self,
             self.sessions,
             self.clock,
             td_alert_channel_id=self.config.discord.td_alert_channel_id,
+            access=self.access,
         )
         await self.outbox.release_claims_left_by_a_dead_process()
         self.due = DueActionRunner(self.sessions, self.clock)
         self.services = build_services(self.sessions, self.config, self.clock, self.lichess)
         register_timers(self.services, self.due)
-        self.publisher = RoundPublisher(self, self.sessions, self.clock, self.config)
+        self.publisher = RoundPublisher(
+            self, self.sessions, self.clock, self.config, access=self.access
+        )
         await self.services.registration.ensure_pre_seeded()
         install_error_handler(self.tree)
         self.add_listener(answer_stale_buttons, "on_interaction")
+        # What can give a refused channel its permissions back (bot.channel_access).
+        for event in ("on_guild_channel_update", "on_guild_role_update", "on_guild_update"):
+            self.add_listener(self._permissions_may_have_changed, event)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         if self.sync_commands:  # first: a tree Discord refuses stops the start (bot.startup)
@@ -134,6 +144,10 @@ class ChampionshipBot(commands.Bot):
             # collection scans only what commands allocate, and no longer stalls a command
             # for a tenth of a second. (Tests start many bots in one process: not theirs.)
             gc.freeze()
+
+    async def _permissions_may_have_changed(self, *_: object) -> None:
+        if self.access is not None and await self.access.retry_now():
+            await self.deliver()
 
     def periodic_jobs(self) -> dict[str, tuple[Callable[[], Awaitable[object]], int]]:
         """The periodic jobs by name: (what runs, interval in seconds)."""

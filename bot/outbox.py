@@ -37,9 +37,22 @@ import discord
 from sqlalchemy import CursorResult, Row, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.channel_access import ChannelAccess, is_refusal
 from bot.clock import Clock
+from bot.outbox_queue import enqueue_channel, enqueue_dm, enqueue_edit, enqueue_edit_of
 from db.engine import transaction
 from db.models import OutboxKind, OutboxMessage
+
+__all__ = [
+    "LEASE",
+    "MAX_ATTEMPTS",
+    "OutboxWorker",
+    "enqueue_channel",
+    "enqueue_dm",
+    "enqueue_edit",
+    "enqueue_edit_of",
+    "nonce_of",
+]
 
 log = logging.getLogger(__name__)
 
@@ -60,129 +73,6 @@ LEASE = timedelta(seconds=120)
 # batch is small enough to be sent well within its lease (which is renewed if it runs low).
 CLAIM_BATCH = 50
 ViewFactory = Callable[[dict[str, Any]], discord.ui.View]
-
-
-def _add(
-    session: AsyncSession,
-    *,
-    kind: OutboxKind,
-    target_id: int,
-    now: datetime,
-    content: str = "",
-    embeds: list[dict[str, Any]] | None = None,
-    view: tuple[str, dict[str, Any]] | None = None,
-    fallback_channel_id: int | None = None,
-    edit_message_id: int | None = None,
-    dedupe_key: str | None = None,
-    edit_of_key: str | None = None,
-) -> OutboxMessage:
-    message = OutboxMessage(
-        kind=kind,
-        target_id=target_id,
-        content=content,
-        embeds=embeds or [],
-        view={"kind": view[0], "args": view[1]} if view else None,
-        fallback_channel_id=fallback_channel_id,
-        edit_message_id=edit_message_id,
-        dedupe_key=dedupe_key,
-        edit_of_key=edit_of_key,
-        created_at=now,
-        next_attempt_at=now,
-        attempts=0,
-    )
-    session.add(message)
-    return message
-
-
-def enqueue_dm(
-    session: AsyncSession,
-    *,
-    user_id: int,
-    now: datetime,
-    content: str = "",
-    embeds: list[dict[str, Any]] | None = None,
-    view: tuple[str, dict[str, Any]] | None = None,
-    fallback_channel_id: int | None = None,
-) -> OutboxMessage:
-    """A direct message; if the user's DMs are closed it goes to `fallback_channel_id`."""
-    return _add(
-        session,
-        kind=OutboxKind.DM,
-        target_id=user_id,
-        now=now,
-        content=content,
-        embeds=embeds,
-        view=view,
-        fallback_channel_id=fallback_channel_id,
-    )
-
-
-def enqueue_channel(
-    session: AsyncSession,
-    *,
-    channel_id: int,
-    now: datetime,
-    content: str = "",
-    embeds: list[dict[str, Any]] | None = None,
-    view: tuple[str, dict[str, Any]] | None = None,
-    key: str | None = None,
-) -> OutboxMessage:
-    """A post in a channel or thread; `key` names it so that later edits can refer to it."""
-    return _add(
-        session,
-        kind=OutboxKind.CHANNEL,
-        target_id=channel_id,
-        now=now,
-        content=content,
-        embeds=embeds,
-        view=view,
-        dedupe_key=key,
-    )
-
-
-def enqueue_edit_of(
-    session: AsyncSession,
-    *,
-    key: str,
-    channel_id: int,
-    now: datetime,
-    content: str = "",
-    embeds: list[dict[str, Any]] | None = None,
-) -> OutboxMessage:
-    """A new text for the message queued with `key`: a live scoreboard, say.
-
-    The edit waits until that message is sent and its Discord id is known.
-    """
-    return _add(
-        session,
-        kind=OutboxKind.EDIT,
-        target_id=channel_id,
-        now=now,
-        content=content,
-        embeds=embeds,
-        edit_of_key=key,
-    )
-
-
-def enqueue_edit(
-    session: AsyncSession,
-    *,
-    channel_id: int,
-    message_id: int,
-    now: datetime,
-    content: str = "",
-    embeds: list[dict[str, Any]] | None = None,
-) -> OutboxMessage:
-    """A new text for a message the bot posted earlier (edits apply in queue order)."""
-    return _add(
-        session,
-        kind=OutboxKind.EDIT,
-        target_id=channel_id,
-        now=now,
-        content=content,
-        embeds=embeds,
-        edit_message_id=message_id,
-    )
 
 
 @dataclass(frozen=True)
@@ -207,11 +97,14 @@ class OutboxWorker:
         clock: Clock,
         *,
         td_alert_channel_id: int | None = None,
+        access: ChannelAccess | None = None,
     ) -> None:
         self.client = client
         self.sessions = sessions
         self.clock = clock
         self.td_alert_channel_id = td_alert_channel_id
+        # Channels Discord refuses the bot: their rows wait instead of failing (bot.channel_access).
+        self.access = access
         self.views: dict[str, ViewFactory] = {}
         # One flush at a time in this process: the periodic job and the kicks queue up here
         # instead of racing for the same rows. The claims below make it safe across processes.
@@ -391,9 +284,17 @@ class OutboxWorker:
             if newer is not None:
                 return await self._mark_superseded(message_id, token)
             message.edit_message_id = original
+        channel_id = None if message.kind is OutboxKind.DM else message.target_id
+        if channel_id is not None and self.access is not None:
+            wait = self.access.wait(channel_id)
+            if wait is not None:  # refused there before: no knocking until it may work
+                return await self._postpone(message_id, token, until=wait)
         try:
             sent = await self._send(message)
         except discord.Forbidden as exc:
+            if channel_id is not None and self.access is not None and is_refusal(exc):
+                until = await self.access.refused(channel_id, exc, doing="posting a message")
+                return await self._postpone(message_id, token, until=until)
             if message.kind is not OutboxKind.DM:
                 return await self._failed(message, token, exc, retry=False)
             try:
@@ -407,6 +308,8 @@ class OutboxWorker:
             # claims, rather than leave it parked until the lease runs out.
             await self._release(message_id, token)
             raise
+        if channel_id is not None and self.access is not None:
+            await self.access.worked(channel_id)
         marked = await self._release(
             message_id,
             token,
@@ -473,11 +376,11 @@ class OutboxWorker:
         )
         return 0
 
-    async def _postpone(self, message_id: int, token: str) -> int:
-        """The message this edit refers to is not sent yet: try again shortly."""
-        await self._release(
-            message_id, token, next_attempt_at=self.clock.now() + timedelta(seconds=5)
-        )
+    async def _postpone(self, message_id: int, token: str, until: datetime | None = None) -> int:
+        """Not now: the message this edit refers to is not sent yet (try again shortly), or
+        the channel refuses the bot (try `until`)."""
+        when = until or self.clock.now() + timedelta(seconds=5)
+        await self._release(message_id, token, next_attempt_at=when)
         return 0
 
     async def _failed(

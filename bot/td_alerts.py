@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.config import Config
-from bot.outbox import enqueue_channel, enqueue_dm
+from bot.outbox_queue import enqueue_channel, enqueue_dm
 
 log = logging.getLogger(__name__)
 

@@ -639,6 +639,9 @@ class DiscordHarness:
         self.threads: list[dict[str, Any]] = []  # payloads of threads the bot created
         self.errors: list[BaseException] = []
         self.dm_closed: set[int] = set()
+        #: channel id -> 50001 (Missing Access) or 50013 (Missing Permissions): Discord
+        #: refuses the bot there, posts, threads and edits alike (and in the channel's threads)
+        self.refused_channels: dict[int, int] = {}
 
         self._ids = itertools.count(1)
         self._live: dict[int, RecordedMessage] = {}  # every message by id (REST + interaction)
@@ -1978,6 +1981,7 @@ class DiscordHarness:
         """The answer of the registered handler for `req`, else of the emulated Discord."""
         handler = self._handlers.get((req.method, req.path))
         try:
+            self._check_refused(req)
             if req.method in ("POST", "PATCH") and "/messages" in req.path:
                 _check_limits(req.json)
             if (req.method, req.path) == ("POST", "/channels/{channel_id}/threads"):
@@ -1991,6 +1995,18 @@ class DiscordHarness:
         except discord.HTTPException as e:
             req.status = e.status
             raise
+
+    def _check_refused(self, req: RecordedRequest) -> None:
+        """403 where `refused_channels` says the bot lacks access or a permission."""
+        if not self.refused_channels or "channel_id" not in req.params:
+            return
+        channel_id = int(req.params["channel_id"])
+        parent = self._channel_payloads.get(channel_id, {}).get("parent_id")
+        for target in (channel_id, int(parent) if parent else None):
+            code = self.refused_channels.get(target or 0)
+            if code is not None:
+                text = "Missing Access" if code == 50001 else "Missing Permissions"
+                raise _http_error(403, code, text)
 
     def _default_rest(self, req: RecordedRequest, files: list[str]) -> Any:
         m, path, p = req.method, req.path, req.params

@@ -14,6 +14,7 @@ import discord
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.channel_access import ChannelAccess, is_refusal
 from bot.clock import Clock
 from bot.config import Config
 from bot.features.matches.round_post import (
@@ -23,10 +24,13 @@ from bot.features.matches.round_post import (
     render_round_post_layout,
     round_post_state,
 )
+from bot.features.rounds.text import no_channel_text
+from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import Match, MatchState, Player, Round, RoundState, Setting, Stage
 
 log = logging.getLogger(__name__)
+NO_CHANNEL_KEY = "no-pairings-channel:"
 
 
 class RoundPublisher:
@@ -36,16 +40,21 @@ class RoundPublisher:
         sessions: async_sessionmaker[AsyncSession],
         clock: Clock,
         config: Config,
+        access: ChannelAccess | None = None,
     ) -> None:
         self.client = client
         self.sessions = sessions
         self.clock = clock
         self.config = config
+        self.access = access  # a pairings channel Discord refuses waits (bot.channel_access)
 
     async def sync(self) -> int:
         """Create whatever is missing for published rounds; returns how many items it made."""
         channel_id = self.config.discord.pairings_channel_id
         if channel_id is None:
+            await self._tell_td_no_channel()
+            return 0
+        if self.access is not None and self.access.wait(channel_id) is not None:
             return 0
         async with self.sessions() as session:
             # Only rounds with something missing: no post yet, or a match without its message
@@ -65,9 +74,41 @@ class RoundPublisher:
         for round_ in rounds:
             try:
                 made += await self._sync_round(round_.id, channel_id)
-            except discord.HTTPException:
+            except discord.HTTPException as error:
+                if self.access is not None and is_refusal(error):
+                    doing = f"posting the pairings of round {round_.number}"
+                    await self.access.refused(channel_id, error, doing=doing)
+                    return made
                 log.warning("could not post round %s yet; will retry", round_.id, exc_info=True)
+        if made and self.access is not None:
+            await self.access.worked(channel_id)
         return made
+
+    async def _tell_td_no_channel(self) -> None:
+        """A published round with no pairings channel to post it in: the TD hears once per
+        round (the players got no post, thread or ping); the round is posted as soon as a
+        channel is set."""
+        async with transaction(self.sessions) as session:
+            waiting = (
+                await session.execute(
+                    select(Round.id, Round.number, Stage.kind)
+                    .join(Stage, Stage.id == Round.stage_id)
+                    .where(Round.state != RoundState.DRAFT, Round.thread_id.is_(None))
+                )
+            ).all()
+            if not waiting:
+                return
+            keys = {round_id: f"{NO_CHANNEL_KEY}{round_id}" for round_id, _, _ in waiting}
+            told = set(
+                await session.scalars(select(Setting.key).where(Setting.key.in_(keys.values())))
+            )
+            now = self.clock.now()
+            for round_id, number, kind in waiting:
+                if keys[round_id] in told:
+                    continue
+                session.add(Setting(key=keys[round_id], value="told", updated_at=now))
+                notify_td(session, self.config, now=now, content=no_channel_text(kind, number))
+                log.warning("round %s is published but no pairings channel is set", round_id)
 
     async def _sync_round(self, round_id: int, channel_id: int) -> int:
         made = 0

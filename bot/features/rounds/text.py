@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bot.features.rounds.types import RoundPreview
 from bot.timefmt import discord_time
+from db.models import StageKind
 
 
 def preview_text(preview: RoundPreview, *, published: bool) -> str:
@@ -22,3 +23,13 @@ def preview_text(preview: RoundPreview, *, published: bool) -> str:
                 f"{line.board}. {line.player_a} ({line.seed_a}) vs {line.player_b} ({line.seed_b})"
             )
     return "\n".join(lines)[:1900]
+
+
+def no_channel_text(kind: StageKind, number: int) -> str:
+    """To the TD: a round is published but there is nowhere to post its pairings."""
+    return (
+        f"⚠️ {kind.value.capitalize()} round {number} is published, but no pairings channel is "
+        "set, so the players got no pairings post, no match thread and no ping. Set one with "
+        "`/td setup` or `discord.pairings_channel_id` in the config: the bot posts the round "
+        "there as soon as it is set."
+    )
