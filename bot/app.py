@@ -20,6 +20,7 @@ from bot.features.rounds.publisher import RoundPublisher
 from bot.lichess.client import LichessClient
 from bot.outbox import OutboxWorker
 from bot.scheduler import build_scheduler
+from bot.server_settings import ServerSettings
 from bot.wiring import Services, build_services, register_timers
 from db import schema
 from db.engine import make_engine, make_sessionmaker
@@ -38,6 +39,7 @@ EXTENSIONS = (
     "bot.features.console.cog",
     "bot.features.schedule.cog",
     "bot.features.tables.cog",
+    "bot.features.server.cog",
 )
 
 ALLOWED_MENTIONS = discord.AllowedMentions(
@@ -70,7 +72,9 @@ class ChampionshipBot(commands.Bot):
             # role: only user mentions the bot writes itself ping anyone.
             allowed_mentions=ALLOWED_MENTIONS,
         )
-        self.config = config
+        # The bot's own copy of the server section: /td setup changes it in place
+        # (bot.server_settings), and the caller's config stays what the file said.
+        self.config = config.model_copy(update={"discord": config.discord.model_copy()})
         self.secrets = secrets
         self.clock: Clock = clock or SystemClock()
         self.lichess = lichess or LichessClient(
@@ -90,6 +94,7 @@ class ChampionshipBot(commands.Bot):
         self.draw_ahead = start_scheduler if draw_ahead is None else draw_ahead
         self.engine: AsyncEngine | None = None
         self.sessions: async_sessionmaker[AsyncSession] | None = None
+        self.server_settings: ServerSettings | None = None
         self.access: ChannelAccess | None = None
         self.outbox: OutboxWorker | None = None
         self.due: DueActionRunner | None = None
@@ -109,13 +114,17 @@ class ChampionshipBot(commands.Bot):
             await migrate.upgrade(url)
         self.engine = make_engine(url)
         self.sessions = make_sessionmaker(self.engine)
+        # Channels and the TD role set with /td setup, over the config file's, before anyone
+        # reads them (bot.server_settings).
+        self.server_settings = ServerSettings(self.sessions, self.clock, self.config.discord)
+        await self.server_settings.load()
         self.access = ChannelAccess(self, self.sessions, self.clock, self.config)
         await self.access.load()
         self.outbox = OutboxWorker(
             self,
             self.sessions,
             self.clock,
-            td_alert_channel_id=self.config.discord.td_alert_channel_id,
+            settings=self.config.discord,
             access=self.access,
         )
         await self.outbox.release_claims_left_by_a_dead_process()
@@ -148,6 +157,18 @@ class ChampionshipBot(commands.Bot):
     async def _permissions_may_have_changed(self, *_: object) -> None:
         if self.access is not None and await self.access.retry_now():
             await self.deliver()
+
+    async def server_settings_changed(self) -> None:
+        """/td setup changed a channel: what waited for one may go out now."""
+        if self.access is not None:
+            await self.access.retry_now()
+        await self.deliver()
+
+    @property
+    def server_settings_service(self) -> ServerSettings:
+        if self.server_settings is None:
+            raise RuntimeError("the bot has not finished setup_hook")
+        return self.server_settings
 
     def periodic_jobs(self) -> dict[str, tuple[Callable[[], Awaitable[object]], int]]:
         """The periodic jobs by name: (what runs, interval in seconds)."""

@@ -101,6 +101,12 @@ class PlayersConfig(_Section):
 
 
 class DiscordConfig(_Section):
+    """The server: its guild, TDs and channels. Unlike the other sections it can change while
+    the bot runs: `/td setup` sets the channels and the TD role in place (bot.server_settings),
+    so every service, holding this one object, sees the change at once."""
+
+    model_config = ConfigDict(extra="forbid", frozen=False, validate_assignment=True)
+
     guild_id: int | None = None
     td_user_ids: tuple[int, ...] = ()
     td_role_id: int | None = None

@@ -39,6 +39,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.channel_access import ChannelAccess, is_refusal
 from bot.clock import Clock
+from bot.config import DiscordConfig
 from bot.outbox_queue import enqueue_channel, enqueue_dm, enqueue_edit, enqueue_edit_of
 from db.engine import transaction
 from db.models import OutboxKind, OutboxMessage
@@ -96,13 +97,14 @@ class OutboxWorker:
         sessions: async_sessionmaker[AsyncSession],
         clock: Clock,
         *,
-        td_alert_channel_id: int | None = None,
+        settings: DiscordConfig | None = None,
         access: ChannelAccess | None = None,
     ) -> None:
         self.client = client
         self.sessions = sessions
         self.clock = clock
-        self.td_alert_channel_id = td_alert_channel_id
+        # The server's channels, read at each use: /td setup may change them while running.
+        self.settings = settings or DiscordConfig()
         # Channels Discord refuses the bot: their rows wait instead of failing (bot.channel_access).
         self.access = access
         self.views: dict[str, ViewFactory] = {}
@@ -354,8 +356,9 @@ class OutboxWorker:
         if message.fallback_channel_id:
             channel = self._messageable(message.fallback_channel_id)
             sent = await channel.send(**payload, nonce=nonce_of(message, "f"))
-        if self.td_alert_channel_id:
-            alert = self._messageable(self.td_alert_channel_id)
+        td_alert_channel_id = self.settings.td_alert_channel_id
+        if td_alert_channel_id:
+            alert = self._messageable(td_alert_channel_id)
             where = (
                 f"<#{message.fallback_channel_id}>" if message.fallback_channel_id else "nowhere"
             )

@@ -242,8 +242,14 @@ def single_button_view(item: IdButton) -> discord.ui.View:
     return view
 
 
+# Components of persistent views with fixed custom ids (the /td setup menus): always live.
+FIXED_LIVE_IDS: set[str] = set()
+
+
 def button_is_live(custom_id: str) -> bool:
-    """True when one of the bot's persistent buttons will answer this custom id."""
+    """True when one of the bot's persistent buttons or menus will answer this custom id."""
+    if custom_id in FIXED_LIVE_IDS:
+        return True
     for button in IdButton.kinds:
         found = button.__discord_ui_compiled_template__.fullmatch(custom_id)
         if found is not None and parse_id(found["id"]) is not None:

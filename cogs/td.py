@@ -27,22 +27,37 @@ if TYPE_CHECKING:
 Callback = Callable[..., Coroutine[Any, Any, None]]
 
 
+# A command with this in its `extras` also lets in a member who may manage the server:
+# `/td setup`, so a new server can be set up before any TD is configured.
+FOR_SERVER_MANAGERS = "for_server_managers"
+
+
+def manages_server(interaction: discord.Interaction) -> bool:
+    user = interaction.user
+    return isinstance(user, discord.Member) and user.guild_permissions.manage_guild
+
+
 class TDGroup(app_commands.Group):
     """A /td group or subgroup: refuses everyone but the TD before any command runs."""
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
-        if not is_td(interaction):
-            raise NotTD("TD only")
-        return True
+        if is_td(interaction):
+            return True
+        command = interaction.command
+        if command is not None and command.extras.get(FOR_SERVER_MANAGERS):
+            if manages_server(interaction):
+                return True
+        raise NotTD("TD only")
 
 
 @dataclass(frozen=True)
 class TDCommand:
-    """One TD command: its name in its feature's subgroup."""
+    """One TD command: its name in its feature's subgroup (or under /td itself)."""
 
     name: str
     description: str
     callback: Callback
+    for_server_managers: bool = False  # also for members who may manage the server
 
 
 def td_root(bot: ChampionshipBot) -> TDGroup:
@@ -71,8 +86,16 @@ def _subgroup(parent: app_commands.Group, name: str, description: str) -> app_co
 
 def _command(item: TDCommand) -> app_commands.Command[Any, ..., None]:
     return app_commands.Command(
-        name=item.name, description=item.description, callback=item.callback
+        name=item.name,
+        description=item.description,
+        callback=item.callback,
+        extras={FOR_SERVER_MANAGERS: item.for_server_managers},
     )
+
+
+def add_td_root_command(bot: ChampionshipBot, item: TDCommand) -> None:
+    """Attach a command directly under /td (`/td setup`)."""
+    td_root(bot).add_command(_command(item))
 
 
 def add_td_commands(

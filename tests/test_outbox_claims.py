@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.app import ChampionshipBot
 from bot.clock import FakeClock
+from bot.config import DiscordConfig
 from bot.outbox import LEASE, OutboxWorker, enqueue_channel, enqueue_dm, enqueue_edit_of
 from db.engine import transaction
 from db.models import OutboxMessage
@@ -59,7 +60,8 @@ def sessions_of(bot: ChampionshipBot) -> async_sessionmaker[AsyncSession]:
 
 def second_worker(bot: ChampionshipBot, clock: FakeClock) -> OutboxWorker:
     """Another process's worker: its own lock and state, the same database."""
-    return OutboxWorker(bot, sessions_of(bot), clock, td_alert_channel_id=TD_ALERT_CHANNEL)
+    settings = DiscordConfig(td_alert_channel_id=TD_ALERT_CHANNEL)
+    return OutboxWorker(bot, sessions_of(bot), clock, settings=settings)
 
 
 async def rows(bot: ChampionshipBot) -> list[OutboxMessage]:

@@ -139,6 +139,7 @@ td fairplay report-state   | ok          | td-only     | td-only     | td-only  
 td console audit           | ok          | td-only     | td-only     | td-only     | td-only
 td discipline disqualify   | no-player   | td-only     | td-only     | td-only     | td-only
 td discipline reinstate    | not-dq      | td-only     | td-only     | td-only     | td-only
+td setup                   | ok          | td-only     | td-only     | td-only     | td-only
 """
 
 OPTIONS: dict[str, dict[str, Any]] = {

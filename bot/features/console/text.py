@@ -53,6 +53,7 @@ RULES: dict[str, str] = {
     "td fairplay reports": "VII.A",
     "td fairplay report-state": "VII.B",
     "td console audit": "I",
+    "td setup": "I",
 }
 
 
