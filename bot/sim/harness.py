@@ -1071,6 +1071,12 @@ class DiscordHarness:
         :class:`RecordedRequest` and returns the JSON (or raises)."""
         self._handlers[(method.upper(), path)] = handler
 
+    def forget_nonces(self) -> None:
+        """Discord's nonce memory has passed (it lasts minutes): a nonce sent again now makes a
+        new message."""
+        self._nonces.clear()
+        self._nonce_times.clear()
+
     def off_request(self, method: str, path: str) -> None:
         """Drop an :meth:`on_request` override: the route gets the default fake answer again."""
         self._handlers.pop((method.upper(), path), None)
@@ -2065,7 +2071,11 @@ class DiscordHarness:
                 return None
         if (m, path) == ("POST", "/channels/{channel_id}/threads"):
             return self._create_thread(int(p["channel_id"]), body, files, message_id=None)
+        if (m, path) == ("GET", "/channels/{channel_id}/messages"):
+            return self._history(int(p["channel_id"]), req.query or {})
         if (m, path) == ("POST", "/channels/{channel_id}/messages/{message_id}/threads"):
+            if int(p["message_id"]) in self._channel_payloads:  # Discord: one thread a message
+                raise _http_error(400, 160004, "A thread has already been created for this message")
             return self._create_thread(
                 int(p["channel_id"]), body, files, message_id=int(p["message_id"])
             )
@@ -2155,6 +2165,18 @@ class DiscordHarness:
         if m == "DELETE":
             return None
         return {}
+
+    def _history(self, channel_id: int, query: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """GET a channel's messages as Discord does: newest first, `limit` (at most 100),
+        only those after `after` or before `before` (message ids). In a long simulation only
+        the messages still held in memory are searched."""
+        found = [m for m in self._live.values() if m.channel_id == channel_id and not m.deleted]
+        if "after" in query:
+            found = [msg for msg in found if msg.id > int(query["after"])]
+        if "before" in query:
+            found = [msg for msg in found if msg.id < int(query["before"])]
+        found.sort(key=lambda msg: msg.id, reverse=True)
+        return [self._message_payload(msg) for msg in found[: int(query.get("limit", 50))]]
 
     def _create_thread(
         self, channel_id: int, body: dict[str, Any], files: list[str], *, message_id: int | None

@@ -3,15 +3,28 @@
 Everything it needs is in the database, and it records every id it creates right away, so
 it can run after each publication and again from the periodic job: a crash in the middle is
 completed on the next run instead of being lost.
+
+Never twice, with the guarantees of the outbox (bot.outbox):
+- one sync at a time in the process (a lock): the Publish button and the periodic job used
+  to read the same unposted boards and both send them;
+- every message carries a stable nonce with `enforce_nonce`, so a send repeated within
+  Discord's nonce memory (a few minutes) returns the message already made;
+- before a round's first send an in-flight marker (`posting:<round id>`, the time) is
+  committed, and removed once every id is recorded. A sync that finds a marker knows an
+  earlier one may have reached Discord without recording it (a kill, a lost answer), so it
+  looks for what the bot already posted (the round's post by its title among the channel's
+  threads, each message by its text in the channel since the marker) before sending again,
+  whatever time has passed since.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import discord
-from sqlalchemy import or_, select
+from sqlalchemy import delete, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.channel_access import ChannelAccess, is_refusal
@@ -31,6 +44,9 @@ from db.models import Match, MatchState, Player, Round, RoundState, Setting, Sta
 
 log = logging.getLogger(__name__)
 NO_CHANNEL_KEY = "no-pairings-channel:"
+IN_FLIGHT = "posting:"  # a round whose sends may have reached Discord without their ids
+MARGIN = timedelta(minutes=1)  # clocks differ: look a little before the marker
+THREAD_EXISTS = 160004  # Discord: a thread has already been created for this message
 
 
 class RoundPublisher:
@@ -47,6 +63,7 @@ class RoundPublisher:
         self.clock = clock
         self.config = config
         self.access = access  # a pairings channel Discord refuses waits (bot.channel_access)
+        self._lock = asyncio.Lock()  # one sync at a time: the button and the job both call it
 
     async def sync(self) -> int:
         """Create whatever is missing for published rounds; returns how many items it made."""
@@ -56,6 +73,10 @@ class RoundPublisher:
             return 0
         if self.access is not None and self.access.wait(channel_id) is not None:
             return 0
+        async with self._lock:
+            return await self._sync_rounds(channel_id)
+
+    async def _sync_rounds(self, channel_id: int) -> int:
         async with self.sessions() as session:
             # Only rounds with something missing: no post yet, or a match without its message
             # (this runs every few seconds; rounds already posted cost nothing).
@@ -119,15 +140,18 @@ class RoundPublisher:
             needs_post = round_.thread_id is None
             layout = await render_round_post_layout(session, round_id) if needs_post else None
             title = f"{stage.kind.value.capitalize() if stage else ''} round {round_.number}"
+        earlier = await self._mark_in_flight(round_id)
         if layout is not None:
             parts = layout.parts
             post_channel, message_id, thread_id = await self._create_post(
-                channel_id, title.strip(), parts[0]
+                channel_id, title.strip(), parts[0], round_id=round_id, earlier=earlier
             )
             # A long round's further parts follow the first message where it is (the text
             # channel, or the forum post's own thread), before the match messages.
-            follow = self.client.get_partial_messageable(post_channel)
-            more = [(await follow.send(text)).id for text in parts[1:]]
+            more = [
+                await self._send_once(post_channel, text, f"acwcr{round_id}p{i}", earlier)
+                for i, text in enumerate(parts[1:], start=1)
+            ]
             async with transaction(self.sessions) as session:
                 row = await session.get(Round, round_id)
                 assert row is not None
@@ -143,24 +167,75 @@ class RoundPublisher:
         else:
             assert round_.thread_id is not None
             thread_id = round_.thread_id
-        made += await self._post_matches(round_id, thread_id)
+        made += await self._post_matches(round_id, thread_id, earlier)
+        async with transaction(self.sessions) as session:  # every id is recorded
+            await session.execute(delete(Setting).where(Setting.key == IN_FLIGHT + str(round_id)))
         return made
 
-    async def _create_post(self, channel_id: int, title: str, content: str) -> tuple[int, int, int]:
-        """A forum gets one post per round; a text channel a message with a thread on it."""
+    async def _mark_in_flight(self, round_id: int) -> datetime | None:
+        """Commit the in-flight marker before the round's first send; returns the time of an
+        earlier one (a sync that may have sent without recording), or None."""
+        key = IN_FLIGHT + str(round_id)
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            row = await session.get(Setting, key)
+            if row is not None:
+                return datetime.fromisoformat(row.value)
+            session.add(Setting(key=key, value=now.isoformat(), updated_at=now))
+        return None
+
+    async def _create_post(
+        self, channel_id: int, title: str, content: str, *, round_id: int, earlier: datetime | None
+    ) -> tuple[int, int, int]:
+        """A forum gets one post per round; a text channel a message with a thread on it.
+        After an interrupted sync, the post it made is found and taken instead."""
         channel = self.client.get_channel(channel_id) or await self.client.fetch_channel(channel_id)
         if isinstance(channel, discord.ForumChannel):
+            made = self._own_post(channel, title, earlier) if earlier else None
+            if made is not None:
+                return made.id, made.id, made.id  # a forum post's first message is the thread's id
             created = await channel.create_thread(name=title, content=content)
             return created.thread.id, created.message.id, created.thread.id
         if not isinstance(channel, discord.TextChannel):
             raise discord.InvalidData(
                 f"pairings channel {channel_id} is not a text or forum channel"
             )
-        message = await channel.send(content)
-        thread = await message.create_thread(name=title)
-        return channel.id, message.id, thread.id
+        message_id = await self._send_once(channel.id, content, f"acwcr{round_id}", earlier)
+        try:
+            thread = await channel.get_partial_message(message_id).create_thread(name=title)
+        except discord.HTTPException as error:
+            if error.code != THREAD_EXISTS:
+                raise
+            return channel.id, message_id, message_id  # made before: a message's thread has its id
+        return channel.id, message_id, thread.id
 
-    async def _post_matches(self, round_id: int, thread_id: int) -> int:
+    def _own_post(
+        self, forum: discord.ForumChannel, title: str, since: datetime
+    ) -> discord.Thread | None:
+        """The bot's post titled `title` in the forum, made since `since` (guild cache: Discord
+        sends every active thread the bot can see when it connects)."""
+        me = self.client.user.id if self.client.user else None
+        for thread in forum.threads:
+            made = thread.created_at or discord.utils.snowflake_time(thread.id)
+            if thread.name == title and thread.owner_id == me and made >= since - MARGIN:
+                return thread
+        return None
+
+    async def _send_once(
+        self, channel_id: int, text: str, nonce: str, earlier: datetime | None
+    ) -> int:
+        """Send `text` with a stable nonce, unless an interrupted sync already did (then its
+        id): the bot's own message with the same text since the marker."""
+        channel = self.client.get_partial_messageable(channel_id)
+        if earlier is not None:
+            after = discord.Object(id=discord.utils.time_snowflake(earlier - MARGIN))
+            me = self.client.user.id if self.client.user else None
+            async for message in channel.history(limit=100, after=after):
+                if message.author.id == me and message.content == text:
+                    return message.id
+        return (await channel.send(text, nonce=nonce)).id
+
+    async def _post_matches(self, round_id: int, thread_id: int, earlier: datetime | None) -> int:
         """One message per match in the round's thread; it pings both players once."""
         async with self.sessions() as session:
             matches = (
@@ -171,13 +246,12 @@ class RoundPublisher:
                 )
             ).all()
             texts = {m.id: await self._match_text(session, m) for m in matches}
-        thread = self.client.get_partial_messageable(thread_id)
         for match_id, text in texts.items():
-            message = await thread.send(text)
+            message_id = await self._send_once(thread_id, text, f"acwcb{match_id}", earlier)
             async with transaction(self.sessions) as session:
                 row = await session.get(Match, match_id)
                 assert row is not None
-                row.message_id, row.thread_id = message.id, thread_id
+                row.message_id, row.thread_id = message_id, thread_id
         return len(texts)
 
     async def _match_text(self, session: AsyncSession, match: Match) -> str:
