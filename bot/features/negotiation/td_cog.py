@@ -6,7 +6,7 @@ import discord
 from discord import app_commands
 
 from bot.features.negotiation import text as wording
-from cogs.common import MatchId, bot_of, kick_outbox, match_choices
+from cogs.common import MatchId, bot_of, is_td, kick_outbox, match_choices
 from cogs.td import TDCommand
 
 
@@ -25,7 +25,10 @@ async def assign_time(interaction: discord.Interaction, match: MatchId, time: st
 async def fault_player_choices(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
-    """The two players of the chosen match, then `nobody`: the TD picks, never types."""
+    """The two players of the chosen match, then `nobody`: the TD picks, never types.
+    Autocomplete skips the /td groups' checks: anyone else gets an empty list."""
+    if not is_td(interaction):
+        return []
     match = interaction.namespace.match
     service = bot_of(interaction).svc.negotiation
     names = await service.fault_choices(match if isinstance(match, int) else 0)

@@ -10,10 +10,10 @@ import pytest
 from discord import app_commands
 
 from bot.config import Config
-from db.models import RegistrationState
+from db.models import IncidentKind, RegistrationState, ReportState
 from tests.conftest import TD_ID
 from tests.factories import ROUND_THREAD, seed_round
-from tests.features.choices.rows import add_game, add_registration
+from tests.features.choices.rows import add_game, add_incident, add_registration, add_report
 from tests.results_helpers import AGREED
 from tests.running import ALICE, BOB, ROLE_TD, RunningBot
 
@@ -153,3 +153,34 @@ async def test_void_game_offers_the_recorded_games(running_bot: RunningBot, conf
         assert offered == [
             {"name": f"abcdEFGH: Alice–Bob game 1 (match #{match_id})", "value": "abcdEFGH"}
         ]
+
+
+async def test_every_autocomplete_of_the_tree_answers_the_td_only(
+    running_bot: RunningBot, config: Config
+) -> None:
+    """Autocomplete skips the /td groups' checks: each callback must refuse by itself. Every
+    option with autocomplete in the tree is asked by the TD (who gets choices) and by a
+    player (who gets none)."""
+    async with running_bot() as (bot, h):
+        assert bot.sessions is not None
+        seeded = await seed_round(bot.sessions, config, PLAYERS)
+        await add_registration(bot.sessions, "Zed")
+        await add_game(bot.sessions, seeded.match_ids[0], "abcdEFGH", 1, at=AGREED)
+        await add_incident(bot.sessions, seeded.match_ids[0], IncidentKind.NO_SHOW)
+        await add_report(bot.sessions, BOB, "Alice", ReportState.OPEN)
+        filled = {"match": seeded.match_ids[0]}
+        asked = []
+        for top in bot.tree.get_commands():
+            commands = leaves(top) if isinstance(top, app_commands.Group) else [top]
+            for command in commands:
+                for param in command.parameters:
+                    if not param.autocomplete:
+                        continue
+                    name = command.qualified_name
+                    names = {p.name for p in command.parameters} - {param.name}
+                    others = {k: v for k, v in filled.items() if k in names}
+                    ask = {"option": param.name, "current": "", "options": others}
+                    assert await h.autocomplete(name, user=TD_ID, **ask), (name, param.name)
+                    assert await h.autocomplete(name, user=ALICE, **ask) == [], name
+                    asked.append(f"{name} {param.name}")
+        assert "td negotiation fault player" in asked and len(asked) >= 14
