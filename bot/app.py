@@ -47,6 +47,12 @@ ALLOWED_MENTIONS = discord.AllowedMentions(
 )
 
 
+# The bot never joins a voice channel: discord.py's warnings about missing voice libraries
+# would only be noise in the TD's log at every start.
+discord.VoiceClient.warn_nacl = False
+discord.VoiceClient.warn_dave = False
+
+
 class ChampionshipBot(commands.Bot):
     """Holds configuration, the DB, the one Lichess client and the services the cogs call."""
 

@@ -11,6 +11,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from bot.config import Config, ConfigError, Secrets, load_config
 from bot.features.registration.player_check import PlayerReport, check_player
 from bot.lichess.client import LichessClient
@@ -21,6 +23,12 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--verbose",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="on a failure, print the whole traceback instead of one line",
+    )
     common.add_argument(
         "--config",
         metavar="PATH",
@@ -100,7 +108,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     secrets = Secrets.from_env()
     if args.command == "run":
-        return _run(config, secrets)
+        return _run(config, secrets, verbose=getattr(args, "verbose", False))
+    try:
+        return _dispatch(args, config, secrets)
+    except (OSError, SQLAlchemyError) as failure:
+        if getattr(args, "verbose", False):
+            raise
+        print(database_failure(args.command, config.database.url, failure), file=sys.stderr)
+        return EXIT_FAILURE
+
+
+def database_failure(command: str, url: str, failure: BaseException) -> str:
+    """One line for a database the command cannot use: which one (password hidden), why,
+    and where to look; the traceback is for --verbose."""
+    from sqlalchemy.engine import make_url
+
+    shown = make_url(url).render_as_string(hide_password=True)
+    reason = (str(failure).strip().splitlines() or [type(failure).__name__])[0]
+    if isinstance(failure, SQLAlchemyError) and getattr(failure, "orig", None) is not None:
+        reason = str(failure.orig).strip().splitlines()[0]  # type: ignore[attr-defined]
+    return (
+        f"acwc {command}: cannot use the database {shown}: {reason[:300]}. Check "
+        "database.url in the config or DATABASE_URL (--verbose shows the traceback)."
+    )
+
+
+def _dispatch(args: argparse.Namespace, config: Config, secrets: Secrets) -> int:
     if args.command == "db":
         return _db(config, args.db_command)
     if args.command == "audit":
@@ -112,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return asyncio.run(_check_player(config, secrets, args.name, as_json=args.json))
 
 
-def _run(config: Config, secrets: Secrets) -> int:
+def _run(config: Config, secrets: Secrets, *, verbose: bool = False) -> int:
     if not secrets.discord_token:
         print(
             "DISCORD_TOKEN is not set: export your Discord bot token and run again.",
@@ -137,12 +170,38 @@ def _run(config: Config, secrets: Secrets) -> int:
         log.error("Migrating the database failed: %s", failure.cause)
         return EXIT_FAILURE
     bot = ChampionshipBot(config, secrets)
+    log = logging.getLogger("acwc.start")
     try:
         bot.run(secrets.discord_token, log_handler=None)
     except StartupRefused as refused:  # one line that says what to fix, not a traceback
-        logging.getLogger("acwc.start").error("%s", refused)
+        log.error("%s", refused)
+        return EXIT_FAILURE
+    except Exception as failure:
+        line = start_failure(failure, config.database.url)
+        if line is None:
+            raise
+        log.error("%s", line, exc_info=failure if verbose else None)
         return EXIT_FAILURE
     return EXIT_OK
+
+
+def start_failure(failure: Exception, database_url: str) -> str | None:
+    """One line for what stops `acwc run` from outside the bot: Discord refusing the token
+    or out of reach, the database out of reach. None for anything else (a bug: traceback)."""
+    import aiohttp
+    import discord
+
+    if isinstance(failure, discord.LoginFailure):
+        return (
+            "Discord refused DISCORD_TOKEN: it is wrong or was reset. Copy the bot's token "
+            "again (Developer Portal → your application → Bot → Reset Token)."
+        )
+    if isinstance(failure, aiohttp.ClientError | discord.HTTPException | discord.GatewayNotFound):
+        reason = str(failure).strip() or type(failure).__name__
+        return f"Cannot reach Discord ({reason[:200]}): check the network and try again."
+    if isinstance(failure, OSError | SQLAlchemyError):
+        return database_failure("run", database_url, failure)
+    return None
 
 
 def _db(config: Config, action: str) -> int:
