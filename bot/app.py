@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import logging
+import signal
+from asyncio import FIRST_COMPLETED
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -26,6 +31,7 @@ from db import schema
 from db.engine import make_engine, make_sessionmaker
 
 log = logging.getLogger(__name__)
+DRAIN_SECONDS = 10.0  # a clean stop waits at most this long for the work under way
 
 # The features' Discord sides, loaded as discord.py extensions (each has `setup(bot)`).
 EXTENSIONS = (
@@ -107,6 +113,7 @@ class ChampionshipBot(commands.Bot):
         self.publisher: RoundPublisher | None = None
         self.services: Services | None = None
         self.scheduler: AsyncIOScheduler | None = None
+        self.jobs_in_flight: set[asyncio.Task[object]] = set()
 
     async def setup_hook(self) -> None:
         """Migrate, wire services, load cogs, register persistent buttons, start the jobs."""
@@ -151,7 +158,7 @@ class ChampionshipBot(commands.Bot):
         if self.sync_commands:  # first: a tree Discord refuses stops the start (bot.startup)
             await self._sync_commands()
         if self.start_scheduler:
-            self.scheduler = build_scheduler(self.periodic_jobs())
+            self.scheduler = build_scheduler(self.periodic_jobs(), self.jobs_in_flight)
             self.scheduler.start()
         if self.start_scheduler:
             # A live bot: everything loaded so far (modules, discord.py, SQLAlchemy's
@@ -207,6 +214,56 @@ class ChampionshipBot(commands.Bot):
         if self.services is None:
             raise RuntimeError("the bot has not finished setup_hook")
         return self.services
+
+    def run(self, token: str, **_: Any) -> None:
+        """Run until Discord closes the connection or the process is asked to stop."""
+        asyncio.run(self.serve(token))
+
+    async def serve(self, token: str, stop: asyncio.Event | None = None) -> None:
+        """Log in and run; SIGTERM or SIGINT (Ctrl-C) stops cleanly: `drain`, then close.
+        (`stop`: set it to stop the same way, as a test does.)"""
+        loop = asyncio.get_running_loop()
+        if stop is None:
+            stop = asyncio.Event()
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(signum, stop.set)
+        async with self:
+            running = asyncio.create_task(self.start(token))
+            stopping = asyncio.create_task(stop.wait())
+            done, _ = await asyncio.wait({running, stopping}, return_when=FIRST_COMPLETED)
+            if running in done:
+                stopping.cancel()
+                running.result()  # Discord's error, if that is why it ended
+                return
+            began = loop.time()
+            finished = await self.drain()
+            running.cancel()
+            await self.close()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+            state = "nothing left half-sent" if finished else "a delivery was cut short"
+            log.info("Stopped on request in %.1f s: %s.", loop.time() - began, state)
+
+    async def drain(self, within: float = DRAIN_SECONDS) -> bool:
+        """A clean stop: no new job runs; the job runs and the delivery under way finish and
+        are marked; no claim is left behind. False when `within` seconds cut it short (the claims
+        then stay, and the next start frees them)."""
+        if self.scheduler is not None:
+            self.scheduler.shutdown(wait=False)
+            self.scheduler = None
+        try:
+            async with asyncio.timeout(within):
+                pending = [t for t in self.jobs_in_flight if not t.done()]
+                if pending:
+                    await asyncio.wait(pending)
+                if self.outbox is not None:
+                    await self.outbox.idle()
+        except TimeoutError:
+            log.warning("the work under way did not finish within %s s", within)
+            return False
+        if self.outbox is not None:
+            await self.outbox.release_claims_left_by_a_dead_process()
+        return True
 
     async def close(self) -> None:
         if self.scheduler is not None:

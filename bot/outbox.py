@@ -66,6 +66,8 @@ def nonce_of(message: OutboxMessage, part: str = "") -> str:
 
 
 MAX_ATTEMPTS = 8
+# The mark of a row whose send a dead process may have made (then: since when).
+UNSURE = "unsure: claimed by a process that stopped, at "
 # How long a claim keeps other flushes off a row. A live flush finishes one send (discord.py's
 # own rate-limit waits included) in seconds, so two minutes never cuts a healthy send short;
 # shorter would risk a slow but live send being taken over and sent twice.
@@ -117,14 +119,60 @@ class OutboxWorker:
         self.views[kind] = factory
 
     async def release_claims_left_by_a_dead_process(self) -> int:
-        """At startup, before any send: free every claim (see the module's docstring)."""
+        """At startup, before any send: free every claim (see the module's docstring). A
+        post or DM whose claim is freed here may have reached Discord: it is marked unsure,
+        and looked for before it is sent again (`_already_sent`)."""
         async with transaction(self.sessions) as session:
-            result = await session.execute(
-                update(OutboxMessage)
-                .where(OutboxMessage.claim_token.is_not(None))
-                .values(claimed_until=None, claim_token=None)
+            left = (
+                await session.execute(
+                    select(OutboxMessage.id, OutboxMessage.kind, OutboxMessage.claimed_until).where(
+                        OutboxMessage.claim_token.is_not(None)
+                    )
+                )
+            ).all()
+            for message_id, kind, claimed_until in left:
+                values: dict[str, Any] = {"claimed_until": None, "claim_token": None}
+                if kind is not OutboxKind.EDIT and claimed_until is not None:
+                    values["last_error"] = UNSURE + (claimed_until - LEASE).isoformat()
+                await session.execute(
+                    update(OutboxMessage).where(OutboxMessage.id == message_id).values(**values)
+                )
+        return len(left)
+
+    async def _already_sent(self, message: OutboxMessage) -> discord.Message | None:
+        """An unsure row's message, if Discord has it: the bot's own message with the same
+        text in the target channel (or DM) since the claim. Discord's nonce memory covers a
+        quick restart; this covers a late one."""
+        since = datetime.fromisoformat((message.last_error or "").removeprefix(UNSURE))
+        if message.kind is OutboxKind.DM:
+            channel: discord.abc.Messageable = await self.client.create_dm(
+                discord.Object(id=message.target_id)
             )
-        return _rowcount(result)
+        else:
+            channel = self._messageable(message.target_id)
+        after = discord.Object(id=discord.utils.time_snowflake(since - timedelta(minutes=1)))
+        me = self.client.user.id if self.client.user else None
+        same = [
+            sent
+            async for sent in channel.history(limit=50, after=after)
+            if sent.author.id == me and sent.content == (message.content or "")
+        ]
+        if not same:
+            return None
+        async with self.sessions() as session:  # another row's message (two reminders alike)
+            taken = set(
+                await session.scalars(
+                    select(OutboxMessage.discord_message_id).where(
+                        OutboxMessage.discord_message_id.in_([m.id for m in same])
+                    )
+                )
+            )
+        return next((m for m in reversed(same) if m.id not in taken), None)
+
+    async def idle(self) -> None:
+        """Wait until the flush under way (if any) has sent and marked its rows."""
+        async with self._flushing:
+            return
 
     async def flush(self, limit: int | None = 50) -> int:
         """Send every due message once (at most `limit`, None for all); returns how many
@@ -292,7 +340,10 @@ class OutboxWorker:
             if wait is not None:  # refused there before: no knocking until it may work
                 return await self._postpone(message_id, token, until=wait)
         try:
-            sent = await self._send(message)
+            unsure = (message.last_error or "").startswith(UNSURE)
+            sent = (await self._already_sent(message) if unsure else None) or await self._send(
+                message
+            )
         except discord.Forbidden as exc:
             if channel_id is not None and self.access is not None and is_refusal(exc):
                 until = await self.access.refused(channel_id, exc, doing="posting a message")
