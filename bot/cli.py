@@ -34,6 +34,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("run", parents=[common], help="start the bot (needs DISCORD_TOKEN)")
+    client_id = argparse.ArgumentParser(add_help=False)
+    client_id.add_argument(
+        "--client-id", type=int, default=None, metavar="ID", help="the application id"
+    )
+    commands.add_parser(
+        "doctor",
+        parents=[common, client_id],
+        help="check the token, server, channels, permissions, TDs and database; print the invite",
+    )
+    commands.add_parser(
+        "invite-url", parents=[common, client_id], help="print the link that adds the bot"
+    )
     db = commands.add_parser("db", parents=[common], help="database maintenance")
     db_commands = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
     db_commands.add_parser("upgrade", parents=[common], help="apply pending migrations")
@@ -101,6 +113,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     secrets = Secrets.from_env()
     if args.command == "run":
         return _run(config, secrets)
+    if args.command in ("doctor", "invite-url"):
+        from bot.doctor import command
+
+        if args.command == "doctor":
+            return asyncio.run(command.doctor(config, secrets, client_id=args.client_id))
+        return asyncio.run(command.invite(secrets, client_id=args.client_id))
     if args.command == "db":
         return _db(config, args.db_command)
     if args.command == "audit":
@@ -119,6 +137,7 @@ def _run(config: Config, secrets: Secrets) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    import discord
     from sqlalchemy.engine import make_url
 
     from bot.app import ChampionshipBot
@@ -141,6 +160,12 @@ def _run(config: Config, secrets: Secrets) -> int:
         bot.run(secrets.discord_token, log_handler=None)
     except StartupRefused as refused:  # one line that says what to fix, not a traceback
         logging.getLogger("acwc.start").error("%s", refused)
+        return EXIT_FAILURE
+    except discord.LoginFailure:
+        logging.getLogger("acwc.start").error(
+            "Discord refused DISCORD_TOKEN (401): reset it in the Developer Portal → your app "
+            "→ Bot, export the new token and run again."
+        )
         return EXIT_FAILURE
     return EXIT_OK
 

@@ -224,7 +224,12 @@ def oversized() -> app_commands.Command[Any, ..., None]:
 def syncing_bot(config: Config, fake: FakeLichess) -> ChampionshipBot:
     lichess = LichessClient(base_url=fake.base_url, timeout=5.0, rate_limit_pause=0.05)
     return ChampionshipBot(
-        config, Secrets(), lichess=lichess, sync_commands=True, start_scheduler=False
+        config,
+        Secrets(),
+        lichess=lichess,
+        sync_commands=True,
+        check_setup=False,
+        start_scheduler=False,
     )
 
 
