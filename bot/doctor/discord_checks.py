@@ -44,6 +44,11 @@ _SETTING = {
     ChannelUse.ANNOUNCEMENTS: "discord.announcement_channel_id",
     ChannelUse.TD_ALERTS: "discord.td_alert_channel_id",
 }
+_TITLE = {
+    ChannelUse.PAIRINGS: "Pairings channel",
+    ChannelUse.ANNOUNCEMENTS: "Announcement channel",
+    ChannelUse.TD_ALERTS: "TD alert channel",
+}
 _UNSET_COST = {
     ChannelUse.PAIRINGS: "rounds are published without any pairings post, thread or ping",
     ChannelUse.ANNOUNCEMENTS: "rounds, results and standings are not announced",
@@ -94,7 +99,7 @@ def check_channel(view: GuildView, cfg: DiscordConfig, use: ChannelUse) -> Check
     """The channel exists, has a type the bot can use that way, and the bot's permissions
     there (its roles and the channel's overwrites) cover everything it does in it."""
     setting = _SETTING[use]
-    title = f"{use.value.capitalize()} channel"
+    title = _TITLE[use]
     fatal = use is ChannelUse.PAIRINGS
     channel_id = getattr(cfg, setting.removeprefix("discord."))
     if channel_id is None:

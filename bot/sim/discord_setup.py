@@ -173,4 +173,11 @@ def answer(h: DiscordHarness, req: RecordedRequest) -> Any:
             for data in h._channel_payloads.values()
             if data.get("type") not in _THREAD_TYPES and data.get("guild_id") == str(guild.id)
         ]
-    return NOT_MINE  # members: the harness's own answer
+    if req.path == "/guilds/{guild_id}/members/{member_id}":
+        user_id = int(req.params["member_id"])
+        if guild.get_member(user_id) is None:
+            raise SetupRefusal(404, 10007, "Unknown Member")
+        member = h._member_payload(user_id)
+        del member["permissions"]  # only an interaction's member carries it
+        return member
+    return NOT_MINE
