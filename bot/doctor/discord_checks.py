@@ -54,7 +54,7 @@ _UNSET_COST = {
     ChannelUse.ANNOUNCEMENTS: "rounds, results and standings are not announced",
     ChannelUse.TD_ALERTS: "a TD message whose DM fails, or with no TD user set, is lost",
 }
-COPY_ID = "(turn on Developer Mode in Discord's Settings → Advanced, then right-click → Copy ID)"
+COPY_ID = "(Discord: Settings → Advanced → Developer Mode on, then right-click → Copy ID)"
 
 
 @dataclass(frozen=True)
