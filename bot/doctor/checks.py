@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import discord
-from sqlalchemy import text
+from sqlalchemy import make_url, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from bot.config import Config, DiscordConfig, Secrets
@@ -46,6 +47,12 @@ async def database_lines(setup: Setup) -> list[CheckLine]:
     """The database answers and is migrated to the latest schema."""
     title = "Database"
     url = setup.config.database.url
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        folder = Path(parsed.database or "").parent
+        if not folder.is_dir():
+            detail = f"the folder of the SQLite file, {folder}, does not exist."
+            return [failed(title, detail, "create it, or change database.url / DATABASE_URL.")]
     engine = make_engine(url)
     try:
         async with engine.connect() as connection:
