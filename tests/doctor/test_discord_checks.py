@@ -130,7 +130,7 @@ async def test_a_text_pairings_channel_needs_thread_creation_a_forum_does_not() 
     text = await lines_for(with_(pairings_channel_id=5000), world=text_pairings)
     line = text["Pairings channel"]
     assert not line.ok and line.fatal
-    assert f"in #pairings-text (text channel, 5000) the bot lacks Create Public Threads" in (
+    assert "in #pairings-text (text channel, 5000) the bot lacks Create Public Threads" in (
         line.detail
     )
 
