@@ -88,20 +88,17 @@ def run_acwc(
     (setup_hook) and delivers what it queued; `harnesses` gets each run's recorded Discord."""
 
     def run_against_discord(self: ChampionshipBot, token: str, **_: object) -> None:
-        async def start() -> None:  # as Client.run: `async with self` closes the bot
-            try:
-                async with discord_harness(
-                    self, guild_id=GUILD, td_role_id=TD_ROLE, bot_permissions=BOT_PERMISSIONS.value
-                ) as h:
-                    build(h)
-                    if world is not None:
-                        world(h)
-                    if harnesses is not None:
-                        harnesses.append(h)
-                    await self.setup_hook()  # Client.login runs it after logging in
-                    await self.deliver()
-            finally:
-                await self.close()
+        async def start() -> None:  # the harness closes the bot, as Client.run does
+            async with discord_harness(
+                self, guild_id=GUILD, td_role_id=TD_ROLE, bot_permissions=BOT_PERMISSIONS.value
+            ) as h:
+                build(h)
+                if world is not None:
+                    world(h)
+                if harnesses is not None:
+                    harnesses.append(h)
+                await self.setup_hook()  # Client.login runs it after logging in
+                await self.deliver()
 
         asyncio.run(start())
 
