@@ -1,5 +1,6 @@
-"""The `acwc` command: run the bot, migrate the database, check a player, print the audit log
-and the standings, and export the championship from the terminal."""
+"""The `acwc` command: run the bot, check its setup and print its invite URL, migrate the
+database, check a player, print the audit log and the standings, and export the championship
+from the terminal."""
 
 from __future__ import annotations
 

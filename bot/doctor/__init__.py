@@ -6,4 +6,5 @@ championship? Shared by `acwc doctor`, `acwc run` (at start) and, later, `/td se
 - `discord_checks.py`: the checks against Discord (token, guild, channels, TDs, intent).
 - `checks.py`: the list of every check, the database's, and running them all.
 - `at_start.py`: what `acwc run` does with the lines: refuse to start, warn once.
+- `command.py`: `acwc doctor` and `acwc invite-url`.
 """

@@ -4,11 +4,14 @@ channel once, not again at the next start."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+import discord
 import pytest
 
 from bot import cli
+from bot.app import ChampionshipBot
 from bot.config import DiscordConfig
 from tests.doctor.server import ALERTS, GOOD, config_file, run_acwc
 from tests.fakes.lichess import FakeLichess
@@ -89,3 +92,25 @@ def test_warnings_without_a_td_alert_channel_are_only_logged(
     warnings = log_lines(capsys.readouterr().err, "WARNING")
     assert any("setup: ✗ TD alert channel: not configured" in w for w in warnings)
     assert harnesses[0].messages == []
+
+
+def test_a_token_discord_refuses_at_login_is_one_line_too(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def refused_login(self: ChampionshipBot, token: str, **_: object) -> None:
+        raise discord.LoginFailure("Improper token has been passed.")
+
+    monkeypatch.setattr(ChampionshipBot, "run", refused_login)
+    monkeypatch.setattr("db.schema.migrate_in_child", lambda url: None)
+    monkeypatch.setenv("DISCORD_TOKEN", "discord-token-123")
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        assert cli.main(["run"]) == cli.EXIT_FAILURE
+    finally:
+        root.handlers[:], level = saved
+        root.setLevel(level)
+    err = capsys.readouterr().err
+    errors = log_lines(err, "ERROR")
+    assert len(errors) == 1 and "Traceback" not in err
+    assert "Discord refused DISCORD_TOKEN (401): reset it in the Developer Portal" in errors[0]

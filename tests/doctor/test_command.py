@@ -12,6 +12,7 @@ from bot import cli
 from bot.config import DiscordConfig
 from bot.doctor.permissions import BOT_PERMISSIONS, CHANNEL_NEEDS, invite_url
 from tests.doctor.server import GOOD, PAIRINGS, World, client_factory, config_file
+from tests.harness import DiscordHarness
 
 INVITE = (
     "https://discord.com/oauth2/authorize?client_id=9000"
@@ -71,7 +72,7 @@ def test_an_invalid_token_is_one_fatal_line_and_exit_1(
     database: str,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    def real_token_differs(h):  # type: ignore[no-untyped-def]
+    def real_token_differs(h: DiscordHarness) -> None:
         h.valid_token = "the-real-token"
 
     assert doctor(monkeypatch, tmp_path, world=real_token_differs) == 1
@@ -104,7 +105,7 @@ def test_a_broken_setup_lists_each_problem_with_its_fix_and_exits_1(
     database: str,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    def no_threads(h):  # type: ignore[no-untyped-def]
+    def no_threads(h: DiscordHarness) -> None:
         h.set_overwrite(PAIRINGS, h.bot_user_id + 1, deny=1 << 38)  # Send Messages in Threads
 
     broken = GOOD.model_copy(update={"td_role_id": 888, "announcement_channel_id": None})

@@ -24,6 +24,7 @@ from tests.doctor.server import (
     World,
     server,
 )
+from tests.harness import DiscordHarness
 
 SEND = discord.Permissions(send_messages=True).value
 IN_THREADS = discord.Permissions(send_messages_in_threads=True).value
@@ -80,7 +81,7 @@ async def test_an_unknown_guild_is_fatal() -> None:
 
 
 async def test_a_bot_not_in_the_guild_is_fatal_with_the_invite() -> None:
-    def left(h):  # type: ignore[no-untyped-def]
+    def left(h: DiscordHarness) -> None:
         h.bot_in_guild = False
 
     guild = (await lines_for(world=left))["Discord server"]
@@ -109,7 +110,7 @@ async def test_a_voice_channel_for_the_pairings_is_fatal() -> None:
 
 
 async def test_a_pairings_channel_where_the_bot_cannot_write_in_threads_is_fatal() -> None:
-    def no_threads(h):  # type: ignore[no-untyped-def]
+    def no_threads(h: DiscordHarness) -> None:
         h.set_overwrite(PAIRINGS, h.bot_user_id + 1, deny=IN_THREADS)  # the bot's role
 
     line = (await lines_for(world=no_threads))["Pairings channel"]
@@ -121,7 +122,7 @@ async def test_a_pairings_channel_where_the_bot_cannot_write_in_threads_is_fatal
 async def test_a_text_pairings_channel_needs_thread_creation_a_forum_does_not() -> None:
     without = BOT_PERMISSIONS.value & ~discord.Permissions(create_public_threads=True).value
 
-    def text_pairings(h):  # type: ignore[no-untyped-def]
+    def text_pairings(h: DiscordHarness) -> None:
         h.add_text_channel(5000, "pairings-text")
         h.set_bot_permissions(without)
 
@@ -143,7 +144,7 @@ async def test_an_announcement_channel_of_the_wrong_type_is_a_warning() -> None:
 
 
 async def test_a_read_only_announcement_channel_names_send_messages() -> None:
-    def read_only(h):  # type: ignore[no-untyped-def]
+    def read_only(h: DiscordHarness) -> None:
         h.set_overwrite(ANNOUNCE, GUILD, deny=SEND)  # @everyone may not write there
 
     line = (await lines_for(world=read_only))["Announcement channel"]
@@ -160,7 +161,7 @@ async def test_a_missing_announcement_or_alert_channel_is_a_warning() -> None:
 
 
 async def test_td_alerts_without_embed_links_names_it() -> None:
-    def no_embeds(h):  # type: ignore[no-untyped-def]
+    def no_embeds(h: DiscordHarness) -> None:
         h.set_overwrite(ALERTS, h.bot_user_id, deny=EMBED, member=True)
 
     line = (await lines_for(world=no_embeds))["TD alert channel"]
@@ -193,7 +194,7 @@ async def test_the_message_content_intent_off_while_the_watch_is_on_is_fatal() -
 async def test_the_message_content_intent_on_passes_either_flag() -> None:
     for flag in (GATEWAY_MESSAGE_CONTENT, GATEWAY_MESSAGE_CONTENT_LIMITED):
 
-        def intent_on(h, flag=flag):  # type: ignore[no-untyped-def]
+        def intent_on(h: DiscordHarness, flag: int = flag) -> None:
             h.application_flags = flag
 
         line = (await lines_for(world=intent_on, message_content=True))["Message Content intent"]
