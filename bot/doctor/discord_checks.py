@@ -120,9 +120,8 @@ def check_channel(view: GuildView, cfg: DiscordConfig, use: ChannelUse) -> Check
     lacking = missing(channel.permissions_for(view.me), needs)
     where = f"#{channel.name} ({type_name(channel)} channel, {channel_id})"
     if lacking:
-        names = ", ".join(need.name for need in lacking)
-        why = "; ".join(f"{need.name}: {need.why}" for need in lacking)
-        detail = f"in {where} the bot lacks {names} ({why})."
+        detail = f"in {where} the bot lacks " + "; ".join(f"{n.name} ({n.why})" for n in lacking)
+        detail += "."
         fix = (
             f"allow them for the bot's role in #{channel.name} → Edit Channel → Permissions "
             "(or in Server Settings → Roles)."

@@ -149,7 +149,7 @@ async def test_a_read_only_announcement_channel_names_send_messages() -> None:
 
     line = (await lines_for(world=read_only))["Announcement channel"]
     assert not line.ok and not line.fatal
-    assert "the bot lacks Send Messages (Send Messages: post there)." in line.detail
+    assert "the bot lacks Send Messages (post there)." in line.detail
 
 
 async def test_a_missing_announcement_or_alert_channel_is_a_warning() -> None:
@@ -166,7 +166,7 @@ async def test_td_alerts_without_embed_links_names_it() -> None:
 
     line = (await lines_for(world=no_embeds))["TD alert channel"]
     assert not line.ok and not line.fatal
-    assert "the bot lacks Embed Links (Embed Links: TD alerts carry embeds" in line.detail
+    assert "the bot lacks Embed Links (TD alerts carry embeds" in line.detail
 
 
 async def test_a_td_who_is_not_a_member_and_a_missing_td_role_are_warnings() -> None:
