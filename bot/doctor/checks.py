@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import aiohttp
 import discord
 from sqlalchemy import make_url, text
 from sqlalchemy.exc import SQLAlchemyError
@@ -91,6 +92,9 @@ async def log_in(client: discord.Client, token: str | None) -> CheckLine:
     except discord.LoginFailure:
         fix = f"reset it in {PORTAL} → your app → Bot → Reset Token, and export the new one."
         return failed(title, "the token is invalid (Discord answered 401).", fix, fatal=True)
+    except (discord.HTTPException, aiohttp.ClientError, OSError) as error:
+        detail = f"Discord could not be asked ({type(error).__name__}: {error})."
+        return failed(title, detail, "check the network and run again.", fatal=True)
     client._connection.user = discord.ClientUser(state=client._connection, data=data)
     user = client._connection.user
     return passed(title, f"valid: logged in as {user.name} (application id {user.id}).")

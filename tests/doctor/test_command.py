@@ -12,7 +12,7 @@ from bot import cli
 from bot.config import DiscordConfig
 from bot.doctor.permissions import BOT_PERMISSIONS, CHANNEL_NEEDS, invite_url
 from tests.doctor.server import GOOD, PAIRINGS, World, client_factory, config_file
-from tests.harness import DiscordHarness
+from tests.harness import DiscordHarness, RecordedRequest
 
 INVITE = (
     "https://discord.com/oauth2/authorize?client_id=9000"
@@ -85,6 +85,25 @@ def test_an_invalid_token_is_one_fatal_line_and_exit_1(
     assert "Discord server" not in out  # nothing on Discord can be checked without a login
     assert "1 problem; 1 of them stop `acwc run`." in out
     assert "--client-id ID" in out  # no application id for the invite URL
+
+
+def test_discord_out_of_reach_is_a_line_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    database: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def unreachable(req: RecordedRequest) -> None:
+        raise OSError("Network is unreachable")
+
+    def offline(h: DiscordHarness) -> None:
+        h.on_request("GET", "/users/@me", unreachable)
+
+    assert doctor(monkeypatch, tmp_path, world=offline) == 1
+    assert (
+        "✗ Discord token: Discord could not be asked (OSError: Network is unreachable). "
+        "Fix: check the network and run again."
+    ) in capsys.readouterr().out
 
 
 def test_no_token_still_prints_the_invite_for_a_client_id(
