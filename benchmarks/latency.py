@@ -300,7 +300,8 @@ async def main(url: str | None, runs: int, samples: int) -> None:
         print(f"seeded {PLAYERS} players and {number_of_rounds(PLAYERS) - 1} finished rounds "
               f"in {time.perf_counter() - began:.0f} s ({url.split(':')[0]})")  # fmt: skip
         bot = ChampionshipBot(config, Secrets(), clock=FakeClock(now), sync_commands=False,
-                              start_scheduler=False, draw_ahead=True)  # fmt: skip
+                              check_setup=False, start_scheduler=False,
+                              draw_ahead=True)  # fmt: skip
         async with discord_harness(bot, run_setup_hook=True, guild_id=GUILD) as h:
             for channel, name in ((TD_ALERTS, "td-alerts"), (ANNOUNCE, "announcements"),
                                   (PAIRINGS, "pairings")):  # fmt: skip

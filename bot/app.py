@@ -20,6 +20,7 @@ from bot import startup
 from bot.channel_access import ChannelAccess
 from bot.clock import Clock, SystemClock
 from bot.config import Config, Secrets
+from bot.doctor.at_start import check_at_start
 from bot.due import DueActionRunner
 from bot.features.rounds.publisher import RoundPublisher
 from bot.lichess.client import LichessClient
@@ -70,6 +71,7 @@ class ChampionshipBot(commands.Bot):
         clock: Clock | None = None,
         lichess: LichessClient | None = None,
         sync_commands: bool = True,
+        check_setup: bool = True,
         start_scheduler: bool = True,
         flush_after_commands: bool = True,
         draw_ahead: bool | None = None,
@@ -96,6 +98,9 @@ class ChampionshipBot(commands.Bot):
             rate_limit_pause=config.lichess.rate_limit_pause_seconds,
         )
         self.sync_commands = sync_commands
+        # At start, the checks of `acwc doctor`: what makes the bot useless stops it, the rest
+        # is logged and told to the TD once (bot.doctor). Tests and the simulation turn it off.
+        self.check_setup = check_setup
         self.start_scheduler = start_scheduler
         # A command delivers the messages it queued at once. The simulation turns this off
         # and delivers once per step of its clock: the same messages, far fewer flushes.
@@ -155,7 +160,9 @@ class ChampionshipBot(commands.Bot):
             self.add_listener(self._permissions_may_have_changed, event)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
-        if self.sync_commands:  # first: a tree Discord refuses stops the start (bot.startup)
+        if self.check_setup:
+            await check_at_start(self, self.config, self.secrets, self.sessions, self.clock)
+        if self.sync_commands:  # a tree Discord refuses stops the start too (bot.startup)
             await self._sync_commands()
         if self.start_scheduler:
             self.scheduler = build_scheduler(self.periodic_jobs(), self.jobs_in_flight)

@@ -1,5 +1,6 @@
-"""The `acwc` command: run the bot, migrate the database, check a player, print the audit log
-and the standings, and export the championship from the terminal."""
+"""The `acwc` command: run the bot, check its setup and print its invite URL, migrate the
+database, check a player, print the audit log and the standings, and export the championship
+from the terminal."""
 
 from __future__ import annotations
 
@@ -42,6 +43,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("run", parents=[common], help="start the bot (needs DISCORD_TOKEN)")
+    client_id = argparse.ArgumentParser(add_help=False)
+    client_id.add_argument(
+        "--client-id", type=int, default=None, metavar="ID", help="the application id"
+    )
+    commands.add_parser(
+        "doctor",
+        parents=[common, client_id],
+        help="check the token, server, channels, permissions, TDs and database; print the invite",
+    )
+    commands.add_parser(
+        "invite-url", parents=[common, client_id], help="print the link that adds the bot"
+    )
     db = commands.add_parser("db", parents=[common], help="database maintenance")
     db_commands = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
     db_commands.add_parser("upgrade", parents=[common], help="apply pending migrations")
@@ -134,6 +147,12 @@ def database_failure(command: str, url: str, failure: BaseException) -> str:
 
 
 def _dispatch(args: argparse.Namespace, config: Config, secrets: Secrets) -> int:
+    if args.command in ("doctor", "invite-url"):
+        from bot.doctor import command
+
+        if args.command == "doctor":
+            return asyncio.run(command.doctor(config, secrets, client_id=args.client_id))
+        return asyncio.run(command.invite(secrets, client_id=args.client_id))
     if args.command == "db":
         return _db(config, args.db_command)
     if args.command == "audit":

@@ -37,6 +37,7 @@ def running_bot(config: Config, clock: FakeClock, fake: FakeLichess) -> RunningB
             clock=clock,
             lichess=lichess,
             sync_commands=False,
+            check_setup=False,
             start_scheduler=False,
         )
         async with discord_harness(

@@ -72,6 +72,7 @@ from bot.command_limits import (
     command_size,
     shape_problems,
 )
+from bot.sim import discord_setup
 from bot.sim.journal import MessageJournal, message_entry
 
 __all__ = [
@@ -609,6 +610,7 @@ class DiscordHarness:
         application_id: int = 9000,
         bot_user_id: int | None = None,
         guild_name: str = "Antichess",
+        bot_permissions: int | None = None,
     ) -> None:
         self.bot = bot
         self.guild_id = guild_id
@@ -616,6 +618,14 @@ class DiscordHarness:
         self.application_id = application_id
         self.bot_user_id = bot_user_id if bot_user_id is not None else application_id
         self.guild_name = guild_name
+        #: the permissions of the bot's own role (None: no role, only @everyone's)
+        self.bot_permissions = bot_permissions
+        #: the setup Discord reports (bot.sim.discord_setup): a token other than this one is
+        #: refused with 401 (None accepts any), the application's flags, whether the bot is
+        #: in the guild (False: 403 50001 on the guild's endpoints)
+        self.valid_token: str | None = None
+        self.application_flags = 0
+        self.bot_in_guild = True
         self._initial_channels: dict[str, int] = dict(channels or {"general": 3000})
         self.channels: dict[str, int] = {}
         self.default_channel_id: int = next(iter(self._initial_channels.values()), 3000)
@@ -824,6 +834,8 @@ class DiscordHarness:
         for name, cid in self._initial_channels.items():
             self.add_text_channel(cid, name)
         self.add_member(self.bot_user_id, "acwc-bot", bot=True)
+        if self.bot_permissions is not None:
+            self.set_bot_permissions(self.bot_permissions)
 
     @staticmethod
     def _role_payload(
@@ -949,6 +961,28 @@ class DiscordHarness:
         self._channel_payloads[channel_id] = data
         self.channels[name] = channel_id
         return channel
+
+    def add_channel(self, channel_id: int, name: str, type_: int) -> None:
+        """A guild channel of any type (text 0, voice 2, category 4, announcement 5, forum 15)."""
+        discord_setup.add_channel(self, channel_id, name, type_)
+
+    def set_bot_permissions(self, permissions: int) -> discord.Role:
+        """The bot's own role (made by the invite) with exactly these permissions."""
+        return discord_setup.set_bot_permissions(self, permissions)
+
+    def set_overwrite(
+        self,
+        channel_id: int,
+        target_id: int,
+        *,
+        allow: int = 0,
+        deny: int = 0,
+        member: bool = False,
+    ) -> None:
+        """A channel permission overwrite for a role (or, `member=True`, a member)."""
+        discord_setup.set_overwrite(
+            self, channel_id, target_id, allow=allow, deny=deny, member=member
+        )
 
     def use_journal(self, path: Path, *, fsync: bool = True) -> None:
         """Keep "Discord's" side on disk: every message posted, edited or deleted and every
@@ -2018,6 +2052,12 @@ class DiscordHarness:
         m, path, p = req.method, req.path, req.params
         body: dict[str, Any] = req.json if isinstance(req.json, dict) else {}
         guild = self._require_guild()
+        try:
+            setup = discord_setup.answer(self, req)
+        except discord_setup.SetupRefusal as refusal:
+            raise _http_error(refusal.status, refusal.code, refusal.message) from None
+        if setup is not discord_setup.NOT_MINE:
+            return setup
 
         if (m, path) == ("POST", "/users/@me/channels"):
             return self._dm_channel_payload(int(body["recipient_id"]))

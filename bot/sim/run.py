@@ -384,6 +384,7 @@ async def simulate(
             clock=clock,
             lichess=lichess,
             sync_commands=False,
+            check_setup=False,  # its Discord is the harness, built after the start
             start_scheduler=False,
             flush_after_commands=False,  # SimBase.at delivers them once per clock step
         )

@@ -151,7 +151,7 @@ def open_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         stack.push_async_callback(lichess.aclose)
         bot = ChampionshipBot(
             config, Secrets(), clock=clock, lichess=lichess, sync_commands=False,
-            start_scheduler=False,
+            check_setup=False, start_scheduler=False,
         )  # fmt: skip
         h = await stack.enter_async_context(
             discord_harness(bot, run_setup_hook=True, guild_id=GUILD)

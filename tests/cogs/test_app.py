@@ -85,6 +85,7 @@ async def test_scheduler_runs_the_outbox_job_and_stops_on_close(
         Secrets(),
         clock=clock,
         sync_commands=False,
+        check_setup=False,
         lichess=LichessClient(base_url=fake.base_url),
     )
     async with discord_harness(bot, run_setup_hook=True):

@@ -24,6 +24,7 @@ from bot import cli
 from bot.app import ChampionshipBot
 from bot.command_limits import command_problems, command_size, tree_problems
 from bot.config import Config, Secrets
+from bot.doctor.permissions import BOT_PERMISSIONS
 from bot.lichess.client import LichessClient
 from bot.startup import StartupRefused
 from tests.conftest import GUILD_ID
@@ -224,7 +225,12 @@ def oversized() -> app_commands.Command[Any, ..., None]:
 def syncing_bot(config: Config, fake: FakeLichess) -> ChampionshipBot:
     lichess = LichessClient(base_url=fake.base_url, timeout=5.0, rate_limit_pause=0.05)
     return ChampionshipBot(
-        config, Secrets(), lichess=lichess, sync_commands=True, start_scheduler=False
+        config,
+        Secrets(),
+        lichess=lichess,
+        sync_commands=True,
+        check_setup=False,
+        start_scheduler=False,
     )
 
 
@@ -275,13 +281,27 @@ def test_acwc_run_says_it_in_one_line_and_exits_non_zero(
     fake: FakeLichess,
     tmp_path: Path,
 ) -> None:
-    """`acwc run` as a TD runs it: the bot logs in, its tree is refused, one line, exit 1."""
+    """`acwc run` as a TD runs it: the bot logs in, its tree is refused, one line, exit 1.
+
+    The server is set up right (the setup checks at start pass), so the tree is what stops it.
+    """
+    pairings = 3002
+    config_file = tmp_path / "config.yaml"
+    config_file.write_text(
+        f"discord:\n  guild_id: {GUILD_ID}\n  pairings_channel_id: {pairings}\n", encoding="utf-8"
+    )
 
     def run_against_discord(self: ChampionshipBot, token: str, **_: object) -> None:
         async def start() -> None:  # as Client.run: `async with self` closes the bot
             self.tree.add_command(oversized())
             try:
-                async with discord_harness(self, run_setup_hook=True, guild_id=GUILD_ID):
+                async with discord_harness(
+                    self,
+                    run_setup_hook=True,
+                    guild_id=GUILD_ID,
+                    channels={"pairings": pairings},
+                    bot_permissions=BOT_PERMISSIONS.value,
+                ):
                     pass
             finally:
                 await self.close()
@@ -296,7 +316,7 @@ def test_acwc_run_says_it_in_one_line_and_exits_non_zero(
     root = logging.getLogger()
     saved = root.handlers[:], root.level
     try:
-        assert cli.main(["run"]) == cli.EXIT_FAILURE
+        assert cli.main(["--config", str(config_file), "run"]) == cli.EXIT_FAILURE
     finally:
         root.handlers[:], level = saved
         root.setLevel(level)

@@ -658,8 +658,8 @@ async def test_rest_fakes_and_overrides(h: DiscordHarness) -> None:
     )
     assert (await bot.fetch_user(999)).name == "ghost"
     with pytest.raises(discord.NotFound):
-        await bot.fetch_guild(GUILD)  # no fake for this route
-    assert [r.path for r in h.unhandled] == ["/guilds/{guild_id}"]
+        await bot.fetch_sticker(1)  # no fake for this route
+    assert [r.path for r in h.unhandled] == ["/stickers/{sticker_id}"]
 
 
 async def test_a_429_with_retry_after_goes_through_discord_py_own_rate_limiter(

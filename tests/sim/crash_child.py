@@ -115,7 +115,13 @@ async def main(db: str, lichess_url: str, journal: Path, progress: Path, phases:
     clock = FakeClock(NEGOTIATE_AT if done < 0 else MOMENTS[done])
     lichess = LichessClient(base_url=lichess_url, timeout=5.0, rate_limit_pause=0.05)
     bot = ChampionshipBot(
-        config, Secrets(), clock=clock, lichess=lichess, sync_commands=False, start_scheduler=False
+        config,
+        Secrets(),
+        clock=clock,
+        lichess=lichess,
+        sync_commands=False,
+        check_setup=False,
+        start_scheduler=False,
     )
     async with discord_harness(bot, run_setup_hook=True, guild_id=GUILD) as h:
         h.use_journal(journal)

@@ -1,0 +1,100 @@
+"""The list of every setup check, and running it.
+
+A check is one async function from `Setup` to its lines; adding a line to `acwc doctor`,
+`acwc run` and `/td setup` at once is adding one function to `CHECKS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import aiohttp
+import discord
+from sqlalchemy import make_url, text
+from sqlalchemy.exc import SQLAlchemyError
+
+from bot.config import Config, DiscordConfig, Secrets
+from bot.doctor.discord_checks import PORTAL, check_discord
+from bot.doctor.lines import CheckLine, failed, passed
+from db import schema
+from db.engine import make_engine
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What the checks look at: the config, the effective Discord settings (the config's, or
+    what a TD set with /td setup), the secrets, and a client logged in with the token (None
+    when there is no valid token: the Discord checks are then left out)."""
+
+    config: Config
+    discord_config: DiscordConfig
+    secrets: Secrets
+    client: discord.Client | None
+
+
+Check = Callable[[Setup], Awaitable[list[CheckLine]]]
+
+
+async def discord_lines(setup: Setup) -> list[CheckLine]:
+    if setup.client is None:
+        return []
+    needed = setup.config.fair_play.flag_public_accusations
+    return await check_discord(setup.client, setup.discord_config, message_content=needed)
+
+
+async def database_lines(setup: Setup) -> list[CheckLine]:
+    """The database answers and is migrated to the latest schema."""
+    title = "Database"
+    url = setup.config.database.url
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        folder = Path(parsed.database or "").parent
+        if not folder.is_dir():
+            detail = f"the folder of the SQLite file, {folder}, does not exist."
+            return [failed(title, detail, "create it, or change database.url / DATABASE_URL.")]
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as connection:
+            await connection.execute(text("SELECT 1"))
+    except (SQLAlchemyError, OSError) as error:  # the URL may hold a password: not shown
+        detail = f"cannot be reached ({type(error).__name__})."
+        return [failed(title, detail, "check database.url / DATABASE_URL and the server.")]
+    finally:
+        await engine.dispose()
+    current, head = await schema.current_revision(url), schema.head_revision()
+    if current != head:
+        detail = f"at schema {current or 'none (empty)'}, not at the latest ({head})."
+        return [failed(title, detail, "run `acwc db upgrade` (`acwc run` also migrates).")]
+    return [passed(title, f"reachable and at the latest schema ({head}).")]
+
+
+# In the order they are printed. The Lichess token's line goes here too.
+CHECKS: tuple[Check, ...] = (discord_lines, database_lines)
+
+
+async def run_checks(setup: Setup, checks: Sequence[Check] = CHECKS) -> list[CheckLine]:
+    lines: list[CheckLine] = []
+    for check in checks:
+        lines += await check(setup)
+    return lines
+
+
+async def log_in(client: discord.Client, token: str | None) -> CheckLine:
+    """Log `client` in over REST (no gateway): the token line of the report."""
+    title = "Discord token"
+    if not token:
+        fix = f"export DISCORD_TOKEN with the token from {PORTAL} → your app → Bot."
+        return failed(title, "DISCORD_TOKEN is not set.", fix, fatal=True)
+    try:
+        data = await client.http.static_login(token.strip())
+    except discord.LoginFailure:
+        fix = f"reset it in {PORTAL} → your app → Bot → Reset Token, and export the new one."
+        return failed(title, "the token is invalid (Discord answered 401).", fix, fatal=True)
+    except (discord.HTTPException, aiohttp.ClientError, OSError) as error:
+        detail = f"Discord could not be asked ({type(error).__name__}: {error})."
+        return failed(title, detail, "check the network and run again.", fatal=True)
+    client._connection.user = discord.ClientUser(state=client._connection, data=data)
+    user = client._connection.user
+    return passed(title, f"valid: logged in as {user.name} (application id {user.id}).")

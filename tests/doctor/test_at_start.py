@@ -1,0 +1,116 @@
+"""`acwc run` runs the setup checks after logging in, before syncing the commands: what makes
+the bot useless stops it with one clear line; the rest is logged and told to the TD alert
+channel once, not again at the next start."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import discord
+import pytest
+
+from bot import cli
+from bot.app import ChampionshipBot
+from bot.config import DiscordConfig
+from tests.doctor.server import ALERTS, GOOD, config_file, run_acwc
+from tests.fakes.lichess import FakeLichess
+from tests.harness import DiscordHarness
+
+SYNC = "/applications/{application_id}/guilds/{guild_id}/commands"
+
+
+@pytest.fixture(autouse=True)
+def environment(monkeypatch: pytest.MonkeyPatch, fake: FakeLichess, tmp_path: Path) -> None:
+    monkeypatch.setenv("LICHESS_BASE_URL", fake.base_url)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'acwc.sqlite3'}")
+
+
+def log_lines(err: str, level: str) -> list[str]:
+    return [line for line in err.splitlines() if f" {level} " in line]
+
+
+def test_a_missing_pairings_channel_stops_the_start_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = config_file(tmp_path, GOOD.model_copy(update={"pairings_channel_id": 4242}))
+    harnesses: list[DiscordHarness] = []
+    code = run_acwc(monkeypatch, ["--config", str(path), "run"], harnesses=harnesses)
+    assert code == cli.EXIT_FAILURE
+    err = capsys.readouterr().err
+    errors = log_lines(err, "ERROR")
+    assert len(errors) == 1, err
+    assert errors[0].endswith(
+        "The bot cannot start (`acwc doctor` shows every check): ✗ Pairings channel: there is "
+        "no channel 4242 in Antichess. Fix: create it, or set discord.pairings_channel_id to "
+        "an existing channel's id (Discord: Settings → Advanced → Developer Mode on, then "
+        "right-click → Copy ID)."
+    )
+    assert "Traceback" not in err
+    assert not [r for r in harnesses[0].requests if r.path == SYNC]  # stopped before the sync
+
+
+def test_an_empty_config_no_longer_logs_in_silently(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_acwc(monkeypatch, ["run"]) == cli.EXIT_FAILURE
+    err = capsys.readouterr().err
+    errors = log_lines(err, "ERROR")
+    assert len(errors) == 1, err
+    assert "✗ Discord server: no server (discord.guild_id) is configured. Fix: set " in errors[0]
+    assert "Traceback" not in err
+
+
+def test_warnings_reach_the_td_alert_channel_once_across_restarts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = config_file(tmp_path, GOOD.model_copy(update={"td_role_id": 888}))
+    harnesses: list[DiscordHarness] = []
+    for _ in range(2):
+        code = run_acwc(monkeypatch, ["--config", str(path), "run"], harnesses=harnesses)
+        assert code == cli.EXIT_OK
+        warnings = log_lines(capsys.readouterr().err, "WARNING")
+        assert any("setup: ✗ TD role: there is no role 888 in Antichess." in w for w in warnings)
+    first, second = (h.in_channel(ALERTS) for h in harnesses)
+    assert [m.content for m in first] == [
+        "The bot started, but its setup has problems (`acwc doctor` checks them again):\n"
+        "✗ TD role: there is no role 888 in Antichess. Fix: correct discord.td_role_id "
+        "(Discord: Settings → Advanced → Developer Mode on, then right-click → Copy ID), or "
+        "leave it unset."
+    ]
+    assert second == []  # the same problems at the next start: not sent again
+    assert [r for r in harnesses[1].requests if r.path == SYNC]  # and the bot did start
+
+
+def test_warnings_without_a_td_alert_channel_are_only_logged(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg: DiscordConfig = GOOD.model_copy(update={"td_alert_channel_id": None})
+    harnesses: list[DiscordHarness] = []
+    path = config_file(tmp_path, cfg)
+    assert run_acwc(monkeypatch, ["--config", str(path), "run"], harnesses=harnesses) == 0
+    warnings = log_lines(capsys.readouterr().err, "WARNING")
+    assert any("setup: ✗ TD alert channel: not configured" in w for w in warnings)
+    assert harnesses[0].messages == []
+
+
+def test_a_token_discord_refuses_at_login_is_one_line_too(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def refused_login(self: ChampionshipBot, token: str, **_: object) -> None:
+        raise discord.LoginFailure("Improper token has been passed.")
+
+    monkeypatch.setattr(ChampionshipBot, "run", refused_login)
+    monkeypatch.setattr("db.schema.migrate_in_child", lambda url: None)
+    monkeypatch.setenv("DISCORD_TOKEN", "discord-token-123")
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        assert cli.main(["run"]) == cli.EXIT_FAILURE
+    finally:
+        root.handlers[:], level = saved
+        root.setLevel(level)
+    err = capsys.readouterr().err
+    errors = log_lines(err, "ERROR")
+    assert len(errors) == 1 and "Traceback" not in err
+    assert "Discord refused DISCORD_TOKEN (401): reset it in the Developer Portal" in errors[0]

@@ -1,0 +1,229 @@
+"""`acwc doctor` and `acwc invite-url` as a TD runs them: the report's lines, the exit code,
+the invite URL with exactly the bot's scopes and permission integer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import discord
+import pytest
+
+from bot import cli
+from bot.config import DiscordConfig
+from bot.doctor.permissions import BOT_PERMISSIONS, CHANNEL_NEEDS, invite_url
+from tests.doctor.server import GOOD, PAIRINGS, World, client_factory, config_file
+from tests.harness import DiscordHarness, RecordedRequest
+
+INVITE = (
+    "https://discord.com/oauth2/authorize?client_id=9000"
+    "&scope=bot+applications.commands&permissions=309237730304"
+)
+
+
+@pytest.fixture
+def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'acwc.sqlite3'}"
+    monkeypatch.setenv("DATABASE_URL", url)
+    return url
+
+
+def doctor(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    cfg: DiscordConfig = GOOD,
+    world: World | None = None,
+    *,
+    token: str | None = "discord-token-123",
+    migrate: bool = True,
+    extra: str = "",
+    args: tuple[str, ...] = (),
+) -> int:
+    path = config_file(tmp_path, cfg, extra=extra)
+    if migrate:
+        assert cli.main(["--config", str(path), "db", "upgrade"]) == cli.EXIT_OK
+    if token is None:
+        monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    else:
+        monkeypatch.setenv("DISCORD_TOKEN", token)
+    monkeypatch.setattr("bot.doctor.command.rest_client", client_factory(world))
+    return cli.main(["--config", str(path), "doctor", *args])
+
+
+def test_a_ready_setup_prints_every_line_with_a_tick_and_exits_0(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    database: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert doctor(monkeypatch, tmp_path) == 0
+    out = capsys.readouterr().out.splitlines()[1:]  # after `db upgrade`'s line
+    assert [line[:1] for line in out[:-2]] == ["✓"] * 9, out
+    assert out[0] == "✓ Discord token: valid: logged in as acwc-bot (application id 9000)."
+    assert out[8].startswith("✓ Database: reachable and at the latest schema (")
+    assert out[-2] == "Ready: every check passed."
+    assert out[-1] == (
+        "Invite URL (scopes bot, applications.commands; permissions 309237730304): " + INVITE
+    )
+
+
+def test_an_invalid_token_is_one_fatal_line_and_exit_1(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    database: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def real_token_differs(h: DiscordHarness) -> None:
+        h.valid_token = "the-real-token"
+
+    assert doctor(monkeypatch, tmp_path, world=real_token_differs) == 1
+    out = capsys.readouterr().out
+    assert (
+        "✗ Discord token: the token is invalid (Discord answered 401). Fix: reset it in the "
+        "Developer Portal (https://discord.com/developers/applications) → your app → Bot → "
+        "Reset Token, and export the new one."
+    ) in out
+    assert "Discord server" not in out  # nothing on Discord can be checked without a login
+    assert "1 problem; 1 of them stop `acwc run`." in out
+    assert "--client-id ID" in out  # no application id for the invite URL
+
+
+def test_discord_out_of_reach_is_a_line_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    database: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def unreachable(req: RecordedRequest) -> None:
+        raise OSError("Network is unreachable")
+
+    def offline(h: DiscordHarness) -> None:
+        h.on_request("GET", "/users/@me", unreachable)
+
+    assert doctor(monkeypatch, tmp_path, world=offline) == 1
+    assert (
+        "✗ Discord token: Discord could not be asked (OSError: Network is unreachable). "
+        "Fix: check the network and run again."
+    ) in capsys.readouterr().out
+
+
+def test_no_token_still_prints_the_invite_for_a_client_id(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    database: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert doctor(monkeypatch, tmp_path, token=None, args=("--client-id", "123")) == 1
+    out = capsys.readouterr().out
+    assert "✗ Discord token: DISCORD_TOKEN is not set. Fix: export DISCORD_TOKEN" in out
+    assert out.rstrip().endswith(invite_url(123))
+
+
+def test_a_broken_setup_lists_each_problem_with_its_fix_and_exits_1(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    database: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def no_threads(h: DiscordHarness) -> None:
+        h.set_overwrite(PAIRINGS, h.bot_user_id + 1, deny=1 << 38)  # Send Messages in Threads
+
+    broken = GOOD.model_copy(update={"td_role_id": 888, "announcement_channel_id": None})
+    assert doctor(monkeypatch, tmp_path, broken, no_threads) == 1
+    lines = capsys.readouterr().out.splitlines()
+    failed = [line for line in lines if line.startswith("✗")]
+    assert [line.split(":")[0] for line in failed] == [
+        "✗ Pairings channel",
+        "✗ Announcement channel",
+        "✗ TD role",
+    ]
+    assert "the bot lacks Send Messages in Threads" in failed[0]
+    assert lines[-2] == "3 problems; 1 of them stop `acwc run`."
+
+
+def test_a_database_not_migrated_is_a_line_with_the_command_to_fix_it(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    database: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert doctor(monkeypatch, tmp_path, migrate=False) == 1
+    out = capsys.readouterr().out
+    assert "✗ Database: at schema none (empty), not at the latest (" in out
+    assert "Fix: run `acwc db upgrade` (`acwc run` also migrates)." in out
+
+
+def test_a_database_that_cannot_be_reached_says_so_without_its_password(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    closed_port = "postgresql+asyncpg://acwc:s3cret-pw@127.0.0.1:1/acwc"
+    monkeypatch.setenv("DATABASE_URL", closed_port)
+    assert doctor(monkeypatch, tmp_path, migrate=False) == 1
+    out = capsys.readouterr().out
+    assert "✗ Database: cannot be reached (" in out
+    assert "Fix: check database.url / DATABASE_URL and the server." in out
+    assert "s3cret-pw" not in out
+
+
+def test_a_sqlite_file_in_a_missing_folder_says_which_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path}/no/such/x.db")
+    assert doctor(monkeypatch, tmp_path, migrate=False) == 1
+    out = capsys.readouterr().out
+    assert f"✗ Database: the folder of the SQLite file, {tmp_path}/no/such, does not exist." in out
+
+
+def test_the_watch_without_the_intent_is_a_fatal_line(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    database: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    watch = "fair_play:\n  flag_public_accusations: true\n"
+    assert doctor(monkeypatch, tmp_path, extra=watch) == 1
+    assert "✗ Message Content intent: off, but fair_play" in capsys.readouterr().out
+
+
+def test_the_invite_asks_for_exactly_what_the_channels_need() -> None:
+    needed = {need.flag for needs in CHANNEL_NEEDS.values() for need in needs}
+    assert discord.Permissions(**dict.fromkeys(needed, True)) == BOT_PERMISSIONS
+    assert BOT_PERMISSIONS.value == 309237730304
+    assert BOT_PERMISSIONS == discord.Permissions(
+        view_channel=True,
+        send_messages=True,
+        embed_links=True,
+        read_message_history=True,
+        create_public_threads=True,
+        send_messages_in_threads=True,
+    )
+    assert invite_url(9000) == INVITE
+
+
+def test_invite_url_with_a_client_id_prints_only_the_url(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    assert cli.main(["invite-url", "--client-id", "123456789012345678"]) == 0
+    assert capsys.readouterr().out == (
+        "https://discord.com/oauth2/authorize?client_id=123456789012345678"
+        "&scope=bot+applications.commands&permissions=309237730304\n"
+    )
+
+
+def test_invite_url_reads_the_application_id_from_the_token(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DISCORD_TOKEN", "discord-token-123")
+    monkeypatch.setattr("bot.doctor.command.rest_client", client_factory())
+    assert cli.main(["invite-url"]) == 0
+    assert capsys.readouterr().out == INVITE + "\n"
+
+
+def test_invite_url_without_token_or_client_id_says_what_it_needs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    assert cli.main(["invite-url"]) == cli.EXIT_USAGE
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "set a valid DISCORD_TOKEN, or pass --client-id ID" in captured.err
