@@ -119,6 +119,7 @@ class ChampionshipBot(commands.Bot):
         register_timers(self.services, self.due)
         self.publisher = RoundPublisher(self, self.sessions, self.clock, self.config)
         await self.services.registration.ensure_pre_seeded()
+        await self.services.registration.schedule_close()
         install_error_handler(self.tree)
         self.add_listener(answer_stale_buttons, "on_interaction")
         for extension in EXTENSIONS:
