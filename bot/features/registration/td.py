@@ -39,7 +39,7 @@ class Decisions(RegistrationCore):
         async with transaction(self.sessions) as session:
             swiss = await swiss_stage(session)
             if open_ and swiss is not None:
-                raise WrongStage(wording.qualification_started(swiss.started_at, "you"))
+                raise WrongStage(wording.no_reopen(swiss.started_at))
             setting = await session.get(Setting, WINDOW_OVERRIDE_KEY)
             if setting is None:
                 session.add(Setting(key=WINDOW_OVERRIDE_KEY, value=value, updated_at=now))
@@ -133,7 +133,7 @@ class Decisions(RegistrationCore):
         now = self.clock.now()
         async with transaction(self.sessions) as session:
             if await swiss_stage(session) is not None:
-                raise WrongStage("The qualification has started; nothing was changed.")
+                raise WrongStage("The qualification has already started. Nothing was changed.")
             if (await read_window(session, self.config, now)).is_open:
                 raise WrongStage(
                     "Registration is still open: close it first (/td registration close); "

@@ -52,6 +52,15 @@ def qualification_started(started_at: datetime | None, td: str) -> str:
     )
 
 
+def no_reopen(started_at: datetime | None) -> str:
+    """The TD tries to reopen registration once round 1 is out."""
+    since = f" (round 1 was published {discord_time(started_at)})" if started_at else ""
+    return (
+        f"The qualification has started{since}: registration cannot reopen, since a player "
+        "who entered now could never be paired. Nothing was changed."
+    )
+
+
 def refusal(problems: list[str], user: LichessUser | None) -> str:
     name = user.username if user else "That account"
     reasons = {

@@ -98,6 +98,7 @@ class CloseAndContinueButton(IdButton, template=r"acwc:swiss:close:(?P<id>\d+)")
         if not is_td(interaction):
             raise NotAllowed("Only the tournament director can close registration.")
         bot = bot_of(interaction)
+        await bot.svc.rounds.preview_start()  # refuses, changing nothing, once round 1 is out
         await bot.svc.registration.set_window(td_id=interaction.user.id, open_=False)
         await _show_start(interaction, edit=True)
         await kick_outbox(interaction)
