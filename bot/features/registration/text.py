@@ -254,7 +254,7 @@ def field_header(config: Config, entrants: int, window: WindowState) -> str:
 
 
 def field_line(e: FieldEntry) -> str:
-    """`3. name · 2150.5 = (2100 at the cut-off + 2201 peak) / 2`, each figure its game."""
+    """`3. name · 2150.5 (2100 cut-off, 2201 peak)`, each figure a link to its game."""
     name = _link(e.lichess_username, f"https://lichess.org/@/{e.lichess_username}")
     if e.seeding_rating is None:
         return f"{e.seed}. {name} · no seeding rating"
