@@ -9,8 +9,8 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
-from db.engine import transaction
 from bot.registration_window import WINDOW_OVERRIDE_KEY
+from db.engine import transaction
 from db.models import Player, Registration, RegistrationState, Setting
 
 

@@ -133,9 +133,7 @@ class Simulation(Incidents):
                     buttons["Close registration and continue"], user=TD, message=shown.last
                 )
                 assert shown.last is not None
-                buttons = {
-                    str(b["label"]): str(b["custom_id"]) for b in self.h.buttons(shown.last)
-                }
+                buttons = {str(b["label"]): str(b["custom_id"]) for b in self.h.buttons(shown.last)}
             await self.h.press(buttons["Publish round 1"], user=TD, message=shown.last)
 
         async def published() -> bool:

@@ -40,11 +40,15 @@ class Decisions(RegistrationCore):
             swiss = await swiss_stage(session)
             if open_ and swiss is not None:
                 raise WrongStage(wording.no_reopen(swiss.started_at))
+            before = await read_window(session, self.config, now)
+            # Closing a window that is already closed keeps the time it closed (the public
+            # field post says it); otherwise the TD's action is the time.
+            since = (before.closed_at if not (open_ or before.is_open) else None) or now
             setting = await session.get(Setting, WINDOW_OVERRIDE_KEY)
             if setting is None:
-                session.add(Setting(key=WINDOW_OVERRIDE_KEY, value=value, updated_at=now))
+                session.add(Setting(key=WINDOW_OVERRIDE_KEY, value=value, updated_at=since))
             else:
-                setting.value, setting.updated_at = value, now
+                setting.value, setting.updated_at = value, since
             record(
                 session,
                 at=now,

@@ -241,7 +241,7 @@ def field_header(config: Config, entrants: int, window: WindowState) -> str:
         f"**The field of the {config.tournament.name}**",
         f"{status} {entrants} player{'s' if entrants != 1 else ''} in the Swiss "
         "qualification, by seed. Seeding rating (rule III.E.3) = (rating at the cut-off + "
-        "peak rating) / 2; the links are the games that set each figure.",
+        "peak rating) / 2; each figure links to the game that set it.",
     ]
     champion = (config.players.previous_champion or "").lower()
     for entry in config.players.pre_seeded:
@@ -264,9 +264,7 @@ def field_line(e: FieldEntry) -> str:
 
     cutoff = figure(e.rating_at_cutoff, e.rating_at_cutoff_game)
     peak = figure(e.peak_rating, e.peak_rating_game)
-    return (
-        f"{e.seed}. {name} · **{e.seeding_rating:g}** = ({cutoff} at the cut-off + {peak} peak) / 2"
-    )
+    return f"{e.seed}. {name} · **{e.seeding_rating:g}** ({cutoff} cut-off, {peak} peak)"
 
 
 def field_part_marker(part: int, parts: int) -> str:

@@ -31,7 +31,9 @@ async def test_register_and_verify_after_round_one_are_refused_naming_the_td(
         started = await h.slash("register", user=BOB, options={"lichess_username": "Bob"})
         fake.set_profile("Bob", bio=code_in(started.text))
         refusal = await h.slash("td round start", user=TD_ID)
-        preview = await h.press(refusal.last.buttons[0]["custom_id"], user=TD_ID, message=refusal.last)
+        preview = await h.press(
+            refusal.last.buttons[0]["custom_id"], user=TD_ID, message=refusal.last
+        )
         await h.press(preview.last.buttons[0]["custom_id"], user=TD_ID, message=preview.last)
         registrations = await count(bot, Registration)
         challenges = await count(bot, OwnershipChallenge)

@@ -27,7 +27,10 @@ async def add_pending(
     async with transaction(sessions) as session:
         for name, discord_id in names.items():
             player = Player(
-                lichess_id=name.lower(), lichess_username=name, discord_id=discord_id, created_at=now
+                lichess_id=name.lower(),
+                lichess_username=name,
+                discord_id=discord_id,
+                created_at=now,
             )
             session.add(player)
             await session.flush()
@@ -106,7 +109,9 @@ async def test_pending_registrations_block_round_one_until_dropped(
         async with bot.sessions() as session:
             states = (
                 await session.scalars(
-                    select(Registration.state).join(Player).where(Player.lichess_id.in_(["zed", "yan"]))
+                    select(Registration.state)
+                    .join(Player)
+                    .where(Player.lichess_id.in_(["zed", "yan"]))
                 )
             ).all()
             dropped_audit = (
