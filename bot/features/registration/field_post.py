@@ -40,7 +40,8 @@ def part_key(number: int) -> str:
 
 
 async def field_entries(session: AsyncSession) -> list[FieldEntry]:
-    """Approved, not pre-seeded, not withdrawn, in the order round 1 seeds them: best
+    """Approved, not pre-seeded, not withdrawn or disqualified, in the order round 1 seeds
+    them (`rounds.progress._entrants`): best
     seeding rating first, unrated last, then by registration time."""
     rows = (
         await session.execute(
@@ -50,6 +51,7 @@ async def field_entries(session: AsyncSession) -> list[FieldEntry]:
                 Registration.state == RegistrationState.APPROVED,
                 Player.pre_seeded_stage.is_(None),
                 Player.withdrawn_at.is_(None),
+                Player.disqualified_at.is_(None),
             )
         )
     ).all()

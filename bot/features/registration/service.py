@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import due
 from bot.due import DueKind, Handler
-from bot.events import PlayerLeft
+from bot.events import PlayerLeft, PlayerReinstated
 from bot.features.registration.core import ACTIVE_STATES, CHALLENGE_LIFETIME, WINDOW_OVERRIDE_KEY
 from bot.features.registration.field_post import refresh_field_post
 from bot.features.registration.signup import SignUp
@@ -59,7 +59,7 @@ class RegistrationService(SignUp, Decisions):
         return {DueKind.REGISTRATION_CLOSE: self._on_configured_close}
 
     def subscriptions(self) -> list[Subscription]:
-        return [(PlayerLeft, self._on_player_left)]
+        return [(PlayerLeft, self._on_field_changed), (PlayerReinstated, self._on_field_changed)]
 
     async def _on_configured_close(
         self, session: AsyncSession, action: DueAction, now: datetime
@@ -68,8 +68,8 @@ class RegistrationService(SignUp, Decisions):
         registration open (then their own close does it) or round 1 is out already."""
         await refresh_field_post(session, self.config, now)
 
-    async def _on_player_left(
-        self, session: AsyncSession, event: PlayerLeft, now: datetime
+    async def _on_field_changed(
+        self, session: AsyncSession, event: PlayerLeft | PlayerReinstated, now: datetime
     ) -> None:
-        """A disqualification before round 1 changes the public field."""
+        """A disqualification or a reinstatement before round 1 changes the public field."""
         await refresh_field_post(session, self.config, now)

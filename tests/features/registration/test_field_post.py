@@ -71,6 +71,10 @@ def announcements(h: object) -> list[object]:
     return h.in_channel(ANNOUNCE_CHANNEL)  # type: ignore[attr-defined,no-any-return]
 
 
+def field_posts(h: object) -> list[object]:
+    return [m for m in announcements(h) if m.content.startswith("**The field")]  # type: ignore[attr-defined]
+
+
 async def field_rows(bot: object) -> list[OutboxMessage]:
     async with bot.sessions() as session:  # type: ignore[attr-defined]
         rows = await session.scalars(
@@ -219,3 +223,29 @@ async def test_no_announcement_channel_no_post(
         closed = await h.slash("td registration close", user=TD_ID)
         assert "now **closed**" in closed.text
         assert await field_rows(bot) == []
+
+
+async def test_a_disqualification_and_a_reinstatement_before_round_one_edit_the_post(
+    running_bot: RunningBot, clock: FakeClock
+) -> None:
+    async with running_bot() as (bot, h):
+        h.add_text_channel(ANNOUNCE_CHANNEL, "announcements")
+        await add_rated(bot.sessions, clock, FIELD)
+        await h.slash("td registration close", user=TD_ID)
+        out = await h.slash(
+            "td discipline disqualify",
+            user=TD_ID,
+            options={"player": "Top", "reason": "two accounts"},
+        )
+        assert "disqualified" in out.text, out.text
+        await bot.deliver()
+        [post] = field_posts(h)  # the disqualification is announced beside it
+        assert "[Top]" not in post.content and "2 players" in post.content  # type: ignore[attr-defined]
+        shown = await h.slash("td round start", user=TD_ID)
+        assert "(2 players)" in shown.text and "Top" not in shown.text  # nor paired
+        await h.slash("td discipline reinstate", user=TD_ID, options={"player": "Top"})
+        await bot.deliver()
+        [post] = field_posts(h)
+        assert "\n1. [Top]" in post.content and "3 players" in post.content  # type: ignore[attr-defined]
+        shown = await h.slash("td round start", user=TD_ID)
+        assert "(3 players)" in shown.text  # round 1 pairs exactly the field shown
