@@ -249,3 +249,26 @@ async def test_a_disqualification_and_a_reinstatement_before_round_one_edit_the_
         assert "\n1. [Top]" in post.content and "3 players" in post.content  # type: ignore[attr-defined]
         shown = await h.slash("td round start", user=TD_ID)
         assert "(3 players)" in shown.text  # round 1 pairs exactly the field shown
+
+
+async def test_a_field_that_shrinks_leaves_its_extra_messages_saying_so(
+    running_bot: RunningBot, clock: FakeClock
+) -> None:
+    names = [f"Player{index:03d}LongNameOfTwentyN"[:30] for index in range(40)]
+    entries = [(name, 2500 - i, 2600 - i, APPROVED) for i, name in enumerate(names)]
+    async with running_bot() as (bot, h):
+        h.add_text_channel(ANNOUNCE_CHANNEL, "announcements")
+        await add_rated(bot.sessions, clock, entries)
+        await h.slash("td registration close", user=TD_ID)
+        before = len(announcements(h))
+        assert before >= 3
+        async with transaction(bot.sessions) as session:
+            for player in await session.scalars(
+                select(Player).where(Player.lichess_username.in_(names[2:]))
+            ):
+                player.withdrawn_at = clock.now()  # as if they had withdrawn one by one
+        await h.slash("td registration close", user=TD_ID)
+        posts = [m.content for m in announcements(h)]  # type: ignore[attr-defined]
+        assert len(posts) == before  # the same messages, edited
+        assert "2 players" in posts[0] and names[0] in posts[0] and names[1] in posts[0]
+        assert all("nothing more (the field above is complete)" in p for p in posts[1:])
