@@ -9,7 +9,7 @@ from discord import app_commands
 
 from bot.audit import Actor
 from bot.errors import NotAllowed
-from bot.features.rounds.text import preview_text, start_text
+from bot.features.rounds.text import dropped_note, preview_text, start_text
 from cogs.common import IdButton, MatchId, bot_of, is_td, kick_outbox, match_choices
 from cogs.td import TDCommand
 
@@ -120,8 +120,8 @@ class DropPendingButton(IdButton, template=r"acwc:swiss:drop:(?P<id>\d+)"):
             raise NotAllowed("Only the tournament director can drop pending registrations.")
         bot = bot_of(interaction)
         dropped = await bot.svc.registration.drop_pending(td_id=interaction.user.id)
-        names = ", ".join(s.lichess_username for s in dropped) or "none were left"
-        await _show_start(interaction, edit=True, note=f"Dropped (each was told): {names}.")
+        names = [s.lichess_username for s in dropped]
+        await _show_start(interaction, edit=True, note=dropped_note(names))
         await kick_outbox(interaction)
 
 
@@ -140,7 +140,7 @@ async def _show_start(interaction: discord.Interaction, *, edit: bool, note: str
     view.add_item(CancelSwissButton(user_id))
     content = start_text(start)
     if note:
-        content = f"{note[:300]}\n\n{content}"[:2000]
+        content = f"{note}\n\n{content}"[:2000]
     if edit:
         await interaction.response.edit_message(content=content, view=view)
     else:

@@ -55,6 +55,13 @@ def pending_block(pending: list[PendingEntry]) -> str:
     )
 
 
+def dropped_note(names: list[str]) -> str:
+    """What **Drop N pending** did, above the preview it shows again."""
+    if not names:
+        return "No registration was pending any more: nothing was dropped."
+    return f"Dropped (each was told): {', '.join(names)}."[:300]
+
+
 def start_text(start: SwissStart) -> str:
     """What `/td round start` shows: the refusal while registration is open, else the
     preview, with what still blocks publishing."""
