@@ -153,6 +153,7 @@ class ChampionshipBot(commands.Bot):
             self, self.sessions, self.clock, self.config, access=self.access
         )
         await self.services.registration.ensure_pre_seeded()
+        await self.services.registration.schedule_close()
         install_error_handler(self.tree)
         self.add_listener(answer_stale_buttons, "on_interaction")
         # What can give a refused channel its permissions back (bot.channel_access).

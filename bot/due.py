@@ -34,6 +34,8 @@ class DueKind(enum.StrEnum):
     OFFERS_DUE = "offers_due"  # end of Wednesday: who made their offers (V.C, V.E, V.F)
     WEEKEND_CHECK = "weekend_check"  # Saturday: no agreement goes to the TD (V.H)
     MATCH_REMINDER = "match_reminder"  # 24 h and 1 h before the agreed time
+    # registration (rule II)
+    REGISTRATION_CLOSE = "registration_close"  # the configured close: the field goes public
     # rounds (rule IV)
     ROUND_DEADLINE = "round_deadline"  # Sunday night: matches without a result to the TD
     NEXT_ROUND = "next_round"  # the Monday after: pair the next round

@@ -71,6 +71,13 @@ class PlayerLeft(Event):
 
 
 @dataclass(frozen=True)
+class PlayerReinstated(Event):
+    """The TD reversed a disqualification: before round 1 the public field changes."""
+
+    player_id: int
+
+
+@dataclass(frozen=True)
 class RoundComplete(Event):
     """Every match of a round has a result and the round is closed."""
 

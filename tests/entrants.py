@@ -1,12 +1,17 @@
-"""Approved entrants written straight into the database, for tests of the later stages."""
+"""Approved entrants written straight into the database, for tests of the later stages.
+
+Registration is closed with them (the TD's override, as `/td registration close` writes
+it, without its audit row or the public field post): round 1 is only published once
+registration is closed, and these tests are about what comes after."""
 
 from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
+from bot.registration_window import WINDOW_OVERRIDE_KEY
 from db.engine import transaction
-from db.models import Player, Registration, RegistrationState
+from db.models import Player, Registration, RegistrationState, Setting
 
 
 async def add_entrants(
@@ -16,8 +21,10 @@ async def add_entrants(
     *,
     first_discord_id: int = 500,
     top_rating: float = 2400.0,
+    close_registration: bool = True,
 ) -> list[Player]:
-    """`count` approved players, P01 best seeded, with Discord ids from `first_discord_id`."""
+    """`count` approved players, P01 best seeded, with Discord ids from `first_discord_id`;
+    registration closed unless `close_registration` is false."""
     now = clock.now()
     players = []
     async with transaction(sessions) as session:
@@ -44,4 +51,6 @@ async def add_entrants(
                 )
             )
             players.append(player)
+        if close_registration and await session.get(Setting, WINDOW_OVERRIDE_KEY) is None:
+            session.add(Setting(key=WINDOW_OVERRIDE_KEY, value="closed", updated_at=now))
     return players

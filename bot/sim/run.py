@@ -120,11 +120,21 @@ class Simulation(Incidents):
             self.fake.set_profile(name, bio=code)
 
     async def publish_first_round(self) -> None:
+        """As a TD does: `/td round start` refuses while registration is open (it is, until
+        the end of September), **Close registration and continue** closes it (the field
+        goes public) and shows the preview, **Publish round 1** publishes it."""
+
         async def publish() -> None:
-            preview = await self.h.slash("td round start", user=TD)
-            assert preview.last is not None
-            button = str(self.h.buttons(preview.last)[0]["custom_id"])
-            await self.h.press(button, user=TD, message=preview.last)
+            shown = await self.h.slash("td round start", user=TD)
+            assert shown.last is not None
+            buttons = {str(b["label"]): str(b["custom_id"]) for b in self.h.buttons(shown.last)}
+            if "Close registration and continue" in buttons:  # not when a restart closed it
+                shown = await self.h.press(
+                    buttons["Close registration and continue"], user=TD, message=shown.last
+                )
+                assert shown.last is not None
+                buttons = {str(b["label"]): str(b["custom_id"]) for b in self.h.buttons(shown.last)}
+            await self.h.press(buttons["Publish round 1"], user=TD, message=shown.last)
 
         async def published() -> bool:
             assert self.bot.sessions is not None

@@ -48,7 +48,10 @@ REASONS = {
     "not-player": "You are not a player in the championship.",
     "for-players": "Only players of the championship can submit games.",
     "td-no-play": "the TD cannot register",
-    "reg-closed": "Registration is closed",
+    "swiss-on": "so registration is over: a player who enters now could never be paired",
+    "no-reopen": "registration cannot reopen",
+    "td-closes": "Only the tournament director can close registration.",
+    "td-drops": "Only the tournament director can drop pending registrations.",
     "not-entered": "You have not registered, so there is nothing to withdraw.",
     "own-offer": "You made this offer yourself",
     "bobs-offer": "Only Bob can accept this offer.",
@@ -87,6 +90,8 @@ acwc:reg:approve:1      | no-reg      | td-decides  | td-decides  | td-decides  
 acwc:reg:reject:1       | form        | td-decides  | td-decides  | td-decides  | td-decides
 acwc:swiss:publish:9101 | started     | td-starts   | td-starts   | td-starts   | td-starts
 acwc:swiss:cancel:9101  | ok          | td-cancels  | td-cancels  | td-cancels  | td-cancels
+acwc:swiss:close:9101   | started     | td-closes   | td-closes   | td-closes   | td-closes
+acwc:swiss:drop:9101    | started     | td-drops    | td-drops    | td-drops    | td-drops
 acwc:tie:1              | no-tie      | td-ties     | td-ties     | td-ties     | td-ties
 acwc:armageddon:1       | form        | form        | form        | form        | form
 acwc:inc:absent:1       | no-incident | no-incident | no-incident | no-incident | no-incident
@@ -109,7 +114,7 @@ status                     | ok          | ok          | ok          | ok       
 standings                  | ok          | ok          | ok          | ok          | ok
 pairings                   | ok          | ok          | ok          | ok          | ok
 report                     | form        | form        | form        | form        | form
-register                   | td-no-play  | reg-closed  | reg-closed  | reg-closed  | reg-closed
+register                   | td-no-play  | swiss-on    | swiss-on    | swiss-on    | swiss-on
 withdraw                   | not-entered | not-entered | not-entered | not-entered | not-entered
 match                      | not-player  | ok          | ok          | ok          | not-player
 schedule                   | not-player  | ok          | ok          | ok          | not-player
@@ -125,7 +130,7 @@ td registration list       | ok          | td-only     | td-only     | td-only  
 td registration show       | no-reg      | td-only     | td-only     | td-only     | td-only
 td registration approve    | no-reg      | td-only     | td-only     | td-only     | td-only
 td registration reject     | no-reg      | td-only     | td-only     | td-only     | td-only
-td registration open       | ok          | td-only     | td-only     | td-only     | td-only
+td registration open       | no-reopen   | td-only     | td-only     | td-only     | td-only
 td registration close      | ok          | td-only     | td-only     | td-only     | td-only
 td round start             | started     | td-only     | td-only     | td-only     | td-only
 td round publish           | round-open  | td-only     | td-only     | td-only     | td-only

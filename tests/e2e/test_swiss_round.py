@@ -48,8 +48,16 @@ async def test_a_swiss_round_from_registration_to_the_next_pairing(
             await register(h, fake, name)
 
         # Four players: a round robin of three rounds (a Swiss would need as many).
-        preview = await h.slash("td round start", user=TD_ID)
-        await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+        # Registration is still open: the TD closes it from the refusal, then publishes.
+        refusal = await h.slash("td round start", user=TD_ID)
+        assert "Registration is still open" in refusal.text
+        close = next(b for b in h.buttons(refusal.last) if b["label"].startswith("Close"))
+        preview = await h.press(close["custom_id"], user=TD_ID, message=refusal.last)
+        assert "Preview of Swiss round 1" in preview.text
+        [field] = h.in_channel(ANNOUNCE_CHANNEL)
+        assert "1. [Ann](<https://lichess.org/@/Ann>)" in field.text
+        publish = next(b for b in h.buttons(preview.last) if b["label"] == "Publish round 1")
+        await h.press(publish["custom_id"], user=TD_ID, message=preview.last)
         assert any("round 1 of 3 is out" in m.text for m in h.in_channel(ANNOUNCE_CHANNEL))
 
         clock.set(datetime(2019, 9, 30, 9, 0, tzinfo=UTC))

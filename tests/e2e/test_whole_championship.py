@@ -162,8 +162,13 @@ async def test_a_whole_championship_through_the_commands(
         for name, user in PRESEEDED.items():
             h.add_member(user, name.lower())
 
-        preview = await h.slash("td round start", user=TD_ID)
-        await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+        # Registration is open until the end of September: the TD closes it from the
+        # refusal of /td round start, then publishes round 1 from the preview.
+        refusal = await h.slash("td round start", user=TD_ID)
+        close = next(b for b in h.buttons(refusal.last) if b["label"].startswith("Close"))
+        preview = await h.press(close["custom_id"], user=TD_ID, message=refusal.last)
+        publish = next(b for b in h.buttons(preview.last) if b["label"] == "Publish round 1")
+        await h.press(publish["custom_id"], user=TD_ID, message=preview.last)
 
         stages_played: list[StageKind] = []
         for _ in range(20):  # the Swiss rounds, any tiebreak, 3 Candidates rounds, the Final

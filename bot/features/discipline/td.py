@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.audit import Actor, record_td_decision
 from bot.errors import InvalidInput
+from bot.events import PlayerReinstated
 from bot.features.discipline import service as discipline
 from bot.service import Service
 from db.engine import transaction
@@ -97,4 +98,5 @@ class DisciplineService(Service):
                 decision="reinstated",
                 reason=None,
             )
+            await self.events.publish(session, PlayerReinstated(Actor.td(td_id), player.id), now)
             return player.lichess_username

@@ -23,6 +23,7 @@ from bot.features.registration.types import (
 )
 from bot.lichess.errors import LichessError, LichessNotFound
 from bot.lichess.models import LichessUser
+from bot.registration_window import WINDOW_OVERRIDE_KEY, read_window, swiss_stage, td_named
 from bot.rules import eligibility
 from bot.service import Service
 from bot.td_alerts import notify_td
@@ -31,11 +32,11 @@ from db.models import (
     Player,
     Registration,
     RegistrationState,
-    Setting,
 )
 
+__all__ = ["ACTIVE_STATES", "CHALLENGE_LIFETIME", "WINDOW_OVERRIDE_KEY", "RegistrationCore"]
+
 CHALLENGE_LIFETIME = timedelta(hours=2)
-WINDOW_OVERRIDE_KEY = "registration_override"
 ACTIVE_STATES = (RegistrationState.PENDING, RegistrationState.APPROVED)
 
 
@@ -45,22 +46,21 @@ class RegistrationCore(Service):
 
     async def window(self) -> WindowState:
         async with self.sessions() as session:
-            setting = await session.get(Setting, WINDOW_OVERRIDE_KEY)
-        reg = self.config.registration
-        override = setting.value if setting else None
-        if override is None:
-            now = self.clock.now()
-            is_open = reg.opens_at <= now < reg.closes_at
-        else:
-            is_open = override == "open"
-        return WindowState(is_open, override, reg.opens_at, reg.closes_at)
+            return await read_window(session, self.config, self.clock.now())
 
-    async def _require_open(self) -> None:
-        state = await self.window()
+    async def _require_open(self, session: AsyncSession | None = None) -> None:
+        """Entries are refused once the qualification has started (round 1 is out: a late
+        entrant would never be paired) and whenever the window is closed."""
+        if session is None:
+            async with self.sessions() as fresh:
+                return await self._require_open(fresh)
+        now = self.clock.now()
+        swiss = await swiss_stage(session)
+        if swiss is not None:
+            raise WrongStage(wording.qualification_started(swiss.started_at, td_named(self.config)))
+        state = await read_window(session, self.config, now)
         if not state.is_open:
-            raise WrongStage(
-                wording.window_closed(state.opens_at, state.closes_at, self.clock.now())
-            )
+            raise WrongStage(wording.window_closed(state, now, td_named(self.config)))
 
     # --- reading ----------------------------------------------------------------------------
 

@@ -1,9 +1,18 @@
 """The registration service (rule II): the players' sign-up and the TD's decisions, each
-written in its own module of this package."""
+written in its own module of this package; here, what ties them to the bot's timers and
+events: the configured close of registration, and the field post kept up to date."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot import due
+from bot.due import DueKind, Handler
+from bot.events import PlayerLeft, PlayerReinstated
 from bot.features.registration.core import ACTIVE_STATES, CHALLENGE_LIFETIME, WINDOW_OVERRIDE_KEY
+from bot.features.registration.field_post import refresh_field_post
 from bot.features.registration.signup import SignUp
 from bot.features.registration.td import Decisions
 from bot.features.registration.types import (
@@ -12,6 +21,9 @@ from bot.features.registration.types import (
     RegistrationSummary,
     WindowState,
 )
+from bot.service import Subscription
+from db.engine import transaction
+from db.models import DueAction
 
 __all__ = [
     "ACTIVE_STATES",
@@ -24,6 +36,40 @@ __all__ = [
     "WindowState",
 ]
 
+CLOSE_SUBJECT = "registration_window"
+
 
 class RegistrationService(SignUp, Decisions):
     """Rule II end to end."""
+
+    async def schedule_close(self) -> None:
+        """At start-up: a due action at the configured `registration.closes_at`, so the
+        field goes public when the window closes by itself. One row per close time (a
+        restart finds it; the sweep runs it once)."""
+        async with transaction(self.sessions) as session:
+            await due.schedule(
+                session,
+                kind=DueKind.REGISTRATION_CLOSE,
+                subject_type=CLOSE_SUBJECT,
+                subject_id=0,
+                due_at=self.config.registration.closes_at,
+            )
+
+    def due_handlers(self) -> dict[DueKind, Handler]:
+        return {DueKind.REGISTRATION_CLOSE: self._on_configured_close}
+
+    def subscriptions(self) -> list[Subscription]:
+        return [(PlayerLeft, self._on_field_changed), (PlayerReinstated, self._on_field_changed)]
+
+    async def _on_configured_close(
+        self, session: AsyncSession, action: DueAction, now: datetime
+    ) -> None:
+        """The configured close has come: the field goes public, unless the TD keeps
+        registration open (then their own close does it) or round 1 is out already."""
+        await refresh_field_post(session, self.config, now)
+
+    async def _on_field_changed(
+        self, session: AsyncSession, event: PlayerLeft | PlayerReinstated, now: datetime
+    ) -> None:
+        """A disqualification or a reinstatement before round 1 changes the public field."""
+        await refresh_field_post(session, self.config, now)

@@ -21,6 +21,7 @@ from bot.features.registration.core import (
     RegistrationCore,
     profile_has_code,
 )
+from bot.features.registration.field_post import refresh_field_post
 from bot.features.registration.player_check import PlayerReport, requirements
 from bot.features.registration.types import (
     DECISION_VIEW,
@@ -110,6 +111,7 @@ class SignUp(RegistrationCore):
             existing = await self.status(discord_id=discord_id)
             if existing is not None:
                 return existing
+        await self._require_open()  # registration may have closed since /register
         if now >= challenge.expires_at:
             raise InvalidInput("This code has expired. Run /register again for a new one.")
         user = await self._lichess_user(challenge.lichess_username)
@@ -127,12 +129,14 @@ class SignUp(RegistrationCore):
             raise InvalidInput(wording.refusal(hard, report.user))
         try:
             async with transaction(self.sessions) as session:
+                await self._require_open(session)  # again: it may have closed during the checks
                 await self._check_unique(session, discord_id=discord_id, user=user, now=now)
                 row = await session.get(OwnershipChallenge, challenge_id)
                 if row is None:
                     raise InvalidInput("This verification no longer exists. Run /register again.")
                 row.verified_at = now
                 registration = await self._save_registration(session, discord_id, report, now)
+                await refresh_field_post(session, self.config, now)
         except IntegrityError:
             # A simultaneous press won the race; show what it recorded.
             existing = await self.status(discord_id=discord_id)
@@ -282,6 +286,7 @@ class SignUp(RegistrationCore):
                 now=now,
                 content=f"{registration.player.lichess_username} withdrew their registration.",
             )
+            await refresh_field_post(session, self.config, now)
             return RegistrationSummary.of(registration)
 
     async def ensure_pre_seeded(self) -> None:

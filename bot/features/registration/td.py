@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from bot.audit import Actor, record, record_td_decision
@@ -11,11 +12,13 @@ from bot.features.registration.core import (
     WINDOW_OVERRIDE_KEY,
     RegistrationCore,
 )
+from bot.features.registration.field_post import refresh_field_post
 from bot.features.registration.types import (
     RegistrationSummary,
     WindowState,
 )
 from bot.outbox import enqueue_dm
+from bot.registration_window import read_window, swiss_stage, td_named
 from db.engine import transaction
 from db.models import (
     Registration,
@@ -28,15 +31,24 @@ class Decisions(RegistrationCore):
     """The TD's registration use cases."""
 
     async def set_window(self, *, td_id: int, open_: bool) -> WindowState:
-        """The TD opens or closes registration by hand, overriding the configured window."""
+        """The TD opens or closes registration by hand, overriding the configured window.
+        Closing makes the field public (`field_post.py`); once the qualification has
+        started, registration cannot reopen (a late entrant would never be paired)."""
         now = self.clock.now()
         value = "open" if open_ else "closed"
         async with transaction(self.sessions) as session:
+            swiss = await swiss_stage(session)
+            if open_ and swiss is not None:
+                raise WrongStage(wording.no_reopen(swiss.started_at))
+            before = await read_window(session, self.config, now)
+            # Closing a window that is already closed keeps the time it closed (the public
+            # field post says it); otherwise the TD's action is the time.
+            since = (before.closed_at if not (open_ or before.is_open) else None) or now
             setting = await session.get(Setting, WINDOW_OVERRIDE_KEY)
             if setting is None:
-                session.add(Setting(key=WINDOW_OVERRIDE_KEY, value=value, updated_at=now))
+                session.add(Setting(key=WINDOW_OVERRIDE_KEY, value=value, updated_at=since))
             else:
-                setting.value, setting.updated_at = value, now
+                setting.value, setting.updated_at = value, since
             record(
                 session,
                 at=now,
@@ -45,6 +57,7 @@ class Decisions(RegistrationCore):
                 subject_type="settings",
                 subject_id=None,
             )
+            await refresh_field_post(session, self.config, now)
         return await self.window()
 
     # --- the TD's decision ---------------------------------------------------------------
@@ -107,4 +120,63 @@ class Decisions(RegistrationCore):
                     now=now,
                     content=wording.outcome_message(summary),
                 )
+            await refresh_field_post(session, self.config, now)
         return summary
+
+    async def pending(self) -> list[RegistrationSummary]:
+        """The registrations still waiting for the TD, oldest first."""
+        return sorted(
+            (s for s in await self.all() if s.state is RegistrationState.PENDING),
+            key=lambda s: (s.created_at, s.id),
+        )
+
+    async def drop_pending(self, *, td_id: int) -> list[RegistrationSummary]:
+        """Registration is closed and round 1 is next: every registration the TD has not
+        decided is rejected, and each player told why (the TD chose not to decide them).
+        Only once registration is closed and before round 1."""
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            if await swiss_stage(session) is not None:
+                raise WrongStage("The qualification has already started. Nothing was changed.")
+            if (await read_window(session, self.config, now)).is_open:
+                raise WrongStage(
+                    "Registration is still open: close it first (/td registration close); "
+                    "nothing was changed."
+                )
+            rows = (
+                await session.scalars(
+                    select(Registration)
+                    .where(Registration.state == RegistrationState.PENDING)
+                    .options(selectinload(Registration.player))
+                    .order_by(Registration.created_at, Registration.id)
+                )
+            ).all()
+            dropped = []
+            for registration in rows:
+                registration.state = RegistrationState.REJECTED
+                registration.td_comment = wording.DROPPED_COMMENT
+                registration.decided_by, registration.decided_at = td_id, now
+                registration.updated_at = now
+                record_td_decision(
+                    session,
+                    at=now,
+                    td_id=td_id,
+                    kind="registration",
+                    subject_type="registration",
+                    subject_id=registration.id,
+                    decision="rejected",
+                    reason=wording.DROPPED_COMMENT,
+                    action="registration_dropped",
+                    details={"reason": "pending when registration closed"},
+                )
+                summary = RegistrationSummary.of(registration)
+                dropped.append(summary)
+                if registration.player.discord_id is not None:
+                    enqueue_dm(
+                        session,
+                        user_id=registration.player.discord_id,
+                        now=now,
+                        content=wording.dropped_message(summary, td_named(self.config)),
+                    )
+            await refresh_field_post(session, self.config, now)
+        return dropped

@@ -177,6 +177,7 @@ async def _set_window(interaction: discord.Interaction, *, open_: bool) -> None:
         f"{discord_time(state.opens_at)} to {discord_time(state.closes_at)}).",
         ephemeral=True,
     )
+    await kick_outbox(interaction)  # closing posts (or edits) the public field
 
 
 @app_commands.describe(registration="Registration number (see /td registration list)")

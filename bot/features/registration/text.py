@@ -9,7 +9,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from bot.features.registration.types import RegistrationSummary
+from bot.config import Config
+from bot.features.registration.types import FieldEntry, RegistrationSummary, WindowState
 from bot.lichess.models import LichessUser
 from bot.rules import eligibility
 from bot.timefmt import discord_time
@@ -30,10 +31,34 @@ COLOURS = {
 }
 
 
-def window_closed(opens_at: datetime, closes_at: datetime, now: datetime) -> str:
-    if now < opens_at:
-        return f"Registration is not open yet: it opens {discord_time(opens_at)}."
-    return f"Registration is closed: it closed {discord_time(closes_at)}."
+def window_closed(state: WindowState, now: datetime, td: str) -> str:
+    """Why /register or Verify is refused while the window is shut: not yet, or since when."""
+    if state.closed_at is None and now < state.opens_at:
+        return f"Registration is not open yet: it opens {discord_time(state.opens_at)}."
+    when = state.closed_at or state.closes_at
+    return (
+        f"Registration closed on {discord_time(when)}: nobody can enter now, and nothing "
+        f"was recorded. If you think you should be in, write to the TD ({td})."
+    )
+
+
+def qualification_started(started_at: datetime | None, td: str) -> str:
+    """Why an entry is refused once round 1 is out: a late entrant would never be paired."""
+    since = f" (round 1 was published {discord_time(started_at)})" if started_at else ""
+    return (
+        f"The qualification has started{since}, so registration is over: a player who "
+        "enters now could never be paired. Nothing was recorded. If you think you should "
+        f"be in, write to the TD ({td})."
+    )
+
+
+def no_reopen(started_at: datetime | None) -> str:
+    """The TD tries to reopen registration once round 1 is out."""
+    since = f" (round 1 was published {discord_time(started_at)})" if started_at else ""
+    return (
+        f"The qualification has started{since}: registration cannot reopen, since a player "
+        "who entered now could never be paired. Nothing was changed."
+    )
 
 
 def refusal(problems: list[str], user: LichessUser | None) -> str:
@@ -131,6 +156,15 @@ def outcome_message(s: RegistrationSummary) -> str:
     )
 
 
+def dropped_message(s: RegistrationSummary, td: str) -> str:
+    """The DM to a player whose registration was still pending when round 1 came."""
+    return (
+        f"❌ Your registration as **{s.lichess_username}** was not accepted: registration "
+        "closed before the TD decided on it, and the qualification is about to start. "
+        f"If you think this is wrong, write to the TD ({td})."
+    )
+
+
 def after_verify(s: RegistrationSummary) -> str:
     if s.state is RegistrationState.APPROVED:
         return f"✅ **{s.lichess_username}** is verified and registered. Welcome!"
@@ -182,3 +216,64 @@ def withdraw_effect(stage: StageKind, in_stage: bool) -> str:
         ),
     }
     return effects[stage] + " Only the TD can reinstate you."
+
+
+# --- the public field post (field_post.py) ------------------------------------------------
+
+STAGE_NAMES = {"candidates": "the Candidates", "final": "the Final"}
+DROPPED_COMMENT = "registration closed before the TD decided on your entry, so it was not accepted"
+
+
+def _link(text: str, url: str) -> str:
+    """A masked link without Discord's preview card (the post would be all cards)."""
+    return f"[{text}](<{url}>)"
+
+
+def field_header(config: Config, entrants: int, window: WindowState) -> str:
+    """The post's opening: how many entered, how the seeds were made, the pre-seeded."""
+    if window.is_open:
+        status = "Registration was reopened by the TD: the field may still change."
+    elif window.closed_at is not None:
+        status = f"Registration closed {discord_time(window.closed_at)}."
+    else:
+        status = "Registration is closed."
+    lines = [
+        f"**The field of the {config.tournament.name}**",
+        f"{status} {entrants} player{'s' if entrants != 1 else ''} in the Swiss "
+        "qualification, by seed. Seeding rating (rule III.E.3) = (rating at the cut-off + "
+        "peak rating) / 2; each figure links to the game that set it.",
+    ]
+    champion = (config.players.previous_champion or "").lower()
+    for entry in config.players.pre_seeded:
+        role = " (the champion)" if entry.lichess.lower() == champion else ""
+        url = f"https://lichess.org/@/{entry.lichess}"
+        lines.append(
+            f"Pre-seeded: {_link(entry.lichess, url)}{role} enters {STAGE_NAMES[entry.stage]}."
+        )
+    return "\n".join(lines)
+
+
+def field_line(e: FieldEntry) -> str:
+    """`3. name · 2150.5 (2100 cut-off, 2201 peak)`, each figure a link to its game."""
+    name = _link(e.lichess_username, f"https://lichess.org/@/{e.lichess_username}")
+    if e.seeding_rating is None:
+        return f"{e.seed}. {name} · no seeding rating"
+
+    def figure(value: int | None, game: str | None) -> str:
+        return _link(str(value), game) if game else str(value)
+
+    cutoff = figure(e.rating_at_cutoff, e.rating_at_cutoff_game)
+    peak = figure(e.peak_rating, e.peak_rating_game)
+    return f"{e.seed}. {name} · **{e.seeding_rating:g}** ({cutoff} cut-off, {peak} peak)"
+
+
+def field_part_marker(part: int, parts: int) -> str:
+    return f" · part {part} of {parts}"
+
+
+def field_continued() -> str:
+    return "**The field** (continued)"
+
+
+def field_part_unused() -> str:
+    return "**The field**: nothing more (the field above is complete)."

@@ -5,12 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from bot.registration_window import WindowState
 from db.models import (
     Registration,
     RegistrationState,
 )
 
 DECISION_VIEW = "registration_decision"
+
+__all__ = [
+    "DECISION_VIEW",
+    "FieldEntry",
+    "OwnershipStep",
+    "RegistrationSummary",
+    "WindowState",
+]
 
 
 @dataclass(frozen=True)
@@ -75,8 +84,13 @@ class RegistrationSummary:
 
 
 @dataclass(frozen=True)
-class WindowState:
-    is_open: bool
-    override: str | None  # "open", "closed" or None when the configured window decides
-    opens_at: datetime
-    closes_at: datetime
+class FieldEntry:
+    """One entrant of the public field post: their seed and the evidence of their rating."""
+
+    seed: int
+    lichess_username: str
+    seeding_rating: float | None
+    rating_at_cutoff: int | None
+    rating_at_cutoff_game: str | None
+    peak_rating: int | None
+    peak_rating_game: str | None

@@ -9,6 +9,8 @@ from bot.features.rounds.robin import TIE_VIEW
 from bot.features.rounds.td_cog import (
     TD_COMMANDS,
     CancelSwissButton,
+    CloseAndContinueButton,
+    DropPendingButton,
     PublishSwissButton,
     TieButton,
     tie_view,
@@ -21,7 +23,9 @@ if TYPE_CHECKING:
 
 async def setup(bot: ChampionshipBot) -> None:
     """The extension: the TD's /td round group, its preview buttons and the tie buttons."""
-    bot.add_dynamic_items(PublishSwissButton, CancelSwissButton, TieButton)
+    bot.add_dynamic_items(
+        PublishSwissButton, CancelSwissButton, CloseAndContinueButton, DropPendingButton, TieButton
+    )
     if bot.outbox is not None:
         bot.outbox.register_view(TIE_VIEW, tie_view)
     add_td_commands(bot, "round", "Run the rounds: start, publish, scores", TD_COMMANDS)

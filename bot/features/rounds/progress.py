@@ -56,7 +56,8 @@ class RoundProgress(Service):
         return starts_at, starts_at + days - timedelta(seconds=1)
 
     async def _entrants(self, session: AsyncSession) -> list[Player]:
-        """Approved, not pre-seeded, not withdrawn: best seeding rating first."""
+        """Approved, not pre-seeded, not withdrawn or disqualified: best seeding rating
+        first (the public field post lists them in this order)."""
         rows = (
             await session.scalars(
                 select(Registration)
@@ -67,7 +68,9 @@ class RoundProgress(Service):
         players = [
             (r.player, r)
             for r in rows
-            if r.player.pre_seeded_stage is None and r.player.withdrawn_at is None
+            if r.player.pre_seeded_stage is None
+            and r.player.withdrawn_at is None
+            and r.player.disqualified_at is None
         ]
         players.sort(
             key=lambda pr: (

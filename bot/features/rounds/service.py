@@ -15,8 +15,17 @@ from bot.due import DueKind, Handler
 from bot.errors import InvalidInput, WrongStage
 from bot.events import MatchFinished, PlayerForfeited, PlayerLeft
 from bot.features.matches.round_post import queue_round_post_update
+from bot.features.rounds import text as wording
 from bot.features.rounds.stages import StageFlow
-from bot.features.rounds.types import PairingLine, ResultRecorded, RoundPreview, StandingLine
+from bot.features.rounds.types import (
+    PairingLine,
+    PendingEntry,
+    ResultRecorded,
+    RoundPreview,
+    StandingLine,
+    SwissStart,
+)
+from bot.registration_window import read_window
 from bot.rules import match as match_rules
 from bot.rules import swiss
 from bot.service import Subscription
@@ -28,6 +37,8 @@ from db.models import (
     Match,
     MatchState,
     Player,
+    Registration,
+    RegistrationState,
     Round,
     RoundState,
     Stage,
@@ -35,7 +46,14 @@ from db.models import (
     StageState,
 )
 
-__all__ = ["PairingLine", "ResultRecorded", "RoundPreview", "RoundService", "StandingLine"]
+__all__ = [
+    "PairingLine",
+    "ResultRecorded",
+    "RoundPreview",
+    "RoundService",
+    "StandingLine",
+    "SwissStart",
+]
 
 
 class RoundService(StageFlow):
@@ -46,18 +64,41 @@ class RoundService(StageFlow):
 
     # --- starting the qualification -----------------------------------------------------------
 
-    async def preview_start(self) -> RoundPreview:
-        """Round 1 as it would be published now; changes nothing."""
+    async def preview_start(self) -> SwissStart:
+        """Round 1 as it would be published now, and what still stands in its way: an open
+        registration (no preview: the field is not final) or undecided registrations.
+        Changes nothing."""
         async with self.sessions() as session:
             await self._require_not_started(session)
+            window = await read_window(session, self.config, self.clock.now())
+            pending = await self._pending(session)
+            if window.is_open:
+                return SwissStart(True, pending, None)
             players = await self._entrants(session)
-        return self._preview(players, number=1, results=[], withdrawn=set())
+        preview = self._preview(players, number=1, results=[], withdrawn=set())
+        return SwissStart(False, pending, preview)
+
+    async def _pending(self, session: AsyncSession) -> list[PendingEntry]:
+        rows = await session.execute(
+            select(Registration.id, Player.lichess_username)
+            .join(Player, Player.id == Registration.player_id)
+            .where(Registration.state == RegistrationState.PENDING)
+            .order_by(Registration.created_at, Registration.id)
+        )
+        return [PendingEntry(rid, name) for rid, name in rows]
 
     async def start(self, *, td_id: int) -> RoundPreview:
-        """Start the Swiss and publish round 1 from the current approved field."""
+        """Start the Swiss and publish round 1 from the current approved field: only once
+        registration is closed and every registration is decided (the field is final, so
+        nobody can enter and never be paired)."""
         now = self.clock.now()
         async with transaction(self.sessions) as session:
             await self._require_not_started(session)
+            if (await read_window(session, self.config, now)).is_open:
+                raise WrongStage(wording.registration_still_open())
+            pending = await self._pending(session)
+            if pending:
+                raise WrongStage(wording.pending_block(pending))
             players = await self._entrants(session)
             preview = self._preview(players, number=1, results=[], withdrawn=set())
             stage = Stage(

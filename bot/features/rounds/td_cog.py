@@ -9,8 +9,8 @@ from discord import app_commands
 
 from bot.audit import Actor
 from bot.errors import NotAllowed
-from bot.features.rounds.text import preview_text
-from cogs.common import IdButton, MatchId, bot_of, is_td, match_choices
+from bot.features.rounds.text import dropped_note, preview_text, start_text
+from cogs.common import IdButton, MatchId, bot_of, is_td, kick_outbox, match_choices
 from cogs.td import TDCommand
 
 
@@ -84,14 +84,71 @@ class CancelSwissButton(IdButton, template=r"acwc:swiss:cancel:(?P<id>\d+)"):
         )
 
 
-async def swiss_start(interaction: discord.Interaction) -> None:
-    preview = await bot_of(interaction).svc.rounds.preview_start()
-    view = discord.ui.View(timeout=None)
-    view.add_item(PublishSwissButton(interaction.user.id))
-    view.add_item(CancelSwissButton(interaction.user.id))
-    await interaction.response.send_message(
-        preview_text(preview, published=False), view=view, ephemeral=True
+class CloseAndContinueButton(IdButton, template=r"acwc:swiss:close:(?P<id>\d+)"):
+    """Registration was open at `/td round start`: close it (the TD's own
+    `/td registration close`, audited, the field made public), then preview round 1."""
+
+    prefix, label, style = (
+        "acwc:swiss:close",
+        "Close registration and continue",
+        discord.ButtonStyle.primary,
     )
+
+    async def run(self, interaction: discord.Interaction) -> None:
+        if not is_td(interaction):
+            raise NotAllowed("Only the tournament director can close registration.")
+        bot = bot_of(interaction)
+        await bot.svc.rounds.preview_start()  # refuses, changing nothing, once round 1 is out
+        await bot.svc.registration.set_window(td_id=interaction.user.id, open_=False)
+        await _show_start(interaction, edit=True)
+        await kick_outbox(interaction)
+
+
+class DropPendingButton(IdButton, template=r"acwc:swiss:drop:(?P<id>\d+)"):
+    """Rejects every registration still pending once registration is closed (each player
+    gets a DM), then shows round 1's preview again."""
+
+    prefix, label, style = "acwc:swiss:drop", "Drop pending", discord.ButtonStyle.danger
+
+    def __init__(self, ident: int, count: int | None = None) -> None:
+        super().__init__(ident)
+        if count is not None:
+            self.item.label = f"Drop {count} pending"
+
+    async def run(self, interaction: discord.Interaction) -> None:
+        if not is_td(interaction):
+            raise NotAllowed("Only the tournament director can drop pending registrations.")
+        bot = bot_of(interaction)
+        dropped = await bot.svc.registration.drop_pending(td_id=interaction.user.id)
+        names = [s.lichess_username for s in dropped]
+        await _show_start(interaction, edit=True, note=dropped_note(names))
+        await kick_outbox(interaction)
+
+
+async def _show_start(interaction: discord.Interaction, *, edit: bool, note: str = "") -> None:
+    """`/td round start`'s message: the refusal or the preview, with the buttons that
+    apply (Publish only once registration is closed and nothing is pending)."""
+    start = await bot_of(interaction).svc.rounds.preview_start()
+    user_id = interaction.user.id
+    view = discord.ui.View(timeout=None)
+    if start.registration_open:
+        view.add_item(CloseAndContinueButton(user_id))
+    elif start.pending:
+        view.add_item(DropPendingButton(user_id, len(start.pending)))
+    else:
+        view.add_item(PublishSwissButton(user_id))
+    view.add_item(CancelSwissButton(user_id))
+    content = start_text(start)
+    if note:
+        content = f"{note}\n\n{content}"[:2000]
+    if edit:
+        await interaction.response.edit_message(content=content, view=view)
+    else:
+        await interaction.response.send_message(content, view=view, ephemeral=True)
+
+
+async def swiss_start(interaction: discord.Interaction) -> None:
+    await _show_start(interaction, edit=False)
 
 
 async def swiss_publish(interaction: discord.Interaction) -> None:
@@ -133,7 +190,7 @@ async def set_score(
 TD_COMMANDS = [
     TDCommand(
         "start",
-        "Preview round 1 of the Swiss, then publish it",
+        "Close registration, preview round 1 of the Swiss, then publish it",
         swiss_start,
     ),
     TDCommand("publish", "Pair and publish the next round now", swiss_publish),

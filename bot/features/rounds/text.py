@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from bot.features.rounds.types import RoundPreview
+from bot.features.rounds.types import PendingEntry, RoundPreview, SwissStart
 from bot.timefmt import discord_time
 from db.models import StageKind
 
@@ -33,3 +33,61 @@ def no_channel_text(kind: StageKind, number: int) -> str:
         "`/td setup` or `discord.pairings_channel_id` in the config: the bot posts the round "
         "there as soon as it is set."
     )
+
+
+# --- before round 1: registration closed and decided ------------------------------------
+
+PENDING_SHOWN = 15  # names listed; the rest are counted (the message stays under 2,000)
+
+
+def registration_still_open() -> str:
+    return (
+        "Registration is still open, so round 1 cannot be published: a player who entered "
+        "after it would never be paired. Close it first (`/td registration close`, or "
+        "**Close registration and continue** under `/td round start`); nothing was changed."
+    )
+
+
+def pending_block(pending: list[PendingEntry]) -> str:
+    """The registrations that block round 1, and the TD's two ways out."""
+    count = len(pending)
+    names = [f"• #{p.registration_id} {p.lichess_username}" for p in pending[:PENDING_SHOWN]]
+    if count > PENDING_SHOWN:
+        names.append(f"• …and {count - PENDING_SHOWN} more (`/td registration list`)")
+    return "\n".join(
+        [
+            f"**{count} registration{'s' if count != 1 else ''} still wait for your "
+            "decision**, and round 1 cannot be published until each is decided: "
+            "`/td registration approve` or `reject` them, or press "
+            f"**Drop {count} pending** to reject them all (each player gets a DM: "
+            "registration closed before a decision).",
+            *names,
+        ]
+    )
+
+
+def dropped_note(names: list[str]) -> str:
+    """What **Drop N pending** did, above the preview it shows again."""
+    if not names:
+        return "No registration was pending any more: nothing was dropped."
+    return f"Dropped (each was told): {', '.join(names)}."[:300]
+
+
+def start_text(start: SwissStart) -> str:
+    """What `/td round start` shows: the refusal while registration is open, else the
+    preview, with what still blocks publishing."""
+    parts: list[str] = []
+    if start.registration_open:
+        parts.append(
+            "**Registration is still open.** Round 1 is previewed and published only once "
+            "it is closed: a player who entered later could never be paired. **Close "
+            "registration and continue** closes it now, exactly as `/td registration close` "
+            "does (the field goes public in the announcement channel), then shows the "
+            "preview of round 1."
+        )
+    if start.pending:
+        parts.append(pending_block(start.pending))
+    if start.preview is not None:
+        room = 1900 - sum(len(p) + 2 for p in parts)
+        parts.append(preview_text(start.preview, published=False)[:room])
+    return "\n\n".join(parts)

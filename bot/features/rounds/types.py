@@ -52,3 +52,25 @@ class TieChoice:
 
     player: str
     done: bool
+
+
+@dataclass(frozen=True)
+class PendingEntry:
+    """A registration the TD has not decided: it blocks round 1."""
+
+    registration_id: int
+    lichess_username: str
+
+
+@dataclass(frozen=True)
+class SwissStart:
+    """What `/td round start` finds: round 1 is previewed only once registration is closed,
+    and published only once no registration is pending."""
+
+    registration_open: bool
+    pending: list[PendingEntry]
+    preview: RoundPreview | None  # None while registration is open
+
+    @property
+    def can_publish(self) -> bool:
+        return not self.registration_open and not self.pending and self.preview is not None

@@ -180,7 +180,9 @@ async def test_register_when_closed_and_td_reopens(
     clock.set(datetime(2019, 10, 5, tzinfo=UTC))
     async with running_bot() as (_, h):
         record = await h.slash("register", user=ALICE, options={"lichess_username": "Alice"})
-        assert record.ephemeral and "Registration is closed" in record.text
+        closed_at = int(datetime(2019, 9, 29, 12, 0, tzinfo=UTC).timestamp())
+        assert record.ephemeral and f"Registration closed on <t:{closed_at}:F>" in record.text
+        assert "<@900>" in record.text  # whom to write to (ephemeral: nobody is pinged)
         refused = await h.slash("td registration open", user=ALICE)
         assert refused.ephemeral and "Only the tournament director" in refused.text
         opened = await h.slash("td registration open", user=ROLE_TD)

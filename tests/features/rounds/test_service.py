@@ -60,7 +60,10 @@ async def test_preview_changes_nothing_and_orders_by_seeding(
     rounds: RoundService, sessions, clock
 ) -> None:
     await add_entrants(sessions, clock, 8)
-    preview = await rounds.preview_start()
+    start = await rounds.preview_start()
+    assert start.can_publish and not start.pending
+    preview = start.preview
+    assert preview is not None
     assert preview.total_rounds == 6  # log2(8) = 3, "up" as in the 2019 examples, + 2
     assert [(line.player_a, line.player_b) for line in preview.lines] == [
         ("P01", "P05"),
