@@ -1,7 +1,13 @@
 """Lichess access: one asynchronous client over berserk, typed errors and models."""
 
 from .client import LichessClient
-from .errors import LichessAuthError, LichessError, LichessNotFound, LichessRateLimited, LichessUnavailable
+from .errors import (
+    LichessAuthError,
+    LichessError,
+    LichessNotFound,
+    LichessRateLimited,
+    LichessUnavailable,
+)
 from .models import LichessGame, LichessUser, OpenChallenge
 
 __all__ = [

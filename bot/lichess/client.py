@@ -31,6 +31,7 @@ checks each game's own ``createdAt``/``lastMoveAt`` and status (see
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import re
 import threading
@@ -143,6 +144,13 @@ class LichessClient:
 
     def __repr__(self) -> str:
         return f"<LichessClient base_url={self.base_url!r}>"
+
+    @property
+    def token_key(self) -> str:
+        """A short fingerprint of the token (never the token): a new token is a new key."""
+        if not self._token:
+            return "none"
+        return hashlib.sha256(self._token.encode()).hexdigest()[:8]
 
     # ------------------------------------------------------------------ plumbing
 

@@ -48,4 +48,8 @@ class LichessAuthError(LichessError):
 
 __all__ = [
     "LichessAuthError",
-    "LichessError", "LichessNotFound", "LichessRateLimited", "LichessUnavailable"]
+    "LichessError",
+    "LichessNotFound",
+    "LichessRateLimited",
+    "LichessUnavailable",
+]

@@ -134,11 +134,15 @@ class LichessAccess:
             "rated": rated,
             "speed": speed,
             "timeControl": (
-                {"type": "clock", "limit": clock[0], "increment": clock[1],
-                 "show": f"{clock[0] / 60:g}+{clock[1]}"}
+                {
+                    "type": "clock",
+                    "limit": clock[0],
+                    "increment": clock[1],
+                    "show": f"{clock[0] / 60:g}+{clock[1]}",
+                }
                 if clock is not None
                 else {"type": "unlimited"}
-            ),  # fmt: skip
+            ),
             "color": "random",
             "finalColor": "white",
             "perf": {"icon": "", "name": VARIANTS[variant] if variant != "standard" else speed},
