@@ -59,6 +59,8 @@ class LichessAccess:
         # Who gets White on each open challenge (challenge id -> (white, black)), kept even
         # with `keep_requests` off: two names per game link.
         self.challenge_colours_by_id: dict[str, tuple[str, str]] = {}
+        #: fields of every challenge answer replaced (a test of a downgraded challenge)
+        self.challenge_answer_changes: dict[str, Any] = {}
 
     # ----------------------------------------------------------------- setup API
 
@@ -150,6 +152,7 @@ class LichessAccess:
             "urlWhite": f"{url}?color=white",
             "urlBlack": f"{url}?color=black",
         }
+        challenge.update(self.challenge_answer_changes)
         if self.keep_requests:
             self.challenges.append({**challenge, "form": fields})
         return web.json_response(challenge)
