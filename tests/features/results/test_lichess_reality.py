@@ -46,9 +46,7 @@ async def test_the_link_gives_white_to_the_first_player_and_says_so(
         assert "You have White" in h.dms_to(ALICE)[-1].text
         assert "**Alice** has White" in h.dms_to(BOB)[-1].text
         shown = await h.slash("match", user=BOB)
-        assert f"Game link: {url} (**Alice** has White in its first game)" in shown.text, (
-            shown.text
-        )
+        assert f"Game link: {url} (**Alice** has White in its first game)" in shown.text, shown.text
 
 
 async def test_a_token_without_challenge_write_reaches_the_td_once_and_players_hear_why(
