@@ -42,7 +42,8 @@ async def test_the_first_user_gets_white_and_the_answer_has_the_required_fields(
         for required in ("id", "url", "status", "challenger", "destUser", "variant", "rated",
                          "speed", "timeControl", "color", "perf", "urlWhite", "urlBlack"):  # fmt: skip
             assert required in body, required
-        assert body["timeControl"] == {"type": "clock", "limit": 120, "increment": 5, "show": "2+5"}
+        control = {"type": "clock", "limit": 120, "increment": 5, "show": "2+5"}
+        assert body["timeControl"] == control
         assert body["variant"]["key"] == "antichess" and body["rated"] is True
 
 
