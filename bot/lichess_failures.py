@@ -24,9 +24,12 @@ def lichess_failure(exc: LichessError) -> str:
         )
     if isinstance(exc, LichessRateLimited):
         return (
-            "Lichess asked the bot to slow down; nothing was changed. Try again in a minute or two."
+            "Lichess asked the bot to slow down. Nothing was changed; please try again in a "
+            "minute or two."
         )
-    return "Lichess could not be reached just now; nothing was changed. Try again in a minute."
+    return (
+        "Lichess could not be reached just now. Nothing was changed; please try again in a minute."
+    )
 
 
 def auth_td_note(exc: LichessAuthError) -> str:

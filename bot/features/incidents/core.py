@@ -29,7 +29,6 @@ from bot.features.matches.context import (
 from bot.features.matches.text import progress_board
 from bot.features.matches.types import MatchProgress
 from bot.lichess import LichessError, LichessNotFound
-from bot.lichess_failures import lichess_failure
 from bot.outbox import enqueue_channel
 from bot.service import Service
 from db.models import (
@@ -139,8 +138,9 @@ class IncidentCore(Service):
                     ongoing=True,
                 )  # fmt: skip
         except LichessError as exc:
+            told = await self.lichess_failed(exc)
             if required:
-                raise ExternalServiceError(lichess_failure(exc)) from exc
+                raise ExternalServiceError(told) from exc
             return None
         return [
             g.url if g.finished else wording.in_progress(g.url)

@@ -31,7 +31,7 @@ from bot.features.results.stage_rules import (
 from bot.features.results.types import PollReport, SubmitResult, VoidResult
 from bot.lichess.errors import LichessAuthError, LichessError, LichessNotFound
 from bot.lichess.models import LichessGame
-from bot.lichess_failures import lichess_failure, tell_td_of_auth
+from bot.lichess_failures import tell_td_of_auth
 from bot.outbox import enqueue_channel
 from bot.rules.attribution import judge, parse_game_id
 from bot.td_alerts import notify_td_once, once
@@ -314,10 +314,7 @@ class ResultsService(ArmageddonBids):
         except LichessNotFound:
             raise InvalidInput(f"Lichess has no game {game_link(game_id)}.") from None
         except LichessError as exc:
-            if isinstance(exc, LichessAuthError):
-                async with transaction(self.sessions) as session:
-                    await tell_td_of_auth(session, self.config, exc, now, self.lichess.token_key)
-            raise ExternalServiceError(lichess_failure(exc)) from exc
+            raise ExternalServiceError(await self.lichess_failed(exc)) from exc
         verdict = judge(
             game,
             player_a=ctx.a.lichess_id,
