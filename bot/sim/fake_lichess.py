@@ -372,6 +372,8 @@ class FakeLichess(LichessAccess, Misbehaviour):
         except ValueError:
             return web.json_response({"error": "bad number"}, status=400)
         vs = q.get("vs", "").lower() or None
+        if vs is not None and vs not in self.users:  # lila: a closed opponent is fine
+            return web.json_response({"error": f"No such opponent: {q['vs']}"}, status=404)
         rated = _truthy(q.get("rated"))
         perfs = set(q["perfType"].split(",")) if q.get("perfType") else None
         ongoing = bool(_truthy(q.get("ongoing")))
