@@ -83,6 +83,7 @@ class ResultsCore(StageRules):
         # new token and a restart help, so this process stops trying; the TD has the fix.
         self._link_refused: LichessAuthError | None = None
         self._read_refused: LichessAuthError | None = None
+        self._closed_accounts: set[str] = set()  # Lichess refuses their games export
 
     # --- loading ------------------------------------------------------------------------------
 

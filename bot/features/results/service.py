@@ -261,12 +261,14 @@ class ResultsService(ArmageddonBids):
         starts), and `judge` checks each game's own creation time and status."""
         since = self.earliest(ctx)
         variant = self.config.tournament.variant
-        try:
-            return await self.lichess.export_games(
-                ctx.a.lichess_id, vs=ctx.b.lichess_id, since=since, perf_type=variant, rated=True
-            )
-        except LichessNotFound:
-            pass  # A's account is closed (Lichess refuses its export)
+        if ctx.a.lichess_id not in self._closed_accounts:
+            try:
+                return await self.lichess.export_games(
+                    ctx.a.lichess_id, vs=ctx.b.lichess_id, since=since, perf_type=variant,
+                    rated=True,
+                )  # fmt: skip
+            except LichessNotFound:  # A's account is closed (Lichess refuses its export)
+                self._closed_accounts.add(ctx.a.lichess_id)  # read B's from now on
         games = await self.lichess.export_games(
             ctx.b.lichess_id, vs=ctx.a.lichess_id, since=since, perf_type=variant, rated=True
         )

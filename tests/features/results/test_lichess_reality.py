@@ -145,5 +145,7 @@ async def test_a_closed_account_is_read_from_the_other_players_games(
         await bot.outbox.flush()
         match = await match_row(bot.sessions, match_id)
         assert (match.score_a, match.score_b, match.state) == (1.0, 0.0, MatchState.IN_PROGRESS)
+        refused = [q for m, p, q in fake.requests if p == "/api/games/user/alice"]
+        assert len(refused) == 2  # the poll before the account closed, then once
         notes = [t for t in td_notes(h) if "closed" in t]
         assert len(notes) == 1 and "**Alice**" in notes[0] and "**Bob**" in notes[0], notes
