@@ -174,6 +174,7 @@ def _run(config: Config, secrets: Secrets, *, verbose: bool = False) -> int:
     from sqlalchemy.engine import make_url
 
     from bot.app import ChampionshipBot
+    from bot.lichess_token import check_token_at_start
     from bot.logging_setup import configure_logging
     from bot.startup import StartupRefused
     from db.schema import MigrationFailed, migrate_in_child
@@ -181,6 +182,11 @@ def _run(config: Config, secrets: Secrets, *, verbose: bool = False) -> int:
     # A PostgreSQL URL may carry a password: it is a secret like the tokens.
     database_password = make_url(config.database.url).password
     configure_logging([secrets.discord_token, secrets.lichess_token, database_password])
+    try:
+        check_token_at_start(config, secrets.lichess_token)  # a bad token stops the start
+    except StartupRefused as refused:
+        logging.getLogger("acwc.start").error("%s", refused)
+        return EXIT_FAILURE
     try:
         migrate_in_child(config.database.url)  # Alembic stays out of the bot's memory
     except MigrationFailed as failure:  # logged, so the database password is redacted

@@ -34,7 +34,7 @@ class _Section(BaseModel):
 
 class TimeControl(_Section):
     minutes: int = Field(2, ge=0, le=180)
-    increment: int = Field(5, ge=0, le=180)
+    increment: int = Field(5, ge=0, le=60)  # Lichess allows at most 60
 
     @property
     def limit_seconds(self) -> int:

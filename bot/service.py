@@ -17,6 +17,8 @@ from bot.config import Config
 from bot.due import DueKind, Handler, SweepStep
 from bot.events import Event, EventBus
 from bot.lichess.client import LichessClient
+from bot.lichess.errors import LichessAuthError, LichessError
+from bot.lichess_failures import lichess_failure, tell_td_of_auth
 
 Subscription = tuple[type[Event], Callable[[AsyncSession, Any, datetime], Awaitable[None]]]
 
@@ -45,6 +47,18 @@ class Service:
         if self._lichess is None:
             raise RuntimeError(f"{type(self).__name__} was built without a Lichess client")
         return self._lichess
+
+    async def lichess_failed(self, exc: LichessError) -> str:
+        """A Lichess call of a use case failed: a refused token reaches the TD (once, with
+        the fix, in its own transaction); returns the truth to tell the player."""
+        if isinstance(exc, LichessAuthError):
+            from db.engine import transaction
+
+            async with transaction(self.sessions) as session:
+                await tell_td_of_auth(
+                    session, self.config, exc, self.clock.now(), self.lichess.token_key
+                )
+        return lichess_failure(exc)
 
     def due_handlers(self) -> dict[DueKind, Handler]:
         """The due-action kinds this service runs when they fall due."""

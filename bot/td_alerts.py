@@ -53,3 +53,26 @@ def notify_td(
     if not queued:
         log.warning("no TD user id or TD alert channel configured; a TD message was not queued")
     return queued
+
+
+async def once(session: AsyncSession, key: str, now: datetime) -> bool:
+    """True the first time `key` is seen (a marker row is written in this transaction),
+    False ever after: a condition a job meets on every run is acted on once."""
+    from db.models import Setting
+
+    marker = "once:" + key
+    if await session.get(Setting, marker) is not None:
+        return False
+    session.add(Setting(key=marker[:64], value="", updated_at=now))
+    await session.flush()
+    return True
+
+
+async def notify_td_once(
+    session: AsyncSession, config: Config, *, key: str, now: datetime, content: str
+) -> bool:
+    """`notify_td`, but only the first time `key` comes; True when it was queued now."""
+    if not await once(session, key, now):
+        return False
+    notify_td(session, config, now=now, content=content)
+    return True

@@ -98,3 +98,13 @@ def test_secrets_come_from_the_environment_and_never_show() -> None:
     assert secrets.discord_token == "discord-secret"
     assert "secret" not in repr(secrets) and "secret" not in str(secrets)
     assert Secrets.from_env({}).discord_token is None
+
+
+def test_an_increment_lichess_cannot_make_is_refused(tmp_path: Path) -> None:
+    """Lichess's clock increment is at most 60 seconds: 61 could never become a game link."""
+    path = tmp_path / "c.yaml"
+    path.write_text("tournament:\n  time_control:\n    minutes: 2\n    increment: 61\n")
+    with pytest.raises(ConfigError, match=r"tournament\.time_control\.increment"):
+        load_config(path, environ={})
+    path.write_text("tournament:\n  time_control:\n    minutes: 2\n    increment: 60\n")
+    assert load_config(path, environ={}).tournament.time_control.increment == 60

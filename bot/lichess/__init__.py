@@ -1,10 +1,17 @@
 """Lichess access: one asynchronous client over berserk, typed errors and models."""
 
 from .client import LichessClient
-from .errors import LichessError, LichessNotFound, LichessRateLimited, LichessUnavailable
+from .errors import (
+    LichessAuthError,
+    LichessError,
+    LichessNotFound,
+    LichessRateLimited,
+    LichessUnavailable,
+)
 from .models import LichessGame, LichessUser, OpenChallenge
 
 __all__ = [
+    "LichessAuthError",
     "LichessClient",
     "LichessError",
     "LichessGame",

@@ -17,19 +17,26 @@ to use from asyncio:
   clock spends the full pause in championship time instead of real time;
 * errors are typed (:mod:`bot.lichess.errors`).  The token is never logged.
 
-Time window semantics of :meth:`LichessClient.export_games` are Lichess's:
-``since`` is inclusive and ``until`` exclusive, both on the game's ``createdAt``
-(lila: ``createdAt >= since && createdAt < until``).
+Time window semantics of :meth:`LichessClient.export_games` are Lichess's, and depend on
+the filters: with ``rated`` or ``perfType`` (the bot sends them on every read but the
+no-show check's) Lichess answers from its search index, where ``since`` and ``until`` filter
+the game's **last move**, both **inclusive**, at whole-second precision, newest last move
+first, and the index also holds games that were never played (``noStart``) or changed no
+rating. Without them it reads its game database: ``since`` inclusive and ``until``
+exclusive on the game's **creation** time. So a caller never trusts the window alone: it
+checks each game's own ``createdAt``/``lastMoveAt`` and status (see
+:meth:`LichessClient.count_rated_games`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 import berserk
@@ -38,7 +45,13 @@ from berserk.exceptions import ApiError, ResponseError
 from berserk.formats import JSON, NDJSON
 from berserk.session import Requestor
 
-from .errors import LichessError, LichessNotFound, LichessRateLimited, LichessUnavailable
+from .errors import (
+    LichessAuthError,
+    LichessError,
+    LichessNotFound,
+    LichessRateLimited,
+    LichessUnavailable,
+)
 from .models import LichessGame, LichessUser, OpenChallenge, to_millis
 
 log = logging.getLogger(__name__)
@@ -49,6 +62,8 @@ T = TypeVar("T")
 _USERNAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,30}$")
 #: ``POST /api/users`` accepts at most this many ids per request.
 USERS_CHUNK = 300
+#: Pages of the games export `count_rated_games` reads at most (each of `limit` games).
+_COUNT_PAGES = 10
 
 
 class PauseClock(Protocol):
@@ -118,6 +133,7 @@ class LichessClient:
         self.timeout = timeout
         self.rate_limit_pause = rate_limit_pause
         self.max_retries_after_429 = max(0, max_retries_after_429)
+        self._token = token or None
         self._session = _TimeoutSession(timeout, token)
         self._api = berserk.Client(session=self._session, base_url=self.base_url)
         self._raw = Requestor(self._session, self.base_url, default_fmt=JSON)
@@ -128,6 +144,13 @@ class LichessClient:
 
     def __repr__(self) -> str:
         return f"<LichessClient base_url={self.base_url!r}>"
+
+    @property
+    def token_key(self) -> str:
+        """A short fingerprint of the token (never the token): a new token is a new key."""
+        if not self._token:
+            return "none"
+        return hashlib.sha256(self._token.encode()).hexdigest()[:8]
 
     # ------------------------------------------------------------------ plumbing
 
@@ -166,7 +189,7 @@ class LichessClient:
                         raise LichessRateLimited(
                             f"Lichess rate limit (429) on {what}", status_code=429
                         ) from None
-                    raise self._map_status(what, status) from None
+                    raise self._map_status(what, status, _error_body(exc)) from None
                 except ApiError as exc:  # wrapped requests exception (connection, timeout)
                     raise LichessUnavailable(
                         f"Lichess unreachable on {what}: {type(exc.error).__name__}"
@@ -195,12 +218,19 @@ class LichessClient:
             raise
 
     @staticmethod
-    def _map_status(what: str, status: int) -> LichessError:
+    def _map_status(what: str, status: int, body: str | None = None) -> LichessError:
+        said = f": {body}" if body else ""
+        if status != 404:  # Lichess's own words ({"error": ...}) say what went wrong
+            log.warning("Lichess answered %s on %s%s", status, what, said)
         if status == 404:
-            return LichessNotFound(f"not found on Lichess: {what}", status_code=404)
+            return LichessNotFound(f"not found on Lichess: {what}{said}", status_code=404)
+        if status in (401, 403):
+            return LichessAuthError(
+                f"Lichess refused the token ({status}) on {what}{said}", status_code=status
+            )
         if status >= 500:
             return LichessUnavailable(f"Lichess error {status} on {what}", status_code=status)
-        return LichessError(f"Lichess answered {status} on {what}", status_code=status)
+        return LichessError(f"Lichess answered {status} on {what}{said}", status_code=status)
 
     # ------------------------------------------------------------------ users
 
@@ -261,11 +291,16 @@ class LichessClient:
         rated: bool | None = None,
         perf_type: str | None = None,
         max_games: int | None = None,
+        ongoing: bool = False,
     ) -> list[LichessGame]:
-        """Finished games of ``username``, newest first, as Lichess sends them.
+        """Games of ``username``, newest first, as Lichess sends them; unfinished ones only
+        with ``ongoing`` (Lichess delays them by a few seconds).
 
-        ``since`` is inclusive, ``until`` exclusive (on the game's creation time);
-        ``max_games`` applies after the other filters."""
+        With ``rated`` or ``perf_type`` (Lichess's search index): ``since`` and ``until``
+        both inclusive on the **last move**, in whole seconds, sorted by last move, and the
+        games may include never-played (``noStart``) ones. Without them: ``since`` inclusive
+        and ``until`` exclusive on the **creation** time. ``max_games`` applies after the
+        other filters. A closed account's export is refused (:class:`LichessNotFound`)."""
         name = _check_username(username)
         if max_games is not None and max_games <= 0:
             return []
@@ -282,14 +317,18 @@ class LichessClient:
             params["perfType"] = perf_type
         if max_games is not None:
             params["max"] = max_games
+        if ongoing:
+            params["ongoing"] = "true"
         path = f"/api/games/user/{name}"
 
         def run(abandon: threading.Event) -> list[dict[str, Any]]:
+            # berserk sends the request here, at once (an error status raises here); the
+            # games then arrive as the loop reads the stream.
             stream: Iterable[dict[str, Any]] = self._raw.get(
                 path, params=params, fmt=NDJSON, stream=True
             )
             games: list[dict[str, Any]] = []
-            for game in stream:  # the request is sent on first iteration
+            for game in stream:
                 if abandon.is_set():
                     raise _Abandoned()
                 games.append(game)
@@ -316,12 +355,38 @@ class LichessClient:
     async def count_rated_games(
         self, username: str, *, perf_type: str, until: datetime, limit: int
     ) -> int:
-        """Number of rated ``perf_type`` games created before ``until`` (exclusive),
-        counting at most ``limit`` (cheap "has at least N games" check)."""
-        games = await self.export_games(
-            username, rated=True, perf_type=perf_type, until=until, max_games=limit
-        )
-        return len(games)
+        """Rated ``perf_type`` games ``username`` **played** before ``until`` (exclusive),
+        counting at most ``limit`` (a cheap "has at least N games" check).
+
+        A game counts when it was played to an end that changed the player's rating: a
+        finished status (not ``noStart``/``aborted``) and a ``ratingDiff`` for the player;
+        "before" means its last move is before ``until``. Lichess's index filters the last
+        move with ``until`` inclusive in whole seconds, so the request asks up to the last
+        whole second before ``until`` and each game's own ``lastMoveAt`` is checked. Pages
+        go back by last move until ``limit`` games count or the history ends."""
+        if limit <= 0:
+            return 0
+        uid = username.lower()
+        cursor = last_second_before(until)
+        seen: set[str] = set()
+        counted = 0
+        for _page in range(_COUNT_PAGES):
+            games = await self.export_games(
+                username, rated=True, perf_type=perf_type, until=cursor, max_games=limit
+            )
+            for game in games:
+                if game.id in seen:
+                    continue
+                seen.add(game.id)
+                if game.last_move_at < until and played_rated(game, uid):
+                    counted += 1
+            if counted >= limit or len(games) < limit:
+                return min(counted, limit)
+            oldest = min(g.last_move_at for g in games).replace(microsecond=0)
+            # The bound is inclusive: the same second again (ids already seen are skipped),
+            # or one second earlier when a whole page shares it.
+            cursor = oldest if oldest < cursor else cursor - timedelta(seconds=1)
+        return counted
 
     # ------------------------------------------------------------------ challenges
 
@@ -335,7 +400,8 @@ class LichessClient:
         rated: bool = True,
         name: str | None = None,
     ) -> OpenChallenge:
-        """Open challenge that only ``users`` (white candidate first) may join."""
+        """Open challenge that only ``users`` may join; **the first gets White** (Lichess's
+        rule for ``users=a,b``). With a token it needs the ``challenge:write`` scope."""
         form: dict[str, str | int] = {
             "users": ",".join(users),
             "variant": variant,
@@ -352,6 +418,35 @@ class LichessClient:
         )
         return OpenChallenge.from_api(data)
 
+    # ------------------------------------------------------------------ the token
+
+    async def token_scopes(self) -> frozenset[str] | None:
+        """The scopes of the client's own token (``POST /api/token/test``), or None when
+        Lichess says the token is invalid (revoked, expired, never existed). Raises
+        :class:`ValueError` when the client has no token, and the usual errors when
+        Lichess cannot be reached."""
+        token = self._token
+        if not token:
+            raise ValueError("the Lichess client has no token")
+
+        def run(_abandon: threading.Event) -> Any:
+            # Sent without the Authorization header: Lichess answers 401 to any request
+            # that carries an invalid token, and this one must say "invalid" in its body.
+            response = self._session.post(
+                f"{self.base_url}/api/token/test",
+                data=token.encode(),
+                headers={"Content-Type": "text/plain", "Authorization": None},
+            )
+            if not response.ok:
+                raise ResponseError(response)
+            return response.json()
+
+        data = await self._call("token test", run, guard=self._guard)
+        entry = data.get(token) if isinstance(data, dict) else None
+        if not isinstance(entry, dict):
+            return None
+        return frozenset(s.strip() for s in str(entry.get("scopes") or "").split(",") if s)
+
     # ------------------------------------------------------------------ lifecycle
 
     async def aclose(self) -> None:
@@ -363,9 +458,37 @@ class LichessClient:
             self._session.close()
 
 
+def _error_body(exc: ResponseError) -> str | None:
+    """Lichess's ``{"error": ...}`` (or the body it sent), for the log and the message."""
+    try:
+        cause = exc.cause
+    except Exception:  # pragma: no cover - berserk reads the body itself
+        return None
+    if isinstance(cause, dict) and "error" in cause:
+        return str(cause["error"])[:300]
+    return str(cause)[:300] if cause else None
+
+
+def last_second_before(moment: datetime) -> datetime:
+    """The last whole second strictly before ``moment``: an inclusive whole-second ``until``
+    that means "before ``moment``" on Lichess's search index."""
+    whole = moment.replace(microsecond=0)
+    return whole - timedelta(seconds=1) if whole == moment else whole
+
+
+def played_rated(game: LichessGame, user_id: str) -> bool:
+    """The game was played to an end and changed ``user_id``'s rating (rule II.A.2's
+    "played rated games"): rated, a finished status, and a ``ratingDiff`` for the player."""
+    if not game.rated or not game.finished:
+        return False
+    color = game.color_of(user_id)
+    diff = game.white_rating_diff if color == "white" else game.black_rating_diff
+    return color is not None and diff is not None
+
+
 def _swallow(fut: asyncio.Future[Any]) -> None:
     if not fut.cancelled():
         fut.exception()
 
 
-__all__ = ["LichessClient"]
+__all__ = ["LichessClient", "last_second_before", "played_rated"]

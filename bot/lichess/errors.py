@@ -26,4 +26,30 @@ class LichessUnavailable(LichessError):
     """Lichess could not be reached: connection error, timeout or 5xx answer."""
 
 
-__all__ = ["LichessError", "LichessNotFound", "LichessRateLimited", "LichessUnavailable"]
+class LichessAuthError(LichessError):
+    """Lichess refused the bot's token: 401 (invalid, revoked or expired: every call fails)
+    or 403 (the token lacks the scope the call needs, e.g. ``challenge:write``). Retrying
+    does not help; only a new token (and a restart) does."""
+
+    @property
+    def fix(self) -> str:
+        """What the TD must do, in one sentence."""
+        if self.status_code == 403:
+            return (
+                "the Lichess token lacks the `challenge:write` scope: create a token with it "
+                "at https://lichess.org/account/oauth/token, set LICHESS_TOKEN and restart the bot"
+            )
+        return (
+            "Lichess refused the token (invalid, revoked or expired): create a new one at "
+            "https://lichess.org/account/oauth/token with the `challenge:write` scope, set "
+            "LICHESS_TOKEN (or unset it) and restart the bot"
+        )
+
+
+__all__ = [
+    "LichessAuthError",
+    "LichessError",
+    "LichessNotFound",
+    "LichessRateLimited",
+    "LichessUnavailable",
+]

@@ -187,10 +187,23 @@ class LichessGame:
 
 @dataclass(frozen=True)
 class OpenChallenge:
-    """An open challenge (``POST /api/challenge/open``): players join through ``url``."""
+    """An open challenge (``POST /api/challenge/open``): players join through ``url``.
+
+    ``rated``, ``variant``, the clock and ``user_ids`` are what Lichess made of the request
+    (``open.userIds``: the first gets White); the bot checks them before posting the link."""
 
     id: str
     url: str
+    rated: bool | None = None
+    variant: str | None = None
+    clock_limit: int | None = None
+    clock_increment: int | None = None
+    user_ids: tuple[str, ...] = ()
+
+    @property
+    def white_id(self) -> str | None:
+        """Who gets White: the first of the two users the link is open to."""
+        return self.user_ids[0] if self.user_ids else None
 
     @classmethod
     def from_api(cls, data: Mapping[str, Any]) -> OpenChallenge:
@@ -198,7 +211,41 @@ class OpenChallenge:
         if "id" not in data and isinstance(data.get("challenge"), Mapping):
             data = data["challenge"]
         cid = str(data["id"])
-        return cls(id=cid, url=str(data.get("url") or f"{LICHESS_SITE}/{cid}"))
+        variant = data.get("variant")
+        if isinstance(variant, Mapping):
+            variant = variant.get("key")
+        control = _mapping(data.get("timeControl"))
+        rated = data.get("rated")
+        users = _mapping(data.get("open")).get("userIds") or ()
+        return cls(
+            id=cid,
+            url=str(data.get("url") or f"{LICHESS_SITE}/{cid}"),
+            rated=rated if isinstance(rated, bool) else None,
+            variant=str(variant) if variant is not None else None,
+            clock_limit=_opt_int(control.get("limit")) if control.get("type") == "clock" else None,
+            clock_increment=(
+                _opt_int(control.get("increment")) if control.get("type") == "clock" else None
+            ),
+            user_ids=tuple(str(u).lower() for u in users if u),
+        )
+
+    def mismatch(
+        self, *, users: tuple[str, str], variant: str, clock: tuple[int, int], rated: bool
+    ) -> str | None:
+        """What differs from the challenge asked for, or None when it is the one asked for."""
+        wrong = []
+        if self.rated is not rated:
+            wrong.append(f"rated is {self.rated}, not {rated}")
+        if self.variant != variant:
+            wrong.append(f"variant is {self.variant}, not {variant}")
+        if (self.clock_limit, self.clock_increment) != clock:
+            wrong.append(
+                f"clock is {self.clock_limit}+{self.clock_increment} s, not {clock[0]}+{clock[1]} s"
+            )
+        asked = tuple(u.lower() for u in users)
+        if self.user_ids != asked:
+            wrong.append(f"players (White first) are {list(self.user_ids)}, not {list(asked)}")
+        return "; ".join(wrong) or None
 
 
 __all__ = ["LichessGame", "LichessUser", "OpenChallenge", "to_millis", "to_utc"]

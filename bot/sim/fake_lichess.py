@@ -8,17 +8,22 @@ Usage::
 
 Semantics copied from lila:
 
-* ``GET /api/games/user/{name}``: ``since`` inclusive, ``until`` exclusive, both on
-  the game's ``createdAt`` (ms); ``vs`` (opponent, case-insensitive), ``rated``
-  ("true"/"false"), ``perfType`` (comma separated), then ``max``; newest first. Without
-  ``ongoing=true`` only finished games (status >= mate) are sent.  Unknown user: 404.
+* ``GET /api/games/user/{name}``: with ``rated`` or ``perfType`` (Lichess's search
+  index) ``since`` and ``until`` are both inclusive on the game's ``lastMoveAt`` in whole
+  seconds, newest last move first, finished games only (``noStart`` included); without
+  them (the game database) ``since`` inclusive and ``until`` exclusive on ``createdAt``
+  (ms), newest first, and unfinished games only with ``ongoing=true``. Then ``vs``
+  (opponent, case-insensitive), ``rated``, ``perfType`` (comma separated), ``max``.
+  Unknown user, or a closed account: 404.
 * ``GET /api/user/{name}``: case-insensitive; closed accounts (``closed=True``)
   answer only ``id``, ``username``, ``disabled: true``; ``disabled=True`` without
   ``closed`` answers the full profile plus ``disabled: true``.  Unknown: 404.
   ``perfs.<perf>.games`` counts the user's rated finished games of that perf.
 * ``GET /api/user/{name}/rating-history``: one entry per perf, points derived from
   rated finished games (last rating after the game, per UTC day), month 0-based.
-* ``POST /api/challenge/open`` (form body) and ``POST /api/users`` (text body).
+* ``POST /api/challenge/open`` (form body; White is the first of ``users``),
+  ``POST /api/token/test`` and tokens with scopes: :mod:`bot.sim.lichess_access`.
+  ``POST /api/users`` (text body).
 
 Test controls: :meth:`FakeLichess.fail_next`, :meth:`FakeLichess.stall_next`,
 :meth:`FakeLichess.truncate_next`, :meth:`FakeLichess.set_delay`,
@@ -33,10 +38,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
 import json
 import random
-import string
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -45,6 +48,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.sim.lichess_access import LichessAccess
 from bot.sim.lichess_games import History, StoredGame, ms, new_game_id
 from bot.sim.lichess_misbehaviour import Handler, Misbehaviour
 
@@ -74,7 +78,7 @@ def _truthy(value: str | None) -> bool | None:
     return value.lower() in ("true", "1", "yes")
 
 
-class FakeLichess(Misbehaviour):
+class FakeLichess(LichessAccess, Misbehaviour):
     """State and handlers of the fake server.  Start it with :func:`fake_lichess`."""
 
     def __init__(self, seed: int | None = None) -> None:
@@ -104,6 +108,7 @@ class FakeLichess(Misbehaviour):
         self.challenges: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self._init_access()
         super().__init__()
 
     # ----------------------------------------------------------------- setup API
@@ -312,7 +317,8 @@ class FakeLichess(Misbehaviour):
             stall = self._take(self._stalls, request.path)
             if stall is not None and not await self._stalled(request, stall[1]):
                 return web.Response(status=504)  # nobody is listening any more
-            response = await self._answer_or_fail(request, handler)
+            refused = self.auth_refusal(request)
+            response = refused or await self._answer_or_fail(request, handler)
             if keep and id(request) not in self._truncating:
                 self.statuses[index] = response.status
             return response
@@ -355,7 +361,8 @@ class FakeLichess(Misbehaviour):
 
     async def _export_games(self, request: web.Request) -> web.StreamResponse:
         uid = request.match_info["name"].lower()
-        if uid not in self.users:
+        user = self.users.get(uid)
+        if user is None or user["closed"] or user["disabled"]:  # a closed account: refused
             return web.json_response({"error": "Not found"}, status=404)
         q = request.query
         try:
@@ -365,17 +372,33 @@ class FakeLichess(Misbehaviour):
         except ValueError:
             return web.json_response({"error": "bad number"}, status=400)
         vs = q.get("vs", "").lower() or None
+        if vs is not None and vs not in self.users:  # lila: a closed opponent is fine
+            return web.json_response({"error": f"No such opponent: {q['vs']}"}, status=404)
         rated = _truthy(q.get("rated"))
         perfs = set(q["perfType"].split(",")) if q.get("perfType") else None
         ongoing = bool(_truthy(q.get("ongoing")))
+        # With `rated` or `perfType` Lichess answers from its search index: the last move,
+        # both bounds inclusive, in whole seconds, newest last move first, finished games
+        # only (`noStart` and games that changed no rating included). Otherwise its game
+        # database: the creation time in ms, `until` exclusive, newest first.
+        index = rated is not None or perfs is not None
+        field = "lastMoveAt" if index else "createdAt"
+
+        def inside(g: dict[str, Any]) -> bool:
+            if index:
+                second = g[field] // 1000
+                return (since is None or second >= since // 1000) and (
+                    until is None or second <= until // 1000
+                )
+            return (since is None or g[field] >= since) and (until is None or g[field] < until)
+
+        # A game ends after it starts: on the index, look a day further back for its start.
+        listed = self._user_games(uid, None if since is None else since - index * 86_400_000)
         selected = []
-        listed = self._user_games(uid, since)
-        for g in sorted(listed, key=lambda g: g["createdAt"], reverse=True):
-            if not ongoing and g["status"] in _UNFINISHED:
+        for g in sorted(listed, key=lambda g: (g[field], g["id"]), reverse=True):
+            if (index or not ongoing) and g["status"] in _UNFINISHED:
                 continue
-            if since is not None and g["createdAt"] < since:
-                continue
-            if until is not None and g["createdAt"] >= until:
+            if not inside(g):
                 continue
             if vs is not None and self._opponent(g, uid)["user"]["id"] != vs:
                 continue
@@ -411,34 +434,6 @@ class FakeLichess(Misbehaviour):
             return web.json_response(game)
         return web.json_response({"error": "Not found"}, status=404)
 
-    async def _open_challenge(self, request: web.Request) -> web.StreamResponse:
-        form = await request.post()
-        fields = {k: str(v) for k, v in form.items()}
-        cid = self.challenge_id(fields)
-        url = f"https://lichess.org/{cid}"
-        challenge = {
-            "id": cid,
-            "url": url,
-            "urlWhite": f"{url}?color=white",
-            "urlBlack": f"{url}?color=black",
-            "status": "created",
-            "rated": fields.get("rated") == "true",
-            "variant": {"key": fields.get("variant", "standard")},
-            "form": fields,
-        }
-        if self.keep_requests:
-            self.challenges.append(challenge)
-        body = {k: v for k, v in challenge.items() if k != "form"}
-        return web.json_response(body)
-
-    def challenge_id(self, fields: dict[str, str]) -> str:
-        """The same challenge asked for at the same moment gets the same id, in this process
-        or in one restarted after a kill."""
-        key = json.dumps([self.seed, sorted(fields.items()), self.time_source()])
-        digest = hashlib.sha256(key.encode()).digest()
-        alphabet = string.ascii_letters + string.digits
-        return "".join(alphabet[b % len(alphabet)] for b in digest[:8])
-
     def app(self) -> web.Application:
         """The aiohttp application serving this fake."""
         app = web.Application(middlewares=[self._middleware])
@@ -448,6 +443,7 @@ class FakeLichess(Misbehaviour):
         app.router.add_post("/api/challenge/open", self._open_challenge)
         app.router.add_get("/game/export/{id}", self._export_game)
         app.router.add_post("/api/users", self._post_users)
+        app.router.add_post("/api/token/test", self._token_test)
         return app
 
 

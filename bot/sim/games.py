@@ -53,6 +53,10 @@ class PlannedGame:
     created_at: datetime
     winner: str | None
     clock: tuple[int, int]
+    # The Armageddon is played on the bot's own link: who has White comes from that link
+    # (Lichess gives it to the first of its two users), so it is stored once the link is out.
+    armageddon: bool = False
+    result_a: float = 0.5
 
 
 @dataclass
@@ -178,7 +182,8 @@ class SimBase:
             clock = self.clock_for(stage, results)
             dice = random.Random(f"{self.seed}:game:{match.id}:{len(results) + 1}")
             result = game_result(dice, self.rating[a.lichess_id], self.rating[b.lichess_id])
-            if stage.kind is StageKind.FINAL and self.armageddon_next(results):
+            armageddon = stage.kind is StageKind.FINAL and self.armageddon_next(results)
+            if armageddon:
                 plan.events.append(("bids", moment))
                 bids = (self.bid(match, a), self.bid(match, b))
                 white_a = final_rules.armageddon_white(*bids) == "champion"
@@ -194,6 +199,8 @@ class SimBase:
                     created_at=moment,
                     winner=None if result == 0.5 else ("white" if won else "black"),
                     clock=clock,
+                    armageddon=armageddon,
+                    result_a=result,
                 )
             )
             results.append(result)
@@ -216,7 +223,7 @@ class SimBase:
         """Put the planned games on the fake Lichess, each listed once it has ended; a game
         already there (a restarted run rebuilding the fake) is left alone."""
         for game in plan.games:
-            if self.fake.has_game(game.id):
+            if self.fake.has_game(game.id) or game.armageddon:
                 continue
             self.fake.add_game(
                 id=game.id,
@@ -247,6 +254,7 @@ class SimBase:
             key = f"play:{match.id}:{number}"
             if kind == "bids":
                 await self.armageddon_bids(key, match, a, b, moment)
+                await self.armageddon_game(key, match, a, plan)
                 continue
             await self.step_at(key, moment)
             if kind == "break":
@@ -312,6 +320,36 @@ class SimBase:
 
             await self.step(f"{key}:bid:{player.id}", bid, done=partial(self.bid_in, match, player))
         await self.step(f"{key}:jobs", self.jobs, incident="the Final went to the Armageddon")
+
+    async def armageddon_game(self, key: str, match: Match, a: Player, plan: MatchPlan) -> None:
+        """The Armageddon is played on the link the bot opens after the reveal, with the
+        colours Lichess gives: White is the first of the link's two users."""
+        game = next(g for g in plan.games if g.armageddon)
+
+        async def open_link() -> list[str]:
+            await self.at(game.created_at)  # the deadline sweep opens the 3+0 link
+            url = await self.scalar(select(Match.challenge_url).where(Match.id == match.id))
+            colours = self.fake.challenge_colours(url) if url else None
+            if colours is None:
+                raise RuntimeError(f"match {match.id}: the bot opened no Armageddon link")
+            return list(colours)
+
+        white, black = await self.step(f"{key}:link", open_link)
+        if self.fake.has_game(game.id):
+            return
+        a_white = white.lower() == a.lichess_id
+        a_won = game.result_a == 1.0
+        self.fake.add_game(
+            id=game.id,
+            white=white,
+            black=black,
+            created_at=game.created_at,
+            last_move_at=game.created_at + timedelta(minutes=8),
+            winner=None if game.result_a == 0.5 else ("white" if a_won == a_white else "black"),
+            status="draw" if game.result_a == 0.5 else "variantEnd",
+            clock=game.clock,
+            listed_at=game.created_at + timedelta(minutes=8),
+        )
 
     async def bid_in(self, match: Match, player: Player) -> bool:
         """Whether the player's bid is recorded (a second one would be refused anyway)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -255,3 +255,32 @@ def test_audit_export_lists_who_changed_what(
     assert cli.main(["audit", "--limit", "1"]) == 0
     out = capsys.readouterr().out
     assert "round_published" in out and "registration_approved" not in out
+
+
+async def test_rule_ii_a_2_counts_only_games_played_and_rated_before_the_cutoff(
+    fake: FakeLichess, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Lichess's index holds never-played and rating-less games, and filters the last move
+    with `until` inclusive: only games played to a rated end before the cut-off count."""
+    cutoff = datetime(2019, 9, 1, tzinfo=UTC)
+    add_player(fake, "Edge", games=97)
+
+    def game(created: datetime, ended: datetime, **fields: object) -> None:
+        fake.add_game(
+            white="Edge", black="sparring", created_at=created, last_move_at=ended, **fields
+        )
+
+    minute = timedelta(minutes=1)
+    game(cutoff - 10 * minute, cutoff - timedelta(milliseconds=600))  # counts: before 00:00
+    game(cutoff - 5 * minute, cutoff + 3 * minute)  # begun before, played to its end after
+    for n in (1, 2):  # never played: the index holds them, without a rating change
+        game(cutoff - n * 20 * minute, cutoff - n * 20 * minute, status="noStart",
+             winner=None, white_rating_diff=None, black_rating_diff=None)  # fmt: skip
+    game(cutoff - 90 * minute, cutoff - 80 * minute, status="cheat", white_rating_diff=None)
+    code, out, _ = await run_cli(
+        monkeypatch, capsys, fake.base_url, "check-player", "Edge", "--json"
+    )
+    report = json.loads(out)
+    assert code == 0
+    assert report["rated_games_before_cutoff"] == 98, report
+    assert report["problems"] == ["too_few_games"]

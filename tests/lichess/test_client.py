@@ -241,7 +241,7 @@ async def test_count_rated_games_with_limit() -> None:
         q = fake.requests[-1][2]
         assert q == {
             "moves": "false",
-            "until": str(ms(cutoff)),
+            "until": str(ms(cutoff) - 1000),  # the last whole second before it, inclusive
             "rated": "true",
             "perfType": "antichess",
             "max": "3",
@@ -286,6 +286,8 @@ async def test_rating_history_month_conversion() -> None:
 
 async def test_open_challenge_form_body() -> None:
     async with setup() as (fake, client):
+        for name in ("Alice", "bob", "a", "b"):  # Lichess refuses unknown users
+            fake.add_user(name, created_at=T0)
         challenge = await client.create_open_challenge(
             users=("Alice", "bob"),
             variant="antichess",
@@ -429,6 +431,7 @@ async def test_one_request_in_flight() -> None:
 async def test_token_sent_but_never_logged(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     async with setup(token="lip_secret123") as (fake, client):
+        fake.add_token("lip_secret123", scopes=("challenge:write",))
         fake.add_user("Alice", created_at=T0)
         fake.fail_next("/api/user/", 429)
         await client.get_user("alice")

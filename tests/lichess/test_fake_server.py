@@ -173,6 +173,8 @@ async def test_rating_history_is_daily_and_zero_based() -> None:
 
 async def test_open_challenge_records_form() -> None:
     async with started() as (fake, http):
+        fake.add_user("Alice", created_at=T0)
+        fake.add_user("Bob", created_at=T0)
         form = {
             "users": "alice,bob",
             "variant": "antichess",

@@ -265,6 +265,7 @@ class FairPlayService(Service):
             users = await self.lichess.get_users(ids)
         except LichessError as exc:
             log.warning("fair-play account check skipped: %s", type(exc).__name__)
+            await self.lichess_failed(exc)  # a refused token reaches the TD, once
             return AccountCheck(checked=0, marked=[])
         flagged = {u.id: u for u in users if u.tos_violation or u.disabled}
         marked: list[AccountMark] = []

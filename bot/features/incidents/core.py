@@ -28,7 +28,7 @@ from bot.features.matches.context import (
 )
 from bot.features.matches.text import progress_board
 from bot.features.matches.types import MatchProgress
-from bot.lichess import LichessError
+from bot.lichess import LichessError, LichessNotFound
 from bot.outbox import enqueue_channel
 from bot.service import Service
 from db.models import (
@@ -118,23 +118,35 @@ class IncidentCore(Service):
     async def _games_between(
         self, a: Player, b: Player, since: datetime, *, required: bool
     ) -> list[str] | None:
-        """Lichess game links between a and b created since `since` (outside transactions).
+        """Lichess game links between a and b created since `since` (outside transactions),
+        games in progress included (marked so): a pair at the board is no no-show.
 
-        None when Lichess cannot be reached and `required` is False; with `required` the
-        player is told to try again and nothing changes.
+        The export is read without `rated`/`perfType`, so Lichess filters the creation time
+        and sends unfinished games with `ongoing`. A closed account's export is refused:
+        then the other player's is read. None when Lichess cannot be reached and `required`
+        is False; with `required` the player is told to try again and nothing changes.
         """
         try:
-            games = await self.lichess.export_games(
-                a.lichess_username, since=since, vs=b.lichess_username, max_games=20
-            )
+            try:
+                games = await self.lichess.export_games(
+                    a.lichess_username, since=since, vs=b.lichess_username, max_games=20,
+                    ongoing=True,
+                )  # fmt: skip
+            except LichessNotFound:  # a's account is closed: b's export shows the same games
+                games = await self.lichess.export_games(
+                    b.lichess_username, since=since, vs=a.lichess_username, max_games=20,
+                    ongoing=True,
+                )  # fmt: skip
         except LichessError as exc:
+            told = await self.lichess_failed(exc)
             if required:
-                raise ExternalServiceError(
-                    "Lichess could not be checked right now; nothing was changed. Try again "
-                    "in a minute."
-                ) from exc
+                raise ExternalServiceError(told) from exc
             return None
-        return [g.url for g in games if g.status not in NOT_PLAYED]
+        return [
+            g.url if g.finished else wording.in_progress(g.url)
+            for g in games
+            if g.status not in NOT_PLAYED
+        ]
 
     async def _db_games_since(self, session: AsyncSession, match_id: int, since: datetime) -> bool:
         """A game the results job already attributed to the match, created since `since`."""

@@ -48,6 +48,11 @@ def noshow_open() -> str:
     return "A no-show report for this match is already open."
 
 
+def in_progress(url: str) -> str:
+    """A game link Lichess shows as still being played."""
+    return f"{url} (in progress right now)"
+
+
 def noshow_games_found(urls: list[str]) -> str:
     return (
         "Lichess already shows a game between you since the agreed time, so this is not a "

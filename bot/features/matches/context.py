@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.errors import InvalidInput, NotAllowed, WrongStage
 from bot.features.matches.types import GameLine, MatchProgress
 from bot.outbox import enqueue_channel, enqueue_dm
-from db.models import Game, Match, Player, Round, RoundState
+from db.models import Game, Match, Player, Round, RoundState, Setting
 
 NOT_A_PLAYER = "You are not a player in the championship."
 NO_CURRENT_MATCH = "You have no match in the current round."
@@ -84,7 +84,18 @@ async def match_progress(session: AsyncSession, ctx: MatchContext) -> MatchProgr
         games=lines,
         challenge_url=match.challenge_url,
         forfeit_winner=ctx.name(match.forfeit_winner_id) if match.forfeit_winner_id else None,
+        link_white=await _link_white(session, match) if match.challenge_url else None,
     )
+
+
+#: Setting key + match id: who has White on the match's game link (the results feature
+#: writes it with the link: Lichess gives White to the first of the link's two users).
+LINK_WHITE_KEY = "link-white:"
+
+
+async def _link_white(session: AsyncSession, match: Match) -> str | None:
+    row = await session.get(Setting, LINK_WHITE_KEY + str(match.id))
+    return row.value if row is not None else None
 
 
 async def load_context(session: AsyncSession, match: Match) -> MatchContext:

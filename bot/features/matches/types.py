@@ -31,6 +31,7 @@ class MatchProgress:
     games: list[GameLine]
     challenge_url: str | None
     forfeit_winner: str | None
+    link_white: str | None = None  # who has White in the first game of the link
 
     @property
     def counted(self) -> list[GameLine]:

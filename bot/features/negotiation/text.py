@@ -392,7 +392,9 @@ def match_view(view: MatchView) -> str:
         if progress.decided:
             return "\n".join(lines)[:1990]
         if progress.challenge_url:
-            lines.insert(2, f"Game link: {progress.challenge_url}")
+            white = progress.link_white
+            side = f" (**{white}** has White in its first game)" if white else ""
+            lines.insert(2, f"Game link: {progress.challenge_url}{side}")
     if view.agreed_time is not None:
         lines.append(f"Agreed time: {discord_time(view.agreed_time)}")
     else:

@@ -109,13 +109,13 @@ class RegistrationCore(Service):
                 "spelling (https://lichess.org/@/" + name + ")."
             ) from None
         except LichessError as exc:
-            raise ExternalServiceError(_lichess_down(exc)) from exc
+            raise ExternalServiceError(await self.lichess_failed(exc)) from exc
 
     async def _check(self, name: str) -> PlayerReport:
         try:
             return await check_player(self.lichess, self.config, name)
         except LichessError as exc:
-            raise ExternalServiceError(_lichess_down(exc)) from exc
+            raise ExternalServiceError(await self.lichess_failed(exc)) from exc
 
     @staticmethod
     def _hard_problems(user: LichessUser) -> list[str]:
@@ -202,13 +202,6 @@ class RegistrationCore(Service):
 def profile_has_code(user: LichessUser, code: str) -> bool:
     needle = code.lower()
     return needle in user.bio.lower() or needle in user.location.lower()
-
-
-def _lichess_down(exc: LichessError) -> str:
-    return (
-        "Lichess could not be reached just now "
-        f"({type(exc).__name__}). Nothing was changed; please try again in a minute."
-    )
 
 
 # The listing of every entrant reads plain columns, and of the evidence only the problems'

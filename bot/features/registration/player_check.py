@@ -22,10 +22,13 @@ from bot.rules.eligibility import (
 )
 from bot.rules.seeding import RatedGamePoint, SeedingResult, compute_seeding
 
-# Lichess filters the games export on creation time, `since` inclusive and `until` exclusive,
-# so `until=games_before` counts exactly the games created before the cut-off.
-# A game counts from its end, but the export filters on its start: start the window one day
-# early so that a game begun before `peak_from` and finished after it is seen.
+# With `rated`/`perfType` Lichess answers the games export from its search index: `since` and
+# `until` filter the game's last move, both inclusive, in whole seconds. A rating counts from
+# the game's end (its last move), so the window's bounds already mean what the seeding rule
+# means; compute_seeding still checks each game's own `lastMoveAt`. The window starts a day
+# early and the two reads may share a game at the boundary second: harmless, the same point.
+# (II.A.2's count is `LichessClient.count_rated_games`: played rated games, last move before
+# the cut-off.)
 _WINDOW_LEAD = timedelta(days=1)
 # Games created before the window, newest first, that can hold the rating at `peak_from`.
 _HELD_RATING_GAMES = 20

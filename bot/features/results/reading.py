@@ -38,6 +38,7 @@ from bot.features.results.stage_rules import (
 )
 from bot.features.results.types import Settled
 from bot.lichess.client import LichessClient
+from bot.lichess.errors import LichessAuthError
 from bot.lichess.models import LichessGame
 from bot.outbox import enqueue_channel, enqueue_edit_of
 from bot.rules import final as final_rules
@@ -78,6 +79,11 @@ class ResultsCore(StageRules):
         # The sweep and the results job may both open links: one at a time, so a match
         # never gets two Lichess challenges.
         self._challenge_lock = asyncio.Lock()
+        # Lichess refused the token: opening links (403 or 401), reading games (401). Only a
+        # new token and a restart help, so this process stops trying; the TD has the fix.
+        self._link_refused: LichessAuthError | None = None
+        self._read_refused: LichessAuthError | None = None
+        self._closed_accounts: set[str] = set()  # Lichess refuses their games export
 
     # --- loading ------------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.audit import Actor, record, record_td_decision
 from bot.due import SweepStep
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
-from bot.features.matches.context import message_player
+from bot.features.matches.context import LINK_WHITE_KEY, message_player
 from bot.features.matches.text import game_link
 from bot.features.results import text as wording
 from bot.features.results.armageddon import ArmageddonBids
@@ -29,15 +29,19 @@ from bot.features.results.stage_rules import (
     td_voided,
 )
 from bot.features.results.types import PollReport, SubmitResult, VoidResult
-from bot.lichess.errors import LichessError, LichessNotFound
+from bot.lichess.errors import LichessAuthError, LichessError, LichessNotFound
+from bot.lichess.models import LichessGame
+from bot.lichess_failures import tell_td_of_auth
 from bot.outbox import enqueue_channel
 from bot.rules.attribution import judge, parse_game_id
+from bot.td_alerts import notify_td_once, once
 from db.engine import transaction
 from db.models import (
     Game,
     Match,
     MatchState,
     Player,
+    Setting,
 )
 
 log = logging.getLogger(__name__)
@@ -73,26 +77,95 @@ class ResultsService(ArmageddonBids):
         now = self.clock.now()
         created = 0
         for ctx in await self._due_matches(now, challenge=True):
-            if self.awaiting_bids(ctx, self._counted(ctx)):
+            results = self._counted(ctx)
+            if self.awaiting_bids(ctx, results):
                 continue  # the Armageddon's link comes once both bids are in
-            limit, increment = self._clock_for(ctx.stage.kind, self._counted(ctx))
+            if self._link_refused is not None:
+                await self._link_unavailable(ctx, self._link_refused)
+                continue
+            if await self._held(ctx):
+                continue  # Lichess made another challenge than asked: the TD has it
+            white, black = self.link_colours(ctx, results)
+            limit, increment = self._clock_for(ctx.stage.kind, results)
+            users = (white.lichess_id, black.lichess_id)
+            variant = self.config.tournament.variant
             try:
                 challenge = await self.lichess.create_open_challenge(
-                    users=(ctx.a.lichess_id, ctx.b.lichess_id),
-                    variant=self.config.tournament.variant,
+                    users=users,
+                    variant=variant,
                     clock_limit=limit,
                     clock_increment=increment,
                     rated=True,
                     name=f"{self.config.tournament.short_name} match #{ctx.match.id}",
                 )
+            except LichessAuthError as exc:
+                log.error("match %s: Lichess refused the token: %s", ctx.match.id, exc)
+                self._link_refused = exc  # no new attempt until a restart with a new token
+                await self._link_unavailable(ctx, exc)
+                continue
             except LichessError as exc:
                 log.warning("match %s: no game link created: %s", ctx.match.id, exc)
                 continue
-            if await self._store_challenge(ctx, challenge.url, ctx.match.agreed_time):
+            wrong = challenge.mismatch(
+                users=users, variant=variant, clock=(limit, increment), rated=True
+            )
+            if wrong:
+                await self._hold(ctx, challenge.url, wrong)
+                continue
+            if await self._store_challenge(ctx, challenge.url, ctx.match.agreed_time, white):
                 created += 1
         return created
 
-    async def _store_challenge(self, seen: MatchRecord, url: str, agreed: datetime | None) -> bool:
+    def _hold_key(self, ctx: MatchRecord) -> str:
+        assert ctx.match.agreed_time is not None
+        return f"challenge:{ctx.match.id}:{int(ctx.match.agreed_time.timestamp())}"
+
+    async def _held(self, ctx: MatchRecord) -> bool:
+        async with self.sessions() as session:
+            marker = await session.get(Setting, "once:" + self._hold_key(ctx))
+        return marker is not None
+
+    async def _hold(self, ctx: MatchRecord, url: str, wrong: str) -> None:
+        """Lichess answered with another challenge than the one asked for: not posted; the
+        TD hears once and the match gets no new attempt at this agreed time."""
+        log.error("match %s: Lichess made another challenge than asked: %s", ctx.match.id, wrong)
+        async with transaction(self.sessions) as session:
+            await notify_td_once(
+                session,
+                self.config,
+                key=self._hold_key(ctx),
+                now=self.clock.now(),
+                content=wording.challenge_mismatch_td(
+                    ctx.match.id, ctx.a.lichess_username, ctx.b.lichess_username, url, wrong
+                ),
+            )
+
+    async def _link_unavailable(self, ctx: MatchRecord, exc: LichessAuthError) -> None:
+        """Lichess refused the token: the TD hears once (with the fix), the players once per
+        agreed time, with the truth and what to do meanwhile."""
+        now = self.clock.now()
+        results = self._counted(ctx)
+        white, _black = self.link_colours(ctx, results)
+        limit, increment = self._clock_for(ctx.stage.kind, results)
+        async with transaction(self.sessions) as session:
+            await tell_td_of_auth(session, self.config, exc, now, self.lichess.token_key)
+            if not await once(session, "no-link:" + self._hold_key(ctx), now):
+                return
+            text = wording.link_refused(
+                ctx.a.lichess_username,
+                ctx.b.lichess_username,
+                white.lichess_username,
+                f"{limit / 60:g}+{increment}",
+                self.config.tournament.variant,
+            )
+            if ctx.thread_id:
+                enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=text)
+            for player in (ctx.a, ctx.b):
+                message_player(session, player, thread_id=ctx.thread_id, now=now, content=text)
+
+    async def _store_challenge(
+        self, seen: MatchRecord, url: str, agreed: datetime | None, white: Player
+    ) -> bool:
         now = self.clock.now()
         async with transaction(self.sessions) as session:
             ctx = await self._ctx(session, seen.match.id)
@@ -106,6 +179,12 @@ class ResultsService(ArmageddonBids):
                 return False
             ctx.match.challenge_url = url
             ctx.match.state = MatchState.IN_PROGRESS
+            key = LINK_WHITE_KEY + str(ctx.match.id)
+            row = await session.get(Setting, key)
+            if row is None:
+                session.add(Setting(key=key, value=white.lichess_username, updated_at=now))
+            else:
+                row.value, row.updated_at = white.lichess_username, now
             record(
                 session,
                 at=now,
@@ -113,7 +192,7 @@ class ResultsService(ArmageddonBids):
                 action="challenge_created",
                 subject_type="match",
                 subject_id=ctx.match.id,
-                details={"url": url},
+                details={"url": url, "white": white.lichess_username},
             )
             limit, increment = self._clock_for(ctx.stage.kind, self._counted(ctx))
             clock = f"{limit / 60:g}+{increment}"
@@ -124,7 +203,7 @@ class ResultsService(ArmageddonBids):
                     channel_id=ctx.thread_id,
                     now=now,
                     content=wording.challenge_post(
-                        a, b, url, clock, self.config.tournament.variant
+                        a, b, url, clock, self.config.tournament.variant, white.lichess_username
                     ),
                 )
             for me, opponent in ((ctx.a, b), (ctx.b, a)):
@@ -133,7 +212,9 @@ class ResultsService(ArmageddonBids):
                     me,
                     thread_id=ctx.thread_id,
                     now=now,
-                    content=wording.challenge_dm(opponent, url, clock),
+                    content=wording.challenge_dm(
+                        opponent, url, clock, white.lichess_username, me.id == white.id
+                    ),
                 )
             return True
 
@@ -146,14 +227,19 @@ class ResultsService(ArmageddonBids):
         finished: list[int] = []
         for ctx in matches:
             assert ctx.match.agreed_time is not None
+            if self._read_refused is not None:
+                errors += 1  # Lichess refuses the token on every call: the TD has the fix
+                continue
             try:
-                games = await self.lichess.export_games(
-                    ctx.a.lichess_id,
-                    vs=ctx.b.lichess_id,
-                    since=self.earliest(ctx),
-                    perf_type=self.config.tournament.variant,
-                    rated=True,
-                )
+                games = await self._read_match(ctx)
+            except LichessAuthError as exc:
+                log.error("Lichess refused the token; the results poll stops: %s", exc)
+                if exc.status_code == 401:
+                    self._read_refused = exc
+                async with transaction(self.sessions) as session:
+                    await tell_td_of_auth(session, self.config, exc, now, self.lichess.token_key)
+                errors += 1
+                continue
             except LichessError as exc:
                 log.warning("match %s: games not read from Lichess: %s", ctx.match.id, exc)
                 errors += 1
@@ -165,6 +251,38 @@ class ResultsService(ArmageddonBids):
             if settled.finished:
                 finished.append(settled.match_id)
         return PollReport(len(matches), new_games, finished, errors)
+
+    async def _read_match(self, ctx: MatchRecord) -> list[LichessGame]:
+        """The games between the two since the match's window opened, from A's export; a
+        closed account's export is refused, so then from B's (the TD hears once).
+
+        `rated` and `perfType` make Lichess answer from its search index: `since` is on the
+        last move, so every game created in the window is in it (a game ends after it
+        starts), and `judge` checks each game's own creation time and status."""
+        since = self.earliest(ctx)
+        variant = self.config.tournament.variant
+        if ctx.a.lichess_id not in self._closed_accounts:
+            try:
+                return await self.lichess.export_games(
+                    ctx.a.lichess_id, vs=ctx.b.lichess_id, since=since, perf_type=variant,
+                    rated=True,
+                )  # fmt: skip
+            except LichessNotFound:  # A's account is closed (Lichess refuses its export)
+                self._closed_accounts.add(ctx.a.lichess_id)  # read B's from now on
+        games = await self.lichess.export_games(
+            ctx.b.lichess_id, vs=ctx.a.lichess_id, since=since, perf_type=variant, rated=True
+        )
+        async with transaction(self.sessions) as session:
+            await notify_td_once(
+                session,
+                self.config,
+                key=f"closed:{ctx.match.id}:{ctx.a.id}",
+                now=self.clock.now(),
+                content=wording.closed_account_td(
+                    ctx.match.id, ctx.a.lichess_username, ctx.b.lichess_username
+                ),
+            )
+        return games
 
     # --- the fallback: /game url: ---------------------------------------------------------------
 
@@ -198,9 +316,7 @@ class ResultsService(ArmageddonBids):
         except LichessNotFound:
             raise InvalidInput(f"Lichess has no game {game_link(game_id)}.") from None
         except LichessError as exc:
-            raise ExternalServiceError(
-                "Lichess could not be reached; nothing was changed. Try again in a minute."
-            ) from exc
+            raise ExternalServiceError(await self.lichess_failed(exc)) from exc
         verdict = judge(
             game,
             player_a=ctx.a.lichess_id,

@@ -154,6 +154,20 @@ class StageRules(Service):
             and self._final_status(results).next_game == final_rules.ARMAGEDDON
         )
 
+    def link_colours(self, ctx: MatchRecord, results: Sequence[float]) -> tuple[Player, Player]:
+        """(White, Black) of the next game link: Lichess gives White to the first of the
+        two users (`users=a,b`). The Armageddon's White is the bid winner (III.G.6); every
+        other link gives player A (the pairing's first name) White in its first game, and
+        Lichess alternates the colours in the rematches that follow."""
+        white = ctx.armageddon_white
+        if (
+            ctx.stage.kind is StageKind.FINAL
+            and white is not None
+            and self._final_status(results, white).next_game == final_rules.ARMAGEDDON
+        ):
+            return (ctx.a, ctx.b) if white == final_rules.CHAMPION else (ctx.b, ctx.a)
+        return ctx.a, ctx.b
+
     def _armageddon_refusal(
         self, ctx: MatchRecord, results: Sequence[float], game: LichessGame
     ) -> str | None:

@@ -14,18 +14,46 @@ from bot.timefmt import discord_time
 LICHESS = "https://lichess.org/"
 
 
-def challenge_post(a: str, b: str, url: str, clock: str, variant: str) -> str:
+def challenge_post(a: str, b: str, url: str, clock: str, variant: str, white: str) -> str:
     return (
         f"♟️ **{a}** vs **{b}**: your match starts now. Join the rated {variant} {clock} "
         f"game here (only you two can): {url}\n"
-        "Play the following games as rematches; the bot reads the results from Lichess."
+        f"**{white}** has White in the first game of this link. Play the following games as "
+        "rematches; the bot reads the results from Lichess."
     )
 
 
-def challenge_dm(opponent: str, url: str, clock: str) -> str:
+def challenge_dm(opponent: str, url: str, clock: str, white: str, mine: bool) -> str:
+    side = "You have White" if mine else f"**{white}** has White"
     return (
         f"Your match against **{opponent}** starts now. Game link ({clock}, only you two can "
-        f"join): {url}"
+        f"join): {url}\n{side} in the first game of this link."
+    )
+
+
+def link_refused(a: str, b: str, white: str, clock: str, variant: str) -> str:
+    return (
+        f"⚠️ **{a}** vs **{b}**: the bot cannot open your game link, because Lichess refused "
+        "the bot's access token (Lichess itself is fine). The tournament director has been "
+        f"told. Meanwhile challenge each other on Lichess: rated {variant} {clock}, "
+        f"**{white}** with White in the first game; the bot reads the games between you as "
+        "usual."
+    )
+
+
+def challenge_mismatch_td(match_id: int, a: str, b: str, url: str, wrong: str) -> str:
+    return (
+        f"⚠️ Match #{match_id} ({a} vs {b}): Lichess opened another challenge than the bot "
+        f"asked for ({wrong}), so the link was not posted: {url}. Check the match settings, "
+        "then give the players a correct link yourself."
+    )
+
+
+def closed_account_td(match_id: int, closed: str, other: str) -> str:
+    return (
+        f"⚠️ Match #{match_id}: Lichess refuses the games of **{closed}** (the account is "
+        f"closed). The bot now reads the match from **{other}**'s games; decide what the "
+        "closed account means for the match (rule VIII)."
     )
 
 
