@@ -18,6 +18,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from bot.config import Config, DiscordConfig, Secrets
 from bot.doctor.discord_checks import PORTAL, check_discord
 from bot.doctor.lines import CheckLine, failed, passed
+from bot.lichess.client import LichessClient
+from bot.lichess.errors import LichessError
+from bot.lichess_token import token_problem
 from db import schema
 from db.engine import make_engine
 
@@ -70,8 +73,35 @@ async def database_lines(setup: Setup) -> list[CheckLine]:
     return [passed(title, f"reachable and at the latest schema ({head}).")]
 
 
-# In the order they are printed. The Lichess token's line goes here too.
-CHECKS: tuple[Check, ...] = (discord_lines, database_lines)
+async def lichess_lines(setup: Setup) -> list[CheckLine]:
+    """The Lichess token, if one is set, is valid and has the scopes the config needs."""
+    title = "Lichess token"
+    token = setup.secrets.lichess_token
+    if not token:
+        detail = "not set: the bot reads Lichess anonymously (a token gives higher rate limits)."
+        return [passed(title, detail)]
+    lichess = setup.config.lichess
+    client = LichessClient(
+        base_url=lichess.base_url,
+        token=token,
+        timeout=lichess.timeout_seconds,
+        rate_limit_pause=lichess.rate_limit_pause_seconds,
+    )
+    try:
+        scopes = await client.token_scopes()
+    except LichessError as error:
+        detail = f"Lichess could not be asked ({error})."
+        return [failed(title, detail, "check the network and run again.", fatal=True)]
+    finally:
+        await client.aclose()
+    problem = token_problem(scopes, setup.config)
+    if problem:
+        return [failed(title, "refused.", problem + ".", fatal=True)]
+    return [passed(title, f"valid, with the scopes {', '.join(sorted(scopes or ())) or 'none'}.")]
+
+
+# In the order they are printed.
+CHECKS: tuple[Check, ...] = (discord_lines, lichess_lines, database_lines)
 
 
 async def run_checks(setup: Setup, checks: Sequence[Check] = CHECKS) -> list[CheckLine]:

@@ -103,12 +103,12 @@ def check_channel(view: GuildView, cfg: DiscordConfig, use: ChannelUse) -> Check
     fatal = use is ChannelUse.PAIRINGS
     channel_id = getattr(cfg, setting.removeprefix("discord."))
     if channel_id is None:
-        fix = f"set {setting} to the channel's id {COPY_ID}."
+        fix = f"pick it with `/td setup`, or set {setting} to the channel's id {COPY_ID}."
         return failed(title, f"not configured: {_UNSET_COST[use]}.", fix, fatal=fatal)
     channel = view.channels.get(channel_id)
     if channel is None:
         detail = f"there is no channel {channel_id} in {view.guild.name}."
-        fix = f"create it, or set {setting} to an existing channel's id {COPY_ID}."
+        fix = f"create it, then pick it with `/td setup` or set {setting} to its id {COPY_ID}."
         return failed(title, detail, fix, fatal=fatal)
     kinds = _TYPES[use]
     wanted = " or ".join(_TYPE_NAMES[kind] for kind in kinds)
@@ -156,7 +156,7 @@ async def check_tds(view: GuildView, cfg: DiscordConfig) -> list[CheckLine]:
         role = view.guild.get_role(cfg.td_role_id)
         if role is None:
             detail = f"there is no role {cfg.td_role_id} in {view.guild.name}."
-            fix = f"correct discord.td_role_id {COPY_ID}, or leave it unset."
+            fix = f"pick the role with `/td setup`, or correct discord.td_role_id {COPY_ID}."
             lines.append(failed("TD role", detail, fix))
         else:
             lines.append(passed("TD role", f"@{role.name} ({role.id})."))

@@ -42,9 +42,9 @@ def test_a_missing_pairings_channel_stops_the_start_in_one_line(
     assert len(errors) == 1, err
     assert errors[0].endswith(
         "The bot cannot start (`acwc doctor` shows every check): ✗ Pairings channel: there is "
-        "no channel 4242 in Antichess. Fix: create it, or set discord.pairings_channel_id to "
-        "an existing channel's id (Discord: Settings → Advanced → Developer Mode on, then "
-        "right-click → Copy ID)."
+        "no channel 4242 in Antichess. Fix: create it, then pick it with `/td setup` or set "
+        "discord.pairings_channel_id to its id (Discord: Settings → Advanced → Developer Mode "
+        "on, then right-click → Copy ID)."
     )
     assert "Traceback" not in err
     assert not [r for r in harnesses[0].requests if r.path == SYNC]  # stopped before the sync
@@ -74,9 +74,9 @@ def test_warnings_reach_the_td_alert_channel_once_across_restarts(
     first, second = (h.in_channel(ALERTS) for h in harnesses)
     assert [m.content for m in first] == [
         "The bot started, but its setup has problems (`acwc doctor` checks them again):\n"
-        "✗ TD role: there is no role 888 in Antichess. Fix: correct discord.td_role_id "
-        "(Discord: Settings → Advanced → Developer Mode on, then right-click → Copy ID), or "
-        "leave it unset."
+        "✗ TD role: there is no role 888 in Antichess. Fix: pick the role with `/td setup`, or "
+        "correct discord.td_role_id (Discord: Settings → Advanced → Developer Mode on, then "
+        "right-click → Copy ID)."
     ]
     assert second == []  # the same problems at the next start: not sent again
     assert [r for r in harnesses[1].requests if r.path == SYNC]  # and the bot did start
@@ -113,4 +113,4 @@ def test_a_token_discord_refuses_at_login_is_one_line_too(
     err = capsys.readouterr().err
     errors = log_lines(err, "ERROR")
     assert len(errors) == 1 and "Traceback" not in err
-    assert "Discord refused DISCORD_TOKEN (401): reset it in the Developer Portal" in errors[0]
+    assert "Discord refused DISCORD_TOKEN: it is wrong or was reset" in errors[0]

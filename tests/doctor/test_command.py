@@ -3,6 +3,7 @@ the invite URL with exactly the bot's scopes and permission integer."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import discord
@@ -12,6 +13,7 @@ from bot import cli
 from bot.config import DiscordConfig
 from bot.doctor.permissions import BOT_PERMISSIONS, CHANNEL_NEEDS, invite_url
 from tests.doctor.server import GOOD, PAIRINGS, World, client_factory, config_file
+from tests.fakes.lichess import FakeLichess
 from tests.harness import DiscordHarness, RecordedRequest
 
 INVITE = (
@@ -57,9 +59,10 @@ def test_a_ready_setup_prints_every_line_with_a_tick_and_exits_0(
 ) -> None:
     assert doctor(monkeypatch, tmp_path) == 0
     out = capsys.readouterr().out.splitlines()[1:]  # after `db upgrade`'s line
-    assert [line[:1] for line in out[:-2]] == ["✓"] * 9, out
+    assert [line[:1] for line in out[:-2]] == ["✓"] * 10, out
     assert out[0] == "✓ Discord token: valid: logged in as acwc-bot (application id 9000)."
-    assert out[8].startswith("✓ Database: reachable and at the latest schema (")
+    assert out[8].startswith("✓ Lichess token: not set: the bot reads Lichess anonymously")
+    assert out[9].startswith("✓ Database: reachable and at the latest schema (")
     assert out[-2] == "Ready: every check passed."
     assert out[-1] == (
         "Invite URL (scopes bot, applications.commands; permissions 309237730304): " + INVITE
@@ -227,3 +230,33 @@ def test_invite_url_without_token_or_client_id_says_what_it_needs(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "set a valid DISCORD_TOKEN, or pass --client-id ID" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("token", "said"),
+    [
+        ("lip_good", "✓ Lichess token: valid, with the scopes challenge:write."),
+        (
+            "lip_readonly",
+            "✗ Lichess token: refused. Fix: LICHESS_TOKEN lacks the `challenge:write`",
+        ),
+        ("lip_revoked", "✗ Lichess token: refused. Fix: Lichess says LICHESS_TOKEN is invalid"),
+    ],
+)
+async def test_the_lichess_token_line(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    database: str,
+    capsys: pytest.CaptureFixture[str],
+    fake: FakeLichess,
+    token: str,
+    said: str,
+) -> None:
+    fake.add_token("lip_readonly", scopes=("preference:read",))
+    fake.add_token("lip_good", scopes=("challenge:write",))
+    monkeypatch.setenv("LICHESS_BASE_URL", fake.base_url)
+    monkeypatch.setenv("LICHESS_TOKEN", token)
+    code = await asyncio.to_thread(doctor, monkeypatch, tmp_path)  # the fake runs on this loop
+    out = capsys.readouterr().out
+    assert said in out, out
+    assert code == (0 if token == "lip_good" else 1)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.doctor.discord_checks import check_discord
 from bot.errors import InvalidInput, NotAllowed
 from bot.features.server import text as wording
 from bot.server_settings import LABELS, Field, SettingValue
@@ -54,7 +55,9 @@ async def _pick(interaction: discord.Interaction, field: Field) -> None:
             raise InvalidInput(wording.NOT_A_TEXT_CHANNEL)
     bot = bot_of(interaction)
     await bot.server_settings_service.set(field, value, td_id=interaction.user.id)
-    await interaction.response.edit_message(content=panel_text(bot), view=SetupView(bot))
+    await interaction.response.defer()  # the checks ask Discord: answer within 3 s first
+    text = await panel_text(bot)
+    await interaction.edit_original_response(content=text, view=SetupView(bot))
     await bot.server_settings_changed()
 
 
@@ -101,13 +104,21 @@ class SetupView(discord.ui.View):
         self.add_item(_RolePick(current.get("td_role_id")))
 
 
-def panel_text(bot: ChampionshipBot) -> str:
-    return wording.setup_text(bot.server_settings_service.current())
+async def panel_text(bot: ChampionshipBot) -> str:
+    """The settings and what `acwc doctor` finds on Discord with them, as they stand now."""
+    watch = bot.config.fair_play.flag_public_accusations
+    try:
+        found = await check_discord(bot, bot.config.discord, message_content=watch)
+        checks = [wording.check_line(line) for line in found]
+    except discord.HTTPException as error:
+        checks = [wording.checks_failed(error)]
+    return wording.setup_text(bot.server_settings_service.current(), checks)
 
 
 async def setup_command(interaction: discord.Interaction) -> None:
     bot = bot_of(interaction)
-    await interaction.response.send_message(panel_text(bot), view=SetupView(bot), ephemeral=True)
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    await interaction.followup.send(await panel_text(bot), view=SetupView(bot), ephemeral=True)
 
 
 async def setup(bot: ChampionshipBot) -> None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.doctor.lines import CheckLine
 from bot.server_settings import LABELS, SettingValue
+
+MESSAGE_LIMIT = 2000
 
 # What each setting is for, shown when it is not set.
 UNSET_MEANS = {
@@ -34,6 +37,15 @@ def setting_line(value: SettingValue) -> str:
     return f"**{label}**: {_mention(value)} · set here{was}"
 
 
+def check_line(line: CheckLine) -> str:
+    """A check as /td setup shows it: a passing one short, a failing one with its fix."""
+    return f"✓ {line.title}" if line.ok else line.render()
+
+
+def checks_failed(error: Exception) -> str:
+    return f"✗ The checks could not ask Discord ({type(error).__name__}); try again."
+
+
 def setup_text(values: Sequence[SettingValue], checks: Sequence[str] = ()) -> str:
     """The /td setup panel: the settings, the checks, and the rules of the game."""
     lines = ["**Server setup**", *(setting_line(v) for v in values)]
@@ -46,7 +58,8 @@ def setup_text(values: Sequence[SettingValue], checks: Sequence[str] = ()) -> st
         "Members who hold only the TD role do not see `/td` until you allow the role: Server "
         "Settings → Integrations → this bot → `/td` → Add Roles or Members.",
     ]
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"
 
 
 NOT_A_TEXT_CHANNEL = "That is not a channel the bot can post in: pick a text or forum channel."

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.config import Config
+from bot.doctor.permissions import BOT_PERMISSIONS
 from db.models import AuditEntry, Round
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID, TD_ROLE_ID
 from tests.factories import seed_round
@@ -43,7 +44,8 @@ async def test_the_panel_shows_each_setting_and_where_it_comes_from(
         assert f"**TD role**: <@&{TD_ROLE_ID}> · from the config file" in text
         assert "wins over the config file" in text
         assert "Integrations" in text  # how a TD who holds only the role gets to see /td
-        components = panel.responses[0].components
+        assert "**Checks**" in text and "✗ Pairings channel: not configured" in text, text
+        components = next(r.components for r in panel.responses if r.components)
         kinds = [row["components"][0]["type"] for row in components]
         assert kinds == [8, 8, 8, 6]  # three channel menus, one role menu
         announce = components[0]["components"][0]
@@ -58,12 +60,14 @@ async def test_a_picked_channel_is_used_at_once_and_after_a_restart(
 ) -> None:
     async with running_bot() as (bot, h):
         h.add_text_channel(PAIRINGS, "pairings")
+        h.set_bot_permissions(BOT_PERMISSIONS.value)  # as the invite link gives them
         await h.slash("td setup", user=TD_ID)
         assert bot.sessions is not None
         await seed_round(bot.sessions, config, [(ALICE, "Alice"), (BOB, "Bob")], thread_id=None)
         done = await pick(h, "pairings_channel_id", [PAIRINGS])
         assert done.refusal is None
         assert f"**Pairings channel**: <#{PAIRINGS}> · set here" in done.text
+        assert "✓ Pairings channel" in done.text, done.text
         assert h.in_channel(PAIRINGS), "the waiting round is posted in the picked channel"
         async with bot.sessions() as session:
             round_ = await session.scalar(select(Round))
