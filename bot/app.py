@@ -13,6 +13,7 @@ from typing import Any
 
 import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from discord import app_commands
 from discord.ext import commands
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
@@ -24,6 +25,7 @@ from bot.doctor.at_start import check_at_start
 from bot.due import DueActionRunner
 from bot.features.rounds.publisher import RoundPublisher
 from bot.lichess.client import LichessClient
+from bot.lichess.urgency import person_waiting
 from bot.outbox import OutboxWorker
 from bot.scheduler import build_scheduler
 from bot.server_settings import ServerSettings
@@ -60,6 +62,15 @@ discord.VoiceClient.warn_nacl = False
 discord.VoiceClient.warn_dave = False
 
 
+class ChampionshipTree(app_commands.CommandTree["ChampionshipBot"]):
+    """The command tree: every slash command answers a person who is waiting, so none of its
+    Lichess calls waits out a 429 pause (bot.lichess.urgency)."""
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        person_waiting()
+        return True
+
+
 class ChampionshipBot(commands.Bot):
     """Holds configuration, the DB, the one Lichess client and the services the cogs call."""
 
@@ -81,6 +92,7 @@ class ChampionshipBot(commands.Bot):
         intents.message_content = config.fair_play.flag_public_accusations
         super().__init__(
             command_prefix=commands.when_mentioned,
+            tree_cls=ChampionshipTree,
             intents=intents,
             # Text from users (reasons, reports, names) must never ping @everyone, @here or a
             # role: only user mentions the bot writes itself ping anyone.

@@ -11,7 +11,7 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.config import Config
-from bot.lichess.errors import LichessAuthError, LichessError, LichessRateLimited
+from bot.lichess.errors import LichessAuthError, LichessBusy, LichessError, LichessRateLimited
 from bot.td_alerts import notify_td_once
 
 
@@ -21,6 +21,13 @@ def lichess_failure(exc: LichessError) -> str:
         return (
             "Lichess refused the bot's access token, so the bot cannot use Lichess until the "
             "tournament director replaces it (they have been told). Nothing was changed."
+        )
+    if isinstance(exc, LichessBusy):
+        minutes = max(1, round(exc.retry_in / 60))
+        when = "a minute" if minutes == 1 else f"{minutes} minutes"
+        return (
+            "Lichess asked the bot to slow down and the bot is waiting before it asks again. "
+            f"Nothing was changed; please try again in {when}."
         )
     if isinstance(exc, LichessRateLimited):
         return (

@@ -13,6 +13,7 @@ from discord import app_commands
 
 from bot.errors import InvalidInput
 from bot.ids import MAX_ID, parse_id, valid_id
+from bot.lichess.urgency import person_waiting
 from cogs.errors import NotTD, mark_refused, reply_error
 
 if TYPE_CHECKING:
@@ -45,7 +46,9 @@ def td_only() -> Callable[[Any], Any]:
 
 
 async def guarded(interaction: discord.Interaction, action: Callable[[], Awaitable[None]]) -> None:
-    """Buttons and modals bypass the tree's error handler: route their errors the same way."""
+    """Buttons and modals bypass the tree's error handler: route their errors the same way.
+    A person waits for the answer: no Lichess call waits out a pause (bot.lichess.urgency)."""
+    person_waiting()
     try:
         await action()
     except Exception as error:

@@ -47,12 +47,14 @@ from berserk.session import Requestor
 
 from .errors import (
     LichessAuthError,
+    LichessBusy,
     LichessError,
     LichessNotFound,
     LichessRateLimited,
     LichessUnavailable,
 )
 from .models import LichessGame, LichessUser, OpenChallenge, to_millis
+from .urgency import PERSON_WAITING
 
 log = logging.getLogger(__name__)
 
@@ -169,6 +171,8 @@ class LichessClient:
                     await asyncio.wait({self._straggler})
                 self._straggler = None
                 wait = self._paused_until - pause.time()
+                if wait > 0 and PERSON_WAITING.get():
+                    raise LichessBusy(wait)  # a person does not wait out the pause
                 if wait > 0:
                     await pause.sleep(wait)
                 try:
@@ -177,6 +181,8 @@ class LichessClient:
                     status = int(exc.status_code)
                     if status == 429:
                         self._paused_until = pause.time() + self.rate_limit_pause
+                        if PERSON_WAITING.get():
+                            raise LichessBusy(self.rate_limit_pause) from None
                         if retries < self.max_retries_after_429:
                             retries += 1
                             log.warning(

@@ -22,6 +22,15 @@ class LichessRateLimited(LichessError):
     """Lichess kept answering 429 after the pause and the allowed retries."""
 
 
+class LichessBusy(LichessRateLimited):
+    """Lichess asked the bot to slow down (429) and a person is waiting for this call: it is
+    not made, rather than keep them waiting out the pause. ``retry_in``: seconds left."""
+
+    def __init__(self, retry_in: float) -> None:
+        super().__init__(f"Lichess is pausing the bot for {retry_in:.0f} s", status_code=429)
+        self.retry_in = retry_in
+
+
 class LichessUnavailable(LichessError):
     """Lichess could not be reached: connection error, timeout or 5xx answer."""
 
@@ -48,6 +57,7 @@ class LichessAuthError(LichessError):
 
 __all__ = [
     "LichessAuthError",
+    "LichessBusy",
     "LichessError",
     "LichessNotFound",
     "LichessRateLimited",
