@@ -32,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.config import Config
+from bot.doctor.permissions import ChannelUse, missing, needs_in
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import OutboxMessage, Setting
@@ -43,26 +44,9 @@ RETRY_AFTER = timedelta(minutes=10)
 RETRY_MAX = timedelta(hours=1)
 REFUSED_CODES = {50001: "Missing Access", 50013: "Missing Permissions"}
 
-# What the bot needs in a channel it posts in (a thread: in its parent channel).
-POST_PERMISSIONS = (
-    "view_channel",
-    "send_messages",
-    "send_messages_in_threads",
-    "embed_links",
-    "attach_files",
-    "read_message_history",
-)
-# And where it opens the rounds' posts and threads (the pairings channel).
-THREAD_PERMISSIONS = ("create_public_threads", "manage_threads")
-
-
 def is_refusal(error: discord.HTTPException) -> bool:
     """A 403 that only a change of the channel's permissions can cure."""
     return isinstance(error, discord.Forbidden) and error.code in REFUSED_CODES
-
-
-def permission_label(name: str) -> str:
-    return name.replace("_", " ").title().replace("In Threads", "in Threads")
 
 
 @dataclass(frozen=True)
@@ -192,8 +176,8 @@ class ChannelAccess:
         return len(channels)
 
     def missing_permissions(self, channel_id: int) -> list[str] | None:
-        """The permissions the bot lacks in the channel, from the guild cache; None when the
-        bot cannot tell (the channel is not in its cache)."""
+        """The permissions the bot lacks in the channel, from the guild cache (what the
+        bot needs there: bot.doctor.permissions); None when it cannot tell (not cached)."""
         channel = self.client.get_channel(channel_id)
         if isinstance(channel, discord.Thread):
             channel = channel.parent
@@ -202,11 +186,14 @@ class ChannelAccess:
         me = channel.guild.me
         if me is None:
             return None
-        granted = channel.permissions_for(me)
-        needed: tuple[str, ...] = POST_PERMISSIONS
-        if channel.id == self.config.discord.pairings_channel_id:
-            needed = POST_PERMISSIONS + THREAD_PERMISSIONS
-        return [permission_label(name) for name in needed if not getattr(granted, name)]
+        uses = {
+            self.config.discord.pairings_channel_id: ChannelUse.PAIRINGS,
+            self.config.discord.td_alert_channel_id: ChannelUse.TD_ALERTS,
+        }
+        use = uses.get(channel.id, ChannelUse.ANNOUNCEMENTS)
+        forum = isinstance(channel, discord.ForumChannel)
+        lacking = missing(channel.permissions_for(me), needs_in(use, forum=forum))
+        return [need.name for need in lacking]
 
     def notice(self, channel_id: int, code: int, doing: str) -> str:
         """The TD's one message about a refused channel: where, what, and how to fix it."""
@@ -216,8 +203,8 @@ class ChannelAccess:
         elif missing:
             lacking = "the bot lacks " + ", ".join(missing)
         else:
-            needed = ", ".join(permission_label(p) for p in POST_PERMISSIONS)
-            lacking = f"a permission is missing (the bot needs {needed})"
+            needed = ", ".join(need.name for need in needs_in(ChannelUse.PAIRINGS, forum=False))
+            lacking = f"a permission is missing (the bot may need {needed})"
         return (
             f"⚠️ Discord refused the bot in <#{channel_id}> while {doing} "
             f"({code} {REFUSED_CODES[code]}): {lacking}. Give the bot's role those permissions "
