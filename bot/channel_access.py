@@ -44,6 +44,7 @@ RETRY_AFTER = timedelta(minutes=10)
 RETRY_MAX = timedelta(hours=1)
 REFUSED_CODES = {50001: "Missing Access", 50013: "Missing Permissions"}
 
+
 def is_refusal(error: discord.HTTPException) -> bool:
     """A 403 that only a change of the channel's permissions can cure."""
     return isinstance(error, discord.Forbidden) and error.code in REFUSED_CODES
