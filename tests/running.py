@@ -28,9 +28,12 @@ def running_bot(config: Config, clock: FakeClock, fake: FakeLichess) -> RunningB
 
     @asynccontextmanager
     async def start(
-        cfg: Config | None = None, *, token: str | None = None
+        cfg: Config | None = None,
+        *,
+        token: str | None = None,
+        lichess: LichessClient | None = None,
     ) -> AsyncIterator[tuple[ChampionshipBot, DiscordHarness]]:
-        lichess = LichessClient(
+        lichess = lichess or LichessClient(
             base_url=fake.base_url, token=token, timeout=5.0, rate_limit_pause=0.05
         )
         bot = ChampionshipBot(

@@ -4,17 +4,10 @@ still wait the full pause (DESIGN rule 6)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-
-from bot.app import ChampionshipBot
-from bot.clock import FakeClock
-from bot.config import Config, Secrets
 from bot.lichess.client import LichessClient
-from tests.conftest import GUILD_ID, TD_ROLE_ID, add_player
+from tests.conftest import add_player
 from tests.fakes.lichess import FakeLichess
-from tests.harness import DiscordHarness, discord_harness
-from tests.running import ALICE
+from tests.running import ALICE, RunningBot
 
 PAUSE = 60.0
 
@@ -34,35 +27,15 @@ class RecordingPause:
         self.now += seconds
 
 
-@asynccontextmanager
-async def pausing_bot(
-    config: Config, clock: FakeClock, fake: FakeLichess, pause: RecordingPause
-) -> AsyncIterator[tuple[ChampionshipBot, DiscordHarness]]:
-    lichess = LichessClient(
-        base_url=fake.base_url, timeout=5.0, rate_limit_pause=PAUSE, pause_clock=pause
-    )
-    bot = ChampionshipBot(
-        config,
-        Secrets(),
-        clock=clock,
-        lichess=lichess,
-        sync_commands=False,
-        check_setup=False,
-        start_scheduler=False,
-    )
-    async with discord_harness(
-        bot, run_setup_hook=True, guild_id=GUILD_ID, td_role_id=TD_ROLE_ID
-    ) as h:
-        h.add_member(ALICE, "alice")
-        yield bot, h
-
-
 async def test_register_during_the_pause_answers_at_once(
-    config: Config, clock: FakeClock, fake: FakeLichess
+    running_bot: RunningBot, fake: FakeLichess
 ) -> None:
     add_player(fake, "Alice")
     pause = RecordingPause()
-    async with pausing_bot(config, clock, fake, pause) as (bot, h):
+    lichess = LichessClient(
+        base_url=fake.base_url, timeout=5.0, rate_limit_pause=PAUSE, pause_clock=pause
+    )
+    async with running_bot(lichess=lichess) as (bot, h):
         fake.fail_next("/api/user/", 429)  # a job's call meets the 429: the pause begins
         user = await bot.lichess.get_user("Alice")
         assert user.username == "Alice" and pause.waits == [PAUSE]  # a job waits it out

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from bot.audit import Actor, record, record_td_decision
@@ -97,16 +101,12 @@ class Decisions(RegistrationCore):
                 registration.td_comment = None if registration.problems else reason
             else:
                 registration.td_comment = reason
-            registration.decided_by, registration.decided_at = td_id, now
-            registration.updated_at = now
             decision = "approved" if approve else "rejected"
-            record_td_decision(
+            _decided(
                 session,
-                at=now,
+                registration,
                 td_id=td_id,
-                kind="registration",
-                subject_type="registration",
-                subject_id=registration.id,
+                now=now,
                 decision=decision,
                 reason=reason,
                 action=f"registration_{decision}",
@@ -155,15 +155,11 @@ class Decisions(RegistrationCore):
             for registration in rows:
                 registration.state = RegistrationState.REJECTED
                 registration.td_comment = wording.DROPPED_COMMENT
-                registration.decided_by, registration.decided_at = td_id, now
-                registration.updated_at = now
-                record_td_decision(
+                _decided(
                     session,
-                    at=now,
+                    registration,
                     td_id=td_id,
-                    kind="registration",
-                    subject_type="registration",
-                    subject_id=registration.id,
+                    now=now,
                     decision="rejected",
                     reason=wording.DROPPED_COMMENT,
                     action="registration_dropped",
@@ -180,3 +176,31 @@ class Decisions(RegistrationCore):
                     )
             await refresh_field_post(session, self.config, now)
         return dropped
+
+
+def _decided(
+    session: AsyncSession,
+    registration: Registration,
+    *,
+    td_id: int,
+    now: datetime,
+    decision: str,
+    reason: str | None,
+    action: str,
+    details: dict[str, Any],
+) -> None:
+    """The TD decided `registration`: who and when on the row, and the audit entry."""
+    registration.decided_by, registration.decided_at = td_id, now
+    registration.updated_at = now
+    record_td_decision(
+        session,
+        at=now,
+        td_id=td_id,
+        kind="registration",
+        subject_type="registration",
+        subject_id=registration.id,
+        decision=decision,
+        reason=reason,
+        action=action,
+        details=details,
+    )
