@@ -9,6 +9,7 @@ migrates in its own process only when it finds the schema behind (tests, embedde
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import os
 import re
@@ -25,16 +26,40 @@ ROOT = Path(__file__).resolve().parents[1]
 VERSIONS = ROOT / "migrations" / "versions"
 URL_VARIABLE = "ACWC_MIGRATE_URL"  # the URL reaches the child here, not on its command line
 _RAISED = re.compile(r"^[A-Za-z_][\w.]*: .*$", re.M)  # an exception line of a traceback
-_ASSIGNED = re.compile(r"^(revision|down_revision)\s*(?::[^=]+)?=\s*[\"']([^\"']+)[\"']", re.M)
+
+
+def _assigned(script: Path) -> dict[str, object]:
+    """A migration's module-level `revision` and `down_revision`, read with `ast` (a merge
+    migration's `down_revision` is a tuple; the first migration's is None)."""
+    found: dict[str, object] = {}
+    for node in ast.parse(script.read_text(encoding="utf-8")).body:
+        target, value = None, None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        if isinstance(target, ast.Name) and target.id in ("revision", "down_revision"):
+            found[target.id] = ast.literal_eval(value) if value is not None else None
+    return found
 
 
 def head_revision(versions: Path = VERSIONS) -> str:
-    """The revision no other migration builds on: the one `alembic upgrade head` ends at."""
+    """The revision no other migration builds on: the one `alembic upgrade head` ends at.
+
+    Read from the scripts without importing Alembic (which costs the bot 11 MB, see the
+    module docstring); tests/db checks that it agrees with Alembic's own `ScriptDirectory`,
+    merge migrations included."""
     revisions: set[str] = set()
     built_on: set[str] = set()
     for script in versions.glob("*.py"):
-        for name, value in _ASSIGNED.findall(script.read_text(encoding="utf-8")):
-            (revisions if name == "revision" else built_on).add(value)
+        found = _assigned(script)
+        if isinstance(found.get("revision"), str):
+            revisions.add(str(found["revision"]))
+        down = found.get("down_revision")
+        if isinstance(down, str):
+            built_on.add(down)
+        elif isinstance(down, tuple | list):
+            built_on.update(str(d) for d in down)
     heads = revisions - built_on
     if len(heads) != 1:
         raise RuntimeError(f"migrations must have exactly one head, found {sorted(heads)}")

@@ -18,6 +18,30 @@ def test_the_head_is_the_revision_no_migration_builds_on(tmp_path: Path) -> None
     assert schema.head_revision(tmp_path) == "0002"
 
 
+def test_a_merge_migration_is_read_as_alembic_reads_it(tmp_path: Path) -> None:
+    """Two branches and the migration that merges them (`down_revision` a tuple): one head,
+    the same as Alembic's own ScriptDirectory finds."""
+    from alembic.script import ScriptDirectory
+
+    versions = tmp_path / "versions"
+    versions.mkdir()
+    (tmp_path / "script.py.mako").write_text("")
+    scripts = {
+        "a": ('"0001"', "None"),
+        "b": ('"0002a"', '"0001"'),
+        "c": ('"0002b"', '"0001"'),
+        "d": ('"0003"', '("0002a", "0002b")'),
+    }
+    for name, (revision, down) in scripts.items():
+        (versions / f"{name}.py").write_text(
+            f"revision: str = {revision}\ndown_revision = {down}\n"
+            "branch_labels = None\ndepends_on = None\n"
+            "def upgrade():\n    pass\ndef downgrade():\n    pass\n"
+        )
+    alembic_heads = ScriptDirectory(str(tmp_path), version_locations=[str(versions)]).get_heads()
+    assert schema.head_revision(versions) == "0003" and alembic_heads == ["0003"]
+
+
 def test_two_heads_are_refused(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text('revision = "0001"\n')
     (tmp_path / "b.py").write_text('revision = "0002"\n')
