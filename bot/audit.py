@@ -1,4 +1,4 @@
-"""The audit log: every state change records who or what caused it (DESIGN rule 7)."""
+"""The audit log: every state change records who or what caused it (docs/ARCHITECTURE.md)."""
 
 from __future__ import annotations
 

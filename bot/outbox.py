@@ -1,4 +1,4 @@
-"""The outbox: messages services want sent, delivered by a worker with retries (DESIGN rule 5).
+"""The outbox: messages services want sent, delivered by a worker with retries (docs/ARCHITECTURE.md, "Messages: the outbox").
 
 Services call `enqueue_*` inside their own transaction, so a message exists exactly when the
 state change that caused it was committed. The worker sends due rows, records the Discord

@@ -1,5 +1,5 @@
 """Queueing outbox messages: services call these inside their own transaction, so a message
-exists exactly when the state change that caused it was committed (DESIGN rule 5). The
+exists exactly when the state change that caused it was committed (docs/ARCHITECTURE.md, "Messages: the outbox"). The
 worker that delivers them is bot.outbox."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The championship's tables: registration through the Final, plus outbox, due actions, audit.
 
-State lives here and not in memory (DESIGN rule 4), so a restart loses nothing. Alembic
+State lives here and not in memory (docs/ARCHITECTURE.md, "Timers: due actions"), so a restart loses nothing. Alembic
 migrations are the only way this schema reaches a database; `acwc db check` fails when
 these models and the migrations disagree.
 """
@@ -412,7 +412,7 @@ class DueAction(Base):
 
 
 class AuditEntry(Base):
-    """Who or what caused each state change (DESIGN rule 7)."""
+    """Who or what caused each state change (docs/ARCHITECTURE.md)."""
 
     __tablename__ = "audit_log"
 

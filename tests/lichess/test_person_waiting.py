@@ -1,6 +1,6 @@
 """A person never waits out Lichess's 429 pause: a command that needs Lichess while the bot
 is pausing answers at once that Lichess is busy and when to try again; the periodic jobs
-still wait the full pause (DESIGN rule 6)."""
+still wait the full pause (docs/ARCHITECTURE.md, "Lichess")."""
 
 from __future__ import annotations
 

@@ -14,7 +14,9 @@ How the results are stored after a disqualification:
 * Candidates (VIII.B): every match of theirs becomes FORFEITED with ``forfeit_winner_id``
   None and no points: **a FORFEITED match without a winner is disregarded** and the
   Candidates standings must skip it.
-* Final (VIII.C): the Final has no service yet, so the TD gets a note with the rule.
+* Final (VIII.C): discipline publishes `PlayerLeft`; the rounds service
+  (`_on_player_left`) puts the Candidates runner-up in the place of the one who left and
+  starts the Final again between the two.
 
 Every changed match is snapshotted in the ``player_disqualified`` audit entry (``undo``), so
 ``reinstate`` can put back what is still safe to put back and lists the rest for the TD.
