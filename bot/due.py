@@ -1,4 +1,5 @@
-"""Due actions: deadlines, reminders and grace periods as database rows (docs/ARCHITECTURE.md, "Timers: due actions").
+"""Due actions: deadlines, reminders and grace periods as database rows (see
+docs/ARCHITECTURE.md, "Timers: due actions").
 
 A service schedules an action in its own transaction. The periodic sweep runs every due
 action in a transaction of its own that also marks it done, so its effects (state changes,

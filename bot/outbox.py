@@ -1,4 +1,5 @@
-"""The outbox: messages services want sent, delivered by a worker with retries (docs/ARCHITECTURE.md, "Messages: the outbox").
+"""The outbox: messages services want sent, delivered by a worker with retries (see
+docs/ARCHITECTURE.md, "Messages: the outbox").
 
 Services call `enqueue_*` inside their own transaction, so a message exists exactly when the
 state change that caused it was committed. The worker sends due rows, records the Discord

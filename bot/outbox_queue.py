@@ -1,6 +1,6 @@
 """Queueing outbox messages: services call these inside their own transaction, so a message
-exists exactly when the state change that caused it was committed (docs/ARCHITECTURE.md, "Messages: the outbox"). The
-worker that delivers them is bot.outbox."""
+exists exactly when the state change that caused it was committed (docs/ARCHITECTURE.md,
+"Messages: the outbox"). The worker that delivers them is bot.outbox."""
 
 from __future__ import annotations
 
