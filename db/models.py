@@ -1,8 +1,8 @@
 """The championship's tables: registration through the Final, plus outbox, due actions, audit.
 
 State lives here and not in memory (docs/ARCHITECTURE.md, "Timers: due actions"), so a
-restart loses nothing. Alembic migrations are the only way this schema reaches a database; `acwc db check` fails when
-these models and the migrations disagree.
+restart loses nothing. Alembic migrations are the only way this schema reaches a
+database; `acwc db check` fails when these models and the migrations disagree.
 """
 
 from __future__ import annotations

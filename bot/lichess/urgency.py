@@ -1,10 +1,11 @@
 """Lichess calls a person is waiting for: they never wait out a 429 pause.
 
 After a 429 the client sends nothing for a full minute (docs/ARCHITECTURE.md, "Lichess").
-A periodic job can wait that out; a player who typed a command cannot: Discord gives an interaction 3 s and
-the player sees "thinking…". So every interaction runs with `person_waiting` set (cogs: the
-command tree's check and the buttons' `guarded`), and the client, instead of sleeping, raises
-`LichessBusy` with the seconds left; the reply says when to try again.
+A periodic job can wait that out; a player who typed a command cannot: Discord gives an
+interaction 3 s and the player sees "thinking…". So every interaction runs with
+`person_waiting` set (cogs: the command tree's check and the buttons' `guarded`), and the
+client, instead of sleeping, raises `LichessBusy` with the seconds left; the reply says
+when to try again.
 """
 
 from __future__ import annotations
