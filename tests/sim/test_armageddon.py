@@ -17,6 +17,8 @@ from bot.sim import games as sim_games
 from bot.sim.run import Simulation, simulate
 from db.models import Match, Player, Stage, StageKind
 
+pytestmark = pytest.mark.slow
+
 CHAMPION = "arimakat"  # the previous champion of the simulated edition
 
 

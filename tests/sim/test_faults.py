@@ -9,7 +9,11 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from bot.sim.run import simulate
+
+pytestmark = pytest.mark.slow
 
 
 async def test_faults_change_nothing_but_the_way_messages_arrive(tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ from bot.cli import main
 from bot.sim.resume import Counters, RequestLog, StepLog
 from tests.sim.test_simulate_killed import child, steps_of
 
+pytestmark = pytest.mark.slow
+
 AT = datetime(2019, 10, 2, 18, 0, tzinfo=UTC)
 
 

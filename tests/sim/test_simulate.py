@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from bot.cli import main
 from bot.sim.run import simulate
+
+pytestmark = pytest.mark.slow
 
 
 async def test_a_small_championship_runs_to_its_champion_and_repeats_itself(

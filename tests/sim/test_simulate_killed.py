@@ -21,7 +21,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.sim.sim_child import PHASES
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 SIMULATE = ["--players", "8", "--seed", "3"]

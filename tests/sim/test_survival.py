@@ -26,8 +26,12 @@ from collections import Counter
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from bot.sim.fake_lichess import FakeLichess, fake_lichess
 from tests.sim.crash_child import PHASES, PLAYERS, agreed
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_KILLS = 4
