@@ -10,6 +10,8 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
+from discord.utils import format_dt
+
 from bot.features.matches.text import progress_board
 from bot.features.negotiation.types import MatchView, OfferInfo
 from bot.timefmt import discord_time
@@ -251,7 +253,9 @@ def chosen_binding_dm(chooser: str, t: datetime) -> str:
 
 
 def match_reminder(opponent: str, t: datetime) -> str:
-    return f"Reminder: your match against **{opponent}** starts {discord_time(t, 'R')}, at " + (
+    """ "starts in 1 hour, at <your time> (UTC)": the relative time, then the time once."""
+    return (
+        f"Reminder: your match against **{opponent}** starts {format_dt(t, 'R')}, at "
         f"{discord_time(t)}."
     )
 

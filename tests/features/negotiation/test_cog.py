@@ -264,6 +264,8 @@ async def test_reminders_sent_once_across_a_restart(
             reminders = [m for m in h.dms_to(user) if m.text.startswith("Reminder: your match")]
             assert len(reminders) == 2, [m.text for m in h.dms_to(user)]
             assert all(discord_time(THU_20) in m.text for m in reminders)
+            # the time once in UTC: "starts <t:…:R>, at <t:…:F> (… UTC)", not UTC twice
+            assert all(m.text.count("UTC") == 1 for m in reminders), reminders[0].text
     async with running_bot() as (bot, h):
         await tick(bot)
         assert h.dms_to(ALICE) == [] and h.dms_to(BOB) == []
