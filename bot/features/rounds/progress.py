@@ -20,11 +20,11 @@ from bot.errors import WrongStage
 from bot.events import RoundPublished
 from bot.features.matches.text import STAGE_LABELS
 from bot.features.rounds import pairing
+from bot.features.rounds.text import round_out_text
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.outbox import enqueue_channel
 from bot.rules import swiss
 from bot.service import Service
-from bot.timefmt import discord_time
 from db.models import (
     Match,
     MatchState,
@@ -189,19 +189,16 @@ class RoundProgress(Service):
         )
         announce = self.config.discord.announcement_channel_id
         if announce:
-            byes = [line.player_a for line in preview.lines if line.player_b is None]
-            bye_text = f" Bye: {', '.join(byes)}." if byes else ""
-            enqueue_channel(
-                session,
-                channel_id=announce,
-                now=now,
-                content=(
-                    f"📣 **{self.config.tournament.short_name}: {STAGE_LABELS[stage.kind]} round "
-                    f"{round_.number} of {stage.total_rounds} is out!** "
-                    f"{len(preview.lines)} pairings; every match must be played by "
-                    f"{discord_time(round_.deadline)}.{bye_text}"
-                ),
+            content = round_out_text(
+                self.config.tournament.short_name,
+                stage.kind,
+                STAGE_LABELS[stage.kind],
+                round_.number,
+                stage.total_rounds,
+                [(line.player_a, line.player_b) for line in preview.lines],
+                round_.deadline,
             )
+            enqueue_channel(session, channel_id=announce, now=now, content=content)
         return RoundPreview(**{**preview.__dict__, "round_id": round_.id})
 
     async def _swiss_state(

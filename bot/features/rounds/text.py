@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from bot.features.rounds.types import PendingEntry, RoundPreview, SwissStart
 from bot.timefmt import discord_time
 from db.models import StageKind
@@ -91,3 +93,30 @@ def start_text(start: SwissStart) -> str:
         room = 1900 - sum(len(p) + 2 for p in parts)
         parts.append(preview_text(start.preview, published=False)[:room])
     return "\n\n".join(parts)
+
+
+def round_out_text(
+    short_name: str,
+    kind: StageKind,
+    label: str,
+    number: int,
+    total: int | None,
+    pairs: list[tuple[str, str | None]],
+    deadline: datetime,
+) -> str:
+    """The announcement of a published round; the Final is one match, announced as such."""
+    if kind is StageKind.FINAL and len(pairs) == 1 and pairs[0][1] is not None:
+        a, b = pairs[0]
+        return (
+            f"📣 **{short_name}: the Final is set!** **{a}** vs **{b}**; it must be finished "
+            f"by {discord_time(deadline)}."
+        )
+    matches = [p for p in pairs if p[1] is not None]
+    byes = [a for a, b in pairs if b is None]
+    of_total = f" of {total}" if total else ""
+    count = f"{len(matches)} match{'es' if len(matches) != 1 else ''}"
+    bye_text = f" Bye: {', '.join(byes)}." if byes else ""
+    return (
+        f"📣 **{short_name}: {label} round {number}{of_total} is out!** {count}; every match "
+        f"must be played by {discord_time(deadline)}.{bye_text}"
+    )
