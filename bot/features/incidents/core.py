@@ -197,7 +197,7 @@ class IncidentCore(Service):
                 raise WrongStage(wording.games_played(self._board(progress)))
 
     def _board(self, progress: MatchProgress) -> str:
-        return progress_board(progress, total_games=self.config.tournament.match_games)
+        return progress_board(progress)
 
     async def _ask_claimant(
         self,

@@ -43,12 +43,13 @@ def scoreboard(
     score_a: float,
     score_b: float,
     *,
-    total_games: int,
     finished: bool,
 ) -> str:
-    """The match's live scoreboard in its thread: one line per game, then the score."""
+    """The match's live scoreboard in its thread: one line per game, then the score. It does
+    not say how long the match is: that depends on the stage (an early stop at 5.5 in the
+    Swiss, every game in the Candidates, the Final's extensions), never "best of"."""
     head = f"**{a}** {score(score_a)}–{score(score_b)} **{b}**"
-    state = "final result" if finished else f"live · best of {total_games} games"
+    state = "final result" if finished else "live"
     lines = [f"📊 {head} ({state})"]
     for g in games:
         line = (
@@ -64,7 +65,7 @@ def scoreboard(
     return "\n".join(lines)[:2000]
 
 
-def progress_board(progress: MatchProgress, *, total_games: int) -> str:
+def progress_board(progress: MatchProgress) -> str:
     """The scoreboard of a match as /match and refusals show it; a forfeit says who won."""
     if progress.state == "forfeited":
         winner = progress.forfeit_winner or "nobody"
@@ -78,6 +79,5 @@ def progress_board(progress: MatchProgress, *, total_games: int) -> str:
         progress.games,
         progress.score_a,
         progress.score_b,
-        total_games=total_games,
         finished=progress.decided,
     )

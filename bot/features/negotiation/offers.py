@@ -93,7 +93,6 @@ class PlayerOffers(AgreementBase):
             td_assigns=ctx.match.td_assigns,
             progress=progress,
             started=ctx.match.agreed_time is not None and now >= ctx.match.agreed_time,
-            total_games=self.config.tournament.match_games,
         )
 
     async def offer(self, *, discord_id: int, text: str) -> OfferResult:

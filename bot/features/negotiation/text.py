@@ -392,7 +392,7 @@ def match_view(view: MatchView) -> str:
     progress = view.progress
     if progress is not None and (view.started or progress.games or progress.decided):
         # Match day: the score comes first, then what was arranged.
-        lines.insert(1, progress_board(progress, total_games=view.total_games))
+        lines.insert(1, progress_board(progress))
         if progress.decided:
             return "\n".join(lines)[:1990]
         if progress.challenge_url:

@@ -42,7 +42,6 @@ class MatchView:
     # Match day: the score, the games read from Lichess, the game link (None for a bye).
     progress: MatchProgress | None = None
     started: bool = False  # the agreed time has come
-    total_games: int = 10
 
 
 @dataclass(frozen=True)

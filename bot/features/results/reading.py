@@ -428,7 +428,6 @@ class ResultsCore(StageRules):
             lines,
             ctx.match.score_a,
             ctx.match.score_b,
-            total_games=self.config.tournament.match_games,
             finished=ctx.match.state is MatchState.FINISHED,
         )
         key = f"scoreboard:{ctx.match.id}"

@@ -28,3 +28,15 @@ def test_the_final_is_announced_as_the_final() -> None:
     text = round_out_text("ACWC 2019", StageKind.FINAL, "Final", 1, 1, pairs, DEADLINE)
     assert text.startswith("📣 **ACWC 2019: the Final is set!** **arimakat** vs **CyNovak6**")
     assert "round 1 of 1" not in text and "pairings" not in text
+
+
+def test_a_live_scoreboard_never_says_best_of() -> None:
+    """A Swiss match stops at 5.5, the Candidates play every game, the Final is 12 games plus
+    extensions: "best of 10" is true of none of them."""
+    from bot.features.matches.text import scoreboard
+
+    live = scoreboard("arimakat", "CyNovak6", [], 3.5, 2.5, finished=False)
+    assert live.startswith("📊 **arimakat** 3.5–2.5 **CyNovak6** (live)")
+    assert "best of" not in live
+    done = scoreboard("arimakat", "CyNovak6", [], 7.0, 5.0, finished=True)
+    assert "(final result)" in done
