@@ -294,11 +294,23 @@ def mention(player: Player) -> str:
     return f"<@{player.discord_id}>" if player.discord_id else f"**{player.lichess_username}**"
 
 
-def match_opening(match: Match, a: Player, b: Player, round_: Round, offers_due: datetime) -> str:
-    """The match's message in the round thread: who plays whom and what to do next."""
-    return (
-        f"**Board {match.board}** (match #{match.id}): {mention(a)} vs {mention(b)}\n"
+def match_opening(
+    match: Match, a: Player, b: Player, round_: Round, offers: tuple[int, datetime] | None
+) -> str:
+    """The match's message in the round thread: who plays whom and what to do next.
+    `offers`: how many offers each owes and by when (rule V.C); None in the Final, which has
+    no weekly deadlines (rule IV.C): its sessions are agreed as the finalists go."""
+    head = f"**Board {match.board}** (match #{match.id}): {mention(a)} vs {mention(b)}\n"
+    if offers is None:
+        return head + (
+            "Agree on each session's start time with `/offer` (times in UTC, e.g. "
+            "`wed 18:00`) and `/accept`; the Final must be finished by "
+            f"{discord_time(round_.deadline)}."
+        )
+    owed, due = offers
+    return head + (
         f"Agree on a start time with `/offer` (times in UTC, e.g. `wed 18:00`) and `/accept`. "
-        f"Each of you owes 3 offers by {discord_time(offers_due)} unless one is accepted "
-        f"first (rule V.C); the match must be played by {discord_time(round_.deadline)}."
+        f"Each of you owes {owed} offer{'s' if owed != 1 else ''} by {discord_time(due)} "
+        f"unless one is accepted first (rule V.C); the match must be played by "
+        f"{discord_time(round_.deadline)}."
     )

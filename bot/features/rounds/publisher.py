@@ -40,7 +40,7 @@ from bot.features.matches.round_post import (
 from bot.features.rounds.text import no_channel_text
 from bot.td_alerts import notify_td
 from db.engine import transaction
-from db.models import Match, MatchState, Player, Round, RoundState, Setting, Stage
+from db.models import Match, MatchState, Player, Round, RoundState, Setting, Stage, StageKind
 
 log = logging.getLogger(__name__)
 NO_CHANNEL_KEY = "no-pairings-channel:"
@@ -261,5 +261,9 @@ class RoundPublisher:
         assert a is not None and round_ is not None
         if b is None or match.state is MatchState.BYE:
             return f"Bye this round: {mention(a)} (+{match.points_a or 0:g})."
-        offers_due = round_.starts_at + timedelta(hours=self.config.negotiation.offers_due_hours)
-        return match_opening(match, a, b, round_, offers_due)
+        stage = await session.get(Stage, round_.stage_id)
+        if stage is not None and stage.kind is StageKind.FINAL:
+            return match_opening(match, a, b, round_, None)  # no weekly deadlines (IV.C)
+        negotiation = self.config.negotiation
+        offers_due = round_.starts_at + timedelta(hours=negotiation.offers_due_hours)
+        return match_opening(match, a, b, round_, (negotiation.required_offers, offers_due))

@@ -40,3 +40,19 @@ def test_a_live_scoreboard_never_says_best_of() -> None:
     assert "best of" not in live
     done = scoreboard("arimakat", "CyNovak6", [], 7.0, 5.0, finished=True)
     assert "(final result)" in done
+
+
+def test_the_final_owes_no_offers_and_the_swiss_says_how_many() -> None:
+    """Rule V.C's offers bind the weekly rounds; the Final's sessions have no such deadline
+    (rule IV.C), so its message does not claim one. The count comes from the config."""
+    from bot.features.matches.round_post import match_opening
+    from db.models import Match, Player, Round
+
+    a = Player(id=1, lichess_id="a", lichess_username="A", discord_id=11)
+    b = Player(id=2, lichess_id="b", lichess_username="B", discord_id=12)
+    match = Match(id=7, board=1)
+    round_ = Round(deadline=DEADLINE)
+    final = match_opening(match, a, b, round_, None)
+    assert "owes" not in final and "rule V.C" not in final and "session" in final
+    swiss = match_opening(match, a, b, round_, (2, DEADLINE))
+    assert "Each of you owes 2 offers by" in swiss and "(rule V.C)" in swiss
