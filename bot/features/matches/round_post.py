@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from bot.outbox import enqueue_edit
-from bot.timefmt import discord_time
+from bot.timefmt import deadline_time, discord_time
 from db.models import Match, MatchState, Player, Round, Setting, Stage
 
 PROFILE = "https://lichess.org/@/"
@@ -310,7 +310,7 @@ def match_opening(
     owed, due = offers
     return head + (
         f"Agree on a start time with `/offer` (times in UTC, e.g. `wed 18:00`) and `/accept`. "
-        f"Each of you owes {owed} offer{'s' if owed != 1 else ''} by {discord_time(due)} "
+        f"Each of you owes {owed} offer{'s' if owed != 1 else ''} by {deadline_time(due)} "
         f"unless one is accepted first (rule V.C); the match must be played by "
         f"{discord_time(round_.deadline)}."
     )

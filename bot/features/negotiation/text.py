@@ -14,7 +14,7 @@ from discord.utils import format_dt
 
 from bot.features.matches.text import progress_board
 from bot.features.negotiation.types import MatchView, OfferInfo
-from bot.timefmt import discord_time
+from bot.timefmt import deadline_time, discord_time
 from db.models import OfferKind, OfferState
 
 KIND_LABELS = {
@@ -138,7 +138,7 @@ def offers_made(result_offers: Sequence[OfferInfo], opponent: str, owed: int, du
     lines += [f"- #{o.id}: {discord_time(o.time)}" for o in result_offers]
     if owed:
         lines.append(
-            f"You still owe {owed} offer{'s' if owed != 1 else ''} by {discord_time(due)} "
+            f"You still owe {owed} offer{'s' if owed != 1 else ''} by {deadline_time(due)} "
             "(rule V.C)."
         )
     lines.append(f"{opponent} can accept with the button or /accept.")
@@ -404,7 +404,7 @@ def match_view(view: MatchView) -> str:
     else:
         lines.append("Agreed time: none yet")
         lines.append(
-            f"Offers still owed by {discord_time(view.offers_due)} (rule V.C): you "
+            f"Offers still owed by {deadline_time(view.offers_due)} (rule V.C): you "
             f"{view.my_offers_owed}, {view.opponent} {view.opponent_offers_owed}"
         )
         if view.td_assigns:

@@ -54,5 +54,7 @@ def test_the_final_owes_no_offers_and_the_swiss_says_how_many() -> None:
     round_ = Round(deadline=DEADLINE)
     final = match_opening(match, a, b, round_, None)
     assert "owes" not in final and "rule V.C" not in final and "session" in final
-    swiss = match_opening(match, a, b, round_, (2, DEADLINE))
+    thursday = datetime(2019, 10, 3, tzinfo=UTC)  # checked then: "by the end of Wednesday"
+    swiss = match_opening(match, a, b, round_, (2, thursday))
     assert "Each of you owes 2 offers by" in swiss and "(rule V.C)" in swiss
+    assert "(2019-10-02 23:59 UTC)" in swiss and "2019-10-03" not in swiss
