@@ -31,6 +31,7 @@ from bot.features.matches.types import MatchProgress
 from bot.lichess import LichessError, LichessNotFound
 from bot.outbox import enqueue_channel
 from bot.service import Service
+from bot.td_alerts import notify_td
 from db.models import (
     Game,
     IncidentKind,
@@ -174,6 +175,46 @@ class IncidentCore(Service):
             subject_id=incident.id,
             details={"why": why},
         )
+        await self._tell_claim_withdrawn(session, incident, now, why, by_td=actor.kind == "td")
+
+    async def _tell_claim_withdrawn(
+        self,
+        session: AsyncSession,
+        incident: MatchIncident,
+        now: datetime,
+        why: str,
+        *,
+        by_td: bool,
+    ) -> None:
+        """Whoever heard of the claim hears it is off: the accused (told they might lose by
+        forfeit) and, unless it was their own ruling, the TD (who got the report)."""
+        match = await session.get(Match, incident.match_id)
+        accused = await session.get(Player, incident.against_id) if incident.against_id else None
+        claimant = await session.get(Player, incident.reporter_id)
+        if match is None or accused is None or claimant is None:
+            return
+        kind = incident.kind.value
+        message_player(
+            session,
+            accused,
+            thread_id=match.thread_id,
+            now=now,
+            content=wording.claim_withdrawn_accused(match.id, kind, claimant.lichess_username, why),
+        )
+        if not by_td:
+            notify_td(
+                session,
+                self.config,
+                now=now,
+                content=wording.claim_withdrawn_td(
+                    match.id,
+                    incident.id,
+                    kind,
+                    claimant.lichess_username,
+                    accused.lichess_username,
+                    why,
+                ),
+            )
 
     async def _live_incident(
         self, session: AsyncSession, match_id: int, kind: IncidentKind

@@ -245,3 +245,24 @@ def no_such_incident(incident_id: int) -> str:
 
 def incident_closed() -> str:
     return "This report is already closed."
+
+
+_CLAIM_NAMES = {"no_show": "no-show", "left": "left-the-match", "break": "break"}
+
+
+def claim_withdrawn_accused(match_id: int, kind: str, claimant: str, why: str) -> str:
+    """To the accused player: the claim that could have cost them the match is off."""
+    return (
+        f"✅ The {_CLAIM_NAMES.get(kind, kind)} claim {claimant} made against you in match "
+        f"#{match_id} is withdrawn ({why}): nothing is forfeited."
+    )
+
+
+def claim_withdrawn_td(
+    match_id: int, incident_id: int, kind: str, claimant: str, accused: str, why: str
+) -> str:
+    """To the TD, who got the claim's report: it needs nothing from them any more."""
+    return (
+        f"✅ Claim #{incident_id} ({_CLAIM_NAMES.get(kind, kind)}, match #{match_id}, "
+        f"{claimant} against {accused}) is withdrawn: {why}. Nothing to decide."
+    )

@@ -241,6 +241,12 @@ async def test_a_game_between_them_cancels_the_claim(
     result = await service.claim_win(discord_id=ALICE, incident_id=ident)
     assert result.state is IncidentState.CANCELLED and "lichess" in result.text.lower()
     assert (await match(sessions, seeded.match_ids[0])).state is MatchState.SCHEDULED
+    # Bob was warned he might lose by forfeit, the TD got the report: both hear it is off.
+    rows = await messages(sessions)
+    withdrawn = [m.content for m in dms(rows, BOB) if "is withdrawn" in m.content]
+    assert len(withdrawn) == 1 and "nothing is forfeited" in withdrawn[0], withdrawn
+    told = [t for t in to_td(rows) if f"Claim #{ident}" in t and "withdrawn" in t]
+    assert len(told) == 1 and "Alice against Bob" in told[0] and "Nothing to decide" in told[0]
 
 
 async def test_noshow_refused_when_games_exist_or_outside_the_window(
