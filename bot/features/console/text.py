@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.features.console.types import AuditLine, AuditPage, CommandEntry, StageTable
+from bot.message_text import quote
 from bot.timefmt import discord_time
 
 MESSAGE_LIMIT = 2000
@@ -114,7 +115,7 @@ SUBJECTS = {
 
 def unknown_player(typed: str) -> str:
     return (
-        f"`{typed[:40]}` is not a player of the championship: type their Lichess username. "
+        f"`{quote(typed, 40)}` is not a player of the championship: type their Lichess username. "
         "Nothing is shown."
     )
 
@@ -145,7 +146,7 @@ def audit_line(line: AuditLine) -> str:
     text = f"{discord_time(line.at, 'f')} · {who(line)} · `{line.action}` · {line.subject}"
     if line.reason:
         reason = " ".join(line.reason.split())
-        text += f" — {reason[:60] + '…' if len(reason) > 60 else reason}"
+        text += f" — {quote(reason, 60)}"
     return text
 
 
@@ -270,4 +271,4 @@ def _final_lines(table: StageTable) -> list[str]:
 
 
 def unknown_stage(typed: str, stages: Sequence[str]) -> str:
-    return f"Unknown stage {typed!r}: choose {', '.join(stages[:-1])} or {stages[-1]}."
+    return f"Unknown stage {quote(typed, 40)!r}: choose {', '.join(stages[:-1])} or {stages[-1]}."

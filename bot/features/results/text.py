@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bot.features.matches.text import game_link, score
+from bot.message_text import quote
 from bot.timefmt import discord_time
 
 LICHESS = "https://lichess.org/"
@@ -102,7 +103,7 @@ def voided_reply(lichess_id: str, match_id: int, score_a: float, score_b: float)
 
 
 def void_thread_note(lichess_id: str, reason: str) -> str:
-    return f"The TD voided game {game_link(lichess_id)}: {reason}"
+    return f"The TD voided game {game_link(lichess_id)}: {quote(reason)}"
 
 
 def submitted_reply(lichess_id: str, number: int, score_a: float, score_b: float) -> str:

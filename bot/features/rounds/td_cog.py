@@ -10,7 +10,7 @@ from discord import app_commands
 from bot.audit import Actor
 from bot.errors import NotAllowed
 from bot.features.rounds.text import dropped_note, preview_text, start_text
-from cogs.common import IdButton, MatchId, bot_of, is_td, kick_outbox, match_choices
+from cogs.common import IdButton, MatchId, Reason, bot_of, is_td, kick_outbox, match_choices
 from cogs.td import TDCommand
 
 
@@ -169,7 +169,7 @@ async def set_score(
     match: MatchId,
     score_a: float,
     score_b: float,
-    reason: str | None = None,
+    reason: Reason | None = None,
 ) -> None:
     result = await bot_of(interaction).svc.rounds.set_score(
         td_id=interaction.user.id,
