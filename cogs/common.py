@@ -14,7 +14,15 @@ from discord import app_commands
 from bot.errors import InvalidInput
 from bot.ids import MAX_ID, parse_id, valid_id
 from bot.lichess.urgency import person_waiting
-from bot.message_text import GAME_MAX, NAME_MAX, REASON_MAX, TIME_MAX, TIMES_MAX, URL_MAX
+from bot.message_text import (
+    GAME_MAX,
+    NAME_MAX,
+    REASON_MAX,
+    TIME_MAX,
+    TIMES_MAX,
+    URL_MAX,
+    split_text,
+)
 from cogs.errors import NotTD, mark_refused, reply_error
 
 if TYPE_CHECKING:
@@ -194,6 +202,28 @@ STALE_BUTTON = (
 
 def embed(data: dict[str, Any]) -> discord.Embed:
     return discord.Embed.from_dict(data)
+
+
+async def reply_in_parts(
+    interaction: discord.Interaction,
+    text: str,
+    *,
+    view: discord.ui.View | None = None,
+    edit: bool = False,
+) -> None:
+    """A private reply that may be longer than one message (a round's preview, a list): cut
+    between lines (bot.message_text.split_text), the first part answers with the buttons (or,
+    `edit`, replaces the message whose button was pressed, and its buttons by `view`), and
+    the other parts follow."""
+    first, *rest = split_text(text)
+    if edit:
+        await interaction.response.edit_message(content=first, view=view)
+    elif view is not None:
+        await interaction.response.send_message(first, view=view, ephemeral=True)
+    else:
+        await interaction.response.send_message(first, ephemeral=True)
+    for part in rest:
+        await interaction.followup.send(part, ephemeral=True)
 
 
 async def kick_outbox(interaction: discord.Interaction) -> None:

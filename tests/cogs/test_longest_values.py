@@ -39,8 +39,7 @@ def free_text_options(world: World, command: app_commands.Command[Any, ..., Any]
     return {
         option["name"]: option.get("max_length")
         for option in payload.get("options") or []
-        if option["type"] == discord.AppCommandOptionType.string.value
-        and not option.get("choices")
+        if option["type"] == discord.AppCommandOptionType.string.value and not option.get("choices")
     }
 
 

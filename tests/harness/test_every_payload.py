@@ -14,7 +14,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import discord_limits as limits
-from bot.sim.harness import DiscordHarness, discord_harness
+from bot.sim.harness import discord_harness
 
 GUILD, USER, CHANNEL, FORUM = 600, 601, 602, 603
 Action = Callable[[discord.Interaction], Awaitable[Any]]

@@ -18,6 +18,7 @@ from cogs.common import (
     TimeText,
     bot_of,
     kick_outbox,
+    reply_in_parts,
     single_button_view,
 )
 from cogs.td import add_td_commands
@@ -81,7 +82,7 @@ class NegotiationCog(commands.Cog):
     @app_commands.command(name="match", description="Show your match: offers, deadlines, time")
     async def match(self, interaction: discord.Interaction) -> None:
         view = await self.bot.svc.negotiation.match_view(discord_id=interaction.user.id)
-        await interaction.response.send_message(wording.match_view(view), ephemeral=True)
+        await reply_in_parts(interaction, wording.match_view(view))
 
     @app_commands.command(name="reschedule", description="Propose a new time for an agreed match")
     @app_commands.describe(time="One UTC time, e.g. `2019-10-03 19:00` or `thu 19:00`")

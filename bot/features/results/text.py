@@ -62,10 +62,9 @@ def result_announcement(
     stage: str, a: str, b: str, score_a: float, score_b: float, game_ids: Sequence[str]
 ) -> str:
     links = " ".join(f"[{n}]({game_link(g)})" for n, g in enumerate(game_ids, start=1))
-    return (
-        f"🏁 {stage} result: **{a}** {score(score_a)}–{score(score_b)} **{b}**"
-        + (f"\nGames: {links}" if links else "")
-    )[:2000]
+    return f"🏁 {stage} result: **{a}** {score(score_a)}–{score(score_b)} **{b}**" + (
+        f"\nGames: {links}" if links else ""
+    )  # an announcement: the outbox splits it between lines if long
 
 
 def flagged_note(match_id: int, a: str, b: str, lichess_id: str, status: str) -> str:

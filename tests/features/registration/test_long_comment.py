@@ -9,8 +9,8 @@ from sqlalchemy import select
 from bot.app import ChampionshipBot
 from db.models import OutboxMessage, RegistrationState
 from tests.conftest import TD_ID, add_player
-from tests.features.registration.test_cog import register_and_verify
 from tests.fakes.lichess import FakeLichess
+from tests.features.registration.test_cog import register_and_verify
 from tests.running import ALICE, RunningBot
 
 COMMENT = ("Your account is too new for rule II.B, and here is why in detail. " * 20)[:1000]
