@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from bot.discord_limits import MESSAGE_CONTENT
 from bot.features.console.types import AuditLine, AuditPage, CommandEntry, StageTable
 from bot.message_text import quote
 from bot.timefmt import discord_time
 
-MESSAGE_LIMIT = 2000
+MESSAGE_LIMIT = MESSAGE_CONTENT
 EMBED_TEXT_LIMIT = 4000
 
 # --- /help: the rule each command serves ------------------------------------------------------

@@ -135,7 +135,7 @@ def registration_embed(s: RegistrationSummary, *, for_td: bool = False) -> dict[
     fields.append({"name": "Rated games before the cut-off", "value": games, "inline": True})
     fields.append({"name": "Seeding rating", "value": seeding_line(s), "inline": False})
     checks = "\n".join(f"• {t}" for t in s.problem_texts) or "All entry checks passed."
-    fields.append({"name": "Entry checks", "value": checks[:1024], "inline": False})
+    fields.append({"name": "Entry checks", "value": quote(checks, FIELD), "inline": False})
     if s.exception_reason:
         fields.append(
             {"name": "Exception granted (rule II.B)", "value": quote(s.exception_reason, FIELD)}

@@ -8,8 +8,10 @@ import discord
 from discord import app_commands
 
 from bot.audit import Actor
+from bot.discord_limits import BUTTON_LABEL
 from bot.errors import NotAllowed
 from bot.features.rounds.text import dropped_note, preview_text, start_text
+from bot.message_text import fit
 from cogs.common import (
     IdButton,
     MatchId,
@@ -53,7 +55,7 @@ class TieButton(IdButton, template=r"acwc:tie:(?P<id>\d+)"):
     def __init__(self, ident: int, name: str | None = None) -> None:
         super().__init__(ident)
         if name:
-            self.item.label = name[:80]
+            self.item.label = fit(name, BUTTON_LABEL)
 
     async def run(self, interaction: discord.Interaction) -> None:
         if not is_td(interaction):
