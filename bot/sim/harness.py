@@ -12,6 +12,12 @@ modals) while every byte that would go to Discord is captured instead:
   plausible JSON -> :attr:`DiscordHarness.messages` (channel messages, DMs,
   forum posts...) and :attr:`DiscordHarness.requests` (everything).
 
+Every payload is checked against Discord's documented limits (:mod:`bot.discord_limits`
+for messages, embeds, components, modals, autocomplete and threads;
+:mod:`bot.command_limits` for the command sync): a breach is answered 400 50035 as Discord
+answers it and recorded in :attr:`DiscordHarness.breaches`, and :func:`discord_harness`
+fails at its exit when any was recorded, unless the test set ``breaches_expected``.
+
 Nothing logs in and no socket is opened.  This relies on private discord.py
 2.7 internals; keep all of that knowledge in this one module.
 
