@@ -45,8 +45,10 @@ class TimeControl(_Section):
 
 
 class TournamentConfig(_Section):
-    name: str = "Antichess World Championship 2019"
-    short_name: str = "ACWC 2019"
+    # Both are quoted in messages, embed titles and thread names ("ACWC 2019 match #12"),
+    # which Discord limits (a thread name to 100 characters): bounded so they always fit.
+    name: str = Field("Antichess World Championship 2019", min_length=1, max_length=100)
+    short_name: str = Field("ACWC 2019", min_length=1, max_length=40)
     variant: Literal["antichess"] = "antichess"
     time_control: TimeControl = TimeControl()
     match_games: int = Field(10, ge=1, le=100)

@@ -41,6 +41,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.channel_access import ChannelAccess, is_refusal
 from bot.clock import Clock
 from bot.config import DiscordConfig
+from bot.message_text import MESSAGE_LIMIT, fit, split_text
 from bot.outbox_queue import enqueue_channel, enqueue_dm, enqueue_edit, enqueue_edit_of
 from db.engine import transaction
 from db.models import OutboxKind, OutboxMessage
@@ -57,6 +58,11 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+
+def fallback_prefix(user_id: int) -> str:
+    """What a DM to a member whose DMs are closed starts with where it is posted instead."""
+    return f"<@{user_id}> (your DMs are closed) "
 
 
 def nonce_of(message: OutboxMessage, part: str = "") -> str:
@@ -151,12 +157,16 @@ class OutboxWorker:
             )
         else:
             channel = self._messageable(message.target_id)
+        # A row sent in parts was sent whole when its last part is there.
+        dm = message.kind is OutboxKind.DM
+        limit = MESSAGE_LIMIT - (len(fallback_prefix(message.target_id)) if dm else 0)
+        last_part = split_text(message.content or "", limit)[-1] if message.content else ""
         after = discord.Object(id=discord.utils.time_snowflake(since - timedelta(minutes=1)))
         me = self.client.user.id if self.client.user else None
         same = [
             sent
             async for sent in channel.history(limit=50, after=after)
-            if sent.author.id == me and sent.content == (message.content or "")
+            if sent.author.id == me and sent.content == last_part
         ]
         if not same:
             return None
@@ -389,25 +399,49 @@ class OutboxWorker:
         return self.client.get_partial_messageable(channel_id)
 
     async def _send(self, message: OutboxMessage) -> discord.Message | None:
-        payload = self._payload(message)
         if message.kind is OutboxKind.DM:
             dm = await self.client.create_dm(discord.Object(id=message.target_id))
-            return await dm.send(**payload, nonce=nonce_of(message))
+            limit = MESSAGE_LIMIT - len(fallback_prefix(message.target_id))
+            return await self._send_parts(dm, message, limit=limit)
         channel = self._messageable(message.target_id)
         if message.kind is OutboxKind.EDIT and message.edit_message_id:
+            payload = self._payload(message)  # an edit is one message: cut, marked, if too long
+            payload["content"] = fit(payload["content"]) if payload["content"] else None
             return await channel.get_partial_message(message.edit_message_id).edit(**payload)
-        return await channel.send(**payload, nonce=nonce_of(message))
+        return await self._send_parts(channel, message)
+
+    async def _send_parts(
+        self,
+        channel: discord.abc.Messageable,
+        message: OutboxMessage,
+        *,
+        limit: int = MESSAGE_LIMIT,
+        prefix: str = "",
+        nonce_part: str = "",
+    ) -> discord.Message | None:
+        """Send a row as one message, or, when its text is longer than Discord takes, as
+        several cut between lines (bot.message_text.split_text); the embeds and buttons go
+        with the last. Each part has its own stable nonce. The first part's message is the
+        row's (an edit by key changes that one)."""
+        payload = self._payload(message)
+        parts = split_text(message.content or "", limit - len(prefix)) if message.content else [""]
+        first: discord.Message | None = None
+        for k, part in enumerate(parts):
+            last = k == len(parts) - 1
+            kwargs = dict(payload) if last else {}
+            kwargs["content"] = (prefix + part) or None
+            nonce = nonce_of(message, nonce_part + (f"p{k}" if k else ""))
+            sent = await channel.send(**kwargs, nonce=nonce)
+            first = first or sent
+        return first
 
     async def _dm_fallback(self, message: OutboxMessage) -> discord.Message | None:
         """Closed DMs: mention the user where they can see it, and tell the TD."""
-        payload = self._payload(message)
-        payload["content"] = f"<@{message.target_id}> (your DMs are closed) " + (
-            payload["content"] or ""
-        )
         sent: discord.Message | None = None
         if message.fallback_channel_id:
             channel = self._messageable(message.fallback_channel_id)
-            sent = await channel.send(**payload, nonce=nonce_of(message, "f"))
+            prefix = fallback_prefix(message.target_id)
+            sent = await self._send_parts(channel, message, prefix=prefix, nonce_part="f")
         td_alert_channel_id = self.settings.td_alert_channel_id
         if td_alert_channel_id:
             alert = self._messageable(td_alert_channel_id)

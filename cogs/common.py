@@ -14,6 +14,15 @@ from discord import app_commands
 from bot.errors import InvalidInput
 from bot.ids import MAX_ID, parse_id, valid_id
 from bot.lichess.urgency import person_waiting
+from bot.message_text import (
+    GAME_MAX,
+    NAME_MAX,
+    REASON_MAX,
+    TIME_MAX,
+    TIMES_MAX,
+    URL_MAX,
+    split_text,
+)
 from cogs.errors import NotTD, mark_refused, reply_error
 
 if TYPE_CHECKING:
@@ -54,6 +63,43 @@ async def guarded(interaction: discord.Interaction, action: Callable[[], Awaitab
     except Exception as error:
         await reply_error(interaction, error)
 
+
+class TextTransformer(app_commands.Transformer):
+    """A free-text option with the longest value Discord lets a user send (bot.message_text),
+    so that every message quoting it fits in Discord's 2,000 characters. Discord's client
+    enforces the bound; the bot re-checks and refuses a longer value with a clear answer."""
+
+    def __init__(self, max_length: int) -> None:
+        self._max_length = max_length
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        return discord.AppCommandOptionType.string
+
+    @property
+    def min_value(self) -> int:
+        return 1
+
+    @property
+    def max_value(self) -> int:
+        return self._max_length
+
+    async def transform(self, interaction: discord.Interaction, value: Any, /) -> str:
+        text = str(value)
+        if len(text) > self._max_length:
+            raise InvalidInput(
+                f"That text is {len(text):,} characters; this option takes at most "
+                f"{self._max_length:,}. Nothing was changed: shorten it and try again."
+            )
+        return text
+
+
+Reason = app_commands.Transform[str, TextTransformer(REASON_MAX)]
+TimeText = app_commands.Transform[str, TextTransformer(TIME_MAX)]
+TimesText = app_commands.Transform[str, TextTransformer(TIMES_MAX)]
+LichessName = app_commands.Transform[str, TextTransformer(NAME_MAX)]
+GameText = app_commands.Transform[str, TextTransformer(GAME_MAX)]
+GameLink = app_commands.Transform[str, TextTransformer(URL_MAX)]
 
 # Discord's integer options go up to 2**53; the client enforces the bounds, the bot re-checks.
 DISCORD_MAX_INTEGER = 2**53
@@ -156,6 +202,28 @@ STALE_BUTTON = (
 
 def embed(data: dict[str, Any]) -> discord.Embed:
     return discord.Embed.from_dict(data)
+
+
+async def reply_in_parts(
+    interaction: discord.Interaction,
+    text: str,
+    *,
+    view: discord.ui.View | None = None,
+    edit: bool = False,
+) -> None:
+    """A private reply that may be longer than one message (a round's preview, a list): cut
+    between lines (bot.message_text.split_text), the first part answers with the buttons (or,
+    `edit`, replaces the message whose button was pressed, and its buttons by `view`), and
+    the other parts follow."""
+    first, *rest = split_text(text)
+    if edit:
+        await interaction.response.edit_message(content=first, view=view)
+    elif view is not None:
+        await interaction.response.send_message(first, view=view, ephemeral=True)
+    else:
+        await interaction.response.send_message(first, ephemeral=True)
+    for part in rest:
+        await interaction.followup.send(part, ephemeral=True)
 
 
 async def kick_outbox(interaction: discord.Interaction) -> None:

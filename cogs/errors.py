@@ -8,6 +8,7 @@ import discord
 from discord import app_commands
 
 from bot.errors import ReportedAttempt, UserFacingError
+from bot.message_text import fit
 from db.engine import is_write_conflict
 
 log = logging.getLogger(__name__)
@@ -46,13 +47,8 @@ class NotTD(app_commands.CheckFailure):
     """The command is for the tournament director only."""
 
 
-# Discord refuses a message over 2000 characters, and the user would get no answer at all.
-MESSAGE_LIMIT = 2000
-
-
-def fit(text: str, limit: int = MESSAGE_LIMIT) -> str:
-    """The reply cut to what Discord accepts: a refusal may quote a very long input."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+# Discord refuses a message over 2000 characters, and the user would get no answer at all:
+# a refusal may quote a very long input, so it is cut to fit, marked (bot.message_text.fit).
 
 
 def message_for(error: Exception) -> str | None:

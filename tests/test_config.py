@@ -108,3 +108,14 @@ def test_an_increment_lichess_cannot_make_is_refused(tmp_path: Path) -> None:
         load_config(path, environ={})
     path.write_text("tournament:\n  time_control:\n    minutes: 2\n    increment: 60\n")
     assert load_config(path, environ={}).tournament.time_control.increment == 60
+
+
+def test_a_short_name_too_long_for_a_thread_name_is_refused(tmp_path: Path) -> None:
+    """The short name names each match thread ("ACWC 2019 match #12"), which Discord limits
+    to 100 characters: a longer one would leave every match without its thread."""
+    path = tmp_path / "c.yaml"
+    path.write_text(f"tournament:\n  short_name: {'X' * 41}\n")
+    with pytest.raises(ConfigError, match=r"tournament\.short_name"):
+        load_config(path, environ={})
+    path.write_text(f"tournament:\n  short_name: {'X' * 40}\n")
+    assert load_config(path, environ={}).tournament.short_name == "X" * 40

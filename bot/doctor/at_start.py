@@ -15,13 +15,13 @@ from bot.clock import Clock
 from bot.config import Config, Secrets
 from bot.doctor.checks import CHECKS, Check, Setup, run_checks
 from bot.doctor.lines import CheckLine
+from bot.message_text import fit
 from bot.outbox import enqueue_channel
 from bot.startup import StartupRefused
 from db.engine import transaction
 from db.models import OutboxMessage
 
 log = logging.getLogger(__name__)
-MAX_CONTENT = 2000  # Discord's limit on a message's content
 
 
 async def check_at_start(
@@ -53,7 +53,7 @@ async def check_at_start(
 def warnings_text(warnings: Sequence[CheckLine]) -> str:
     head = "The bot started, but its setup has problems (`acwc doctor` checks them again):"
     text = "\n".join([head, *(line.render() for line in warnings)])
-    return text if len(text) <= MAX_CONTENT else text[: MAX_CONTENT - 1] + "…"
+    return fit(text)
 
 
 async def _tell_td_once(

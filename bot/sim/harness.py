@@ -12,6 +12,12 @@ modals) while every byte that would go to Discord is captured instead:
   plausible JSON -> :attr:`DiscordHarness.messages` (channel messages, DMs,
   forum posts...) and :attr:`DiscordHarness.requests` (everything).
 
+Every payload is checked against Discord's documented limits (:mod:`bot.discord_limits`
+for messages, embeds, components, modals, autocomplete and threads;
+:mod:`bot.command_limits` for the command sync): a breach is answered 400 50035 as Discord
+answers it and recorded in :attr:`DiscordHarness.breaches`, and :func:`discord_harness`
+fails at its exit when any was recorded, unless the test set ``breaches_expected``.
+
 Nothing logs in and no socket is opened.  This relies on private discord.py
 2.7 internals; keep all of that knowledge in this one module.
 
@@ -71,6 +77,11 @@ from bot.command_limits import (
     MAX_COMMANDS_PER_SCOPE,
     command_size,
     shape_problems,
+)
+from bot.discord_limits import (
+    interaction_response_problems,
+    message_problems,
+    thread_problems,
 )
 from bot.sim import discord_setup
 from bot.sim.journal import MessageJournal, message_entry
@@ -364,48 +375,6 @@ class InteractionRecord:
         return bool(shown) and all(r.ephemeral for r in shown)
 
 
-# Discord's size limits on what a bot sends: past them it answers 400 (50035, Invalid Form
-# Body) and nothing is shown, so the harness refuses the same way.
-_LIMITS = {"content": 2000, "title": 256, "description": 4096, "embeds": 10, "embed_total": 6000}
-_MODAL_TITLE, _INPUT_LABEL, _BUTTON_LABEL = 45, 45, 80
-
-
-def _check_limits(payload: Any) -> None:
-    """Raise the HTTP 400 Discord gives for a message, embed, modal or button over its limits."""
-    if not isinstance(payload, Mapping):
-        return
-    inner = payload.get("data")
-    data: Mapping[str, Any] = inner if isinstance(inner, Mapping) else payload
-    problems: list[str] = []
-    content = data.get("content")
-    if isinstance(content, str) and len(content) > _LIMITS["content"]:
-        problems.append(f"content is {len(content)} characters (max 2000)")
-    embeds = data.get("embeds") or []
-    if len(embeds) > _LIMITS["embeds"]:
-        problems.append(f"{len(embeds)} embeds (max 10)")
-    total = 0
-    for embed in embeds:
-        for key in ("title", "description"):
-            text = str(embed.get(key) or "")
-            total += len(text)
-            if len(text) > _LIMITS[key]:
-                problems.append(f"embed {key} is {len(text)} characters")
-        for fld in embed.get("fields") or []:
-            total += len(str(fld.get("name") or "")) + len(str(fld.get("value") or ""))
-    if total > _LIMITS["embed_total"]:
-        problems.append(f"embeds hold {total} characters (max 6000)")
-    title = data.get("title")
-    if payload.get("type") == 9 and isinstance(title, str) and len(title) > _MODAL_TITLE:
-        problems.append(f"modal title is {len(title)} characters (max 45)")
-    for comp in _walk_components(data.get("components") or []):
-        label = comp.get("label")
-        limit = _INPUT_LABEL if comp.get("type") in (4, 18) else _BUTTON_LABEL
-        if isinstance(label, str) and len(label) > limit:
-            problems.append(f"component label is {len(label)} characters (max {limit})")
-    if problems:
-        raise _http_error(400, 50035, "Invalid Form Body: " + "; ".join(problems))
-
-
 def _check_commands(items: Sequence[Mapping[str, Any]]) -> None:
     """Refuse a command sync the way Discord does: 400 50035, each bad command by its index
     in the list (discord.py's CommandSyncFailure names the command from it)."""
@@ -652,6 +621,12 @@ class DiscordHarness:
         #: channel id -> 50001 (Missing Access) or 50013 (Missing Permissions): Discord
         #: refuses the bot there, posts, threads and edits alike (and in the channel's threads)
         self.refused_channels: dict[int, int] = {}
+        #: every payload refused for Discord's limits (bot.discord_limits), as "METHOD path:
+        #: problems": Discord answers 400 50035 and shows nothing, and since the bot may
+        #: catch that answer (the outbox retries), `discord_harness` fails the test at its
+        #: exit when any was recorded, unless the test set `breaches_expected`
+        self.breaches: list[str] = []
+        self.breaches_expected = False
 
         self._ids = itertools.count(1)
         self._live: dict[int, RecordedMessage] = {}  # every message by id (REST + interaction)
@@ -789,6 +764,8 @@ class DiscordHarness:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+        if exc[0] is None:
+            self.check_breaches()
 
     def _snowflake(self) -> int:
         return discord.utils.time_snowflake(discord.utils.utcnow()) + next(self._ids)
@@ -1826,7 +1803,10 @@ class DiscordHarness:
             )
         path, method = route.path, route.method
         if method in ("POST", "PATCH"):
-            _check_limits(body)
+            sent: Mapping[str, Any] = body if isinstance(body, Mapping) else {}
+            callback = path.endswith("/callback")
+            found = interaction_response_problems(sent) if callback else message_problems(sent)
+            self._refuse(found, f"{method} {path}")
         if path.endswith("/callback"):
             return self._callback(st, body or {}, files)
         if method == "POST" and path == "/webhooks/{webhook_id}/{webhook_token}":
@@ -2022,10 +2002,12 @@ class DiscordHarness:
         handler = self._handlers.get((req.method, req.path))
         try:
             self._check_refused(req)
-            if req.method in ("POST", "PATCH") and "/messages" in req.path:
-                _check_limits(req.json)
-            if (req.method, req.path) == ("POST", "/channels/{channel_id}/threads"):
-                _check_limits((req.json or {}).get("message"))  # a forum post's first message
+            body: Mapping[str, Any] = req.json if isinstance(req.json, Mapping) else {}
+            where = f"{req.method} {req.path}"
+            if req.method == "POST" and req.path.endswith("/threads"):
+                self._refuse(thread_problems(body), where)  # a forum post's first message too
+            elif req.method in ("POST", "PATCH") and "/messages" in req.path:
+                self._refuse(message_problems(body), where)
             if handler is not None:
                 result = handler(req)
                 if asyncio.iscoroutine(result) or isinstance(result, Awaitable):
@@ -2035,6 +2017,21 @@ class DiscordHarness:
         except discord.HTTPException as e:
             req.status = e.status
             raise
+
+    def _refuse(self, problems: list[str], where: str) -> None:
+        """Answer a payload over Discord's limits as Discord does (400 50035), and record it."""
+        if not problems:
+            return
+        text = "; ".join(problems)
+        self.breaches.append(f"{where}: {text}")
+        raise _http_error(400, 50035, "Invalid Form Body: " + text)
+
+    def check_breaches(self) -> None:
+        """Fail (AssertionError) when the bot sent anything Discord's limits refuse, unless
+        the test declared it expects that (`breaches_expected`)."""
+        if self.breaches and not self.breaches_expected:
+            listed = "\n".join(self.breaches[:20])
+            raise AssertionError(f"the bot sent what Discord refuses (400 50035):\n{listed}")
 
     def _check_refused(self, req: RecordedRequest) -> None:
         """403 where `refused_channels` says the bot lacks access or a permission."""
@@ -2170,7 +2167,11 @@ class DiscordHarness:
             if m == "GET":
                 return []
             items = req.json if isinstance(req.json, list) else []
-            _check_commands(items)
+            try:
+                _check_commands(items)
+            except discord.HTTPException as refused:
+                self.breaches.append(f"{m} {path}: {refused.text}")
+                raise
             return [
                 {
                     "type": 1,
@@ -2292,5 +2293,8 @@ async def discord_harness(
     await h.start(run_setup_hook=run_setup_hook, mark_ready=mark_ready)
     try:
         yield h
-    finally:
+    except BaseException:
         await h.close()
+        raise
+    await h.close()
+    h.check_breaches()

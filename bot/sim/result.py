@@ -53,4 +53,6 @@ async def championship_result(sim: SimBase, seed: int) -> dict[str, Any]:
         "lichess_requests": sim.requests.count() if sim.requests else sim.fake.request_count,
         "faults": dict(sorted(sim.faults.injected.items())) if sim.faults else {},
         "faults_observed": sim.faults.observed() if sim.faults else {},
+        # what Discord would have refused (its limits): every message must fit
+        "refused_by_discord": list(sim.h.breaches),
     }

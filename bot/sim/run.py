@@ -411,6 +411,7 @@ async def simulate(
             for name, _, user, _ in PRESEEDED:
                 h.add_member(user, name.lower())
             h.clock = clock.now
+            h.breaches_expected = True  # told in result.json (`refused_by_discord`), not raised
             h.keep_history = False  # the transcript and the journal keep what matters
             h.keep_in_memory = KEEP_IN_MEMORY  # the journal has the older messages
             sim = Simulation(

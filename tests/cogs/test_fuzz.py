@@ -97,10 +97,15 @@ def test_a_refused_command_changes_nothing_whoever_asks(world: World, data: st.D
 
 def test_a_refusal_that_quotes_a_long_input_still_reaches_the_user(world: World) -> None:
     """Discord refuses a message over 2000 characters (the harness too): a refusal quoting
-    4000 typed characters would leave the TD with no answer at all."""
+    4000 typed characters would leave the TD with no answer at all. The option takes at most
+    30 (a Lichess username), so 4000 are refused up front, and 30 are quoted."""
     options = {"player": "0" * 4000}
     record = world.run(world.h.slash("td discipline reinstate", user=TD, options=options))
 
     assert_clear_private_answer(record, "/td discipline reinstate")
     assert record.refusal is not None and len(record.text) <= 2000
+    assert "4,000 characters" in record.text and "at most 30" in record.text
+    options = {"player": "0" * 30}
+    record = world.run(world.h.slash("td discipline reinstate", user=TD, options=options))
+    assert_clear_private_answer(record, "/td discipline reinstate")
     assert "There is no player called '0000" in record.text

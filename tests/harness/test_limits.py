@@ -43,6 +43,7 @@ async def h() -> AsyncIterator[DiscordHarness]:
     async with discord_harness(LimitsBot(), run_setup_hook=True, guild_id=GUILD) as harness:
         harness.add_text_channel(CHANNEL, "general")
         harness.add_member(USER, "alice")
+        harness.breaches_expected = True  # these tests send what Discord refuses, on purpose
         yield harness
 
 

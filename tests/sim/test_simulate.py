@@ -29,6 +29,7 @@ async def test_a_small_championship_runs_to_its_champion_and_repeats_itself(
         assert happened in kinds, kinds
     assert set(first["standings"]) >= {"swiss", "candidates", "final"}
     assert first["messages"] > 100 and first["lichess_requests"] > 50
+    assert first["refused_by_discord"] == []  # every message within Discord's limits
     story = (tmp_path / "one" / "transcript.md").read_text(encoding="utf-8")
     assert "## " in story and "is the" in story and "champion" in story
     assert "<@" not in story  # mentions are names in the story

@@ -13,6 +13,7 @@ from typing import TypeVar
 from sqlalchemy import case, select
 from sqlalchemy.orm import aliased
 
+from bot.discord_limits import AUTOCOMPLETE_CHOICES
 from bot.features.choices import text as wording
 from bot.service import Service
 from db.models import (
@@ -29,7 +30,7 @@ from db.models import (
     Stage,
 )
 
-LIMIT = 25  # Discord shows at most 25 choices
+LIMIT = AUTOCOMPLETE_CHOICES
 V = TypeVar("V", int, str)
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from bot.discord_limits import CHOICE_NAME
 from bot.features.matches.text import STAGE_LABELS
 from db.models import IncidentKind, MatchState, RegistrationState, StageKind
 
-NAME_LIMIT = 100  # Discord's limit on a choice's name
+NAME_LIMIT = CHOICE_NAME
 
 INCIDENT_LABELS = {
     IncidentKind.NO_SHOW: "no-show",

@@ -10,6 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord_limits import EMBEDS_PER_MESSAGE, EMBEDS_TOTAL
 from bot.features.console import text as wording
 from bot.features.console.td_cog import TD_COMMANDS
 from bot.features.console.types import CommandEntry
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from bot.app import ChampionshipBot
 
 Leaf = app_commands.Command[Any, ..., Any]
-MESSAGE_EMBEDS, MESSAGE_EMBED_TEXT = 10, 6000  # Discord's limits for one message
+MESSAGE_EMBEDS, MESSAGE_EMBED_TEXT = EMBEDS_PER_MESSAGE, EMBEDS_TOTAL
 
 
 def _leaves(

@@ -6,7 +6,7 @@ import discord
 from discord import app_commands
 
 from bot.features.console import text as wording
-from cogs.common import MatchId, bot_of, match_choices, player_choices
+from cogs.common import LichessName, MatchId, bot_of, match_choices, player_choices
 from cogs.td import TDCommand
 
 
@@ -17,7 +17,9 @@ from cogs.td import TDCommand
 @app_commands.autocomplete(player=player_choices)
 @app_commands.autocomplete(match=match_choices)
 async def audit(
-    interaction: discord.Interaction, player: str | None = None, match: MatchId | None = None
+    interaction: discord.Interaction,
+    player: LichessName | None = None,
+    match: MatchId | None = None,
 ) -> None:
     page = await bot_of(interaction).svc.console.audit(player=player, match_id=match)
     await interaction.response.send_message(wording.audit_reply(page), ephemeral=True)

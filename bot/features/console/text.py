@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from bot.discord_limits import MESSAGE_CONTENT
 from bot.features.console.types import AuditLine, AuditPage, CommandEntry, StageTable
+from bot.message_text import quote
 from bot.timefmt import discord_time
 
-MESSAGE_LIMIT = 2000
+MESSAGE_LIMIT = MESSAGE_CONTENT
 EMBED_TEXT_LIMIT = 4000
 
 # --- /help: the rule each command serves ------------------------------------------------------
@@ -114,7 +116,7 @@ SUBJECTS = {
 
 def unknown_player(typed: str) -> str:
     return (
-        f"`{typed[:40]}` is not a player of the championship: type their Lichess username. "
+        f"`{quote(typed, 40)}` is not a player of the championship: type their Lichess username. "
         "Nothing is shown."
     )
 
@@ -145,7 +147,7 @@ def audit_line(line: AuditLine) -> str:
     text = f"{discord_time(line.at, 'f')} · {who(line)} · `{line.action}` · {line.subject}"
     if line.reason:
         reason = " ".join(line.reason.split())
-        text += f" — {reason[:60] + '…' if len(reason) > 60 else reason}"
+        text += f" — {quote(reason, 60)}"
     return text
 
 
@@ -270,4 +272,4 @@ def _final_lines(table: StageTable) -> list[str]:
 
 
 def unknown_stage(typed: str, stages: Sequence[str]) -> str:
-    return f"Unknown stage {typed!r}: choose {', '.join(stages[:-1])} or {stages[-1]}."
+    return f"Unknown stage {quote(typed, 40)!r}: choose {', '.join(stages[:-1])} or {stages[-1]}."

@@ -29,6 +29,7 @@ from bot.features.discipline.common import (
     stage_of,
 )
 from bot.features.matches.round_post import queue_round_post_update
+from bot.message_text import quote
 from bot.rules import withdrawals
 from bot.td_alerts import notify_td
 from db.models import (
@@ -122,7 +123,7 @@ async def apply_disqualification(
         now=now,
         content=(
             f"⛔ {player.lichess_username} (player #{player.id}) is disqualified. Reason: "
-            f"{reason}. Matches changed: {changed}."
+            f"{quote(reason)}. Matches changed: {changed}."
             + ("".join(f"\n• {n}" for n in notes))
             + f"\nReverse with `/td discipline reinstate player:{player.lichess_username}`."
         ),

@@ -24,6 +24,7 @@ from bot.features.discipline.common import (
 from bot.features.discipline.disqualification import (
     apply_disqualification,
 )
+from bot.message_text import quote
 from bot.outbox import enqueue_channel
 from bot.td_alerts import notify_td
 from db.models import (
@@ -81,7 +82,7 @@ async def forfeit_match(
     )
     text = (
         f"Match #{match.id}: **{winner.lichess_username}** wins by forfeit against "
-        f"**{loser.lichess_username}** ({reason})."
+        f"**{loser.lichess_username}** ({quote(reason)})."
     )
     round_ = await session.get(Round, match.round_id)
     thread = match.thread_id or (round_.thread_id if round_ else None)

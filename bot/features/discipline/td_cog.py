@@ -5,13 +5,13 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from cogs.common import bot_of, kick_outbox, player_choices
+from cogs.common import LichessName, Reason, bot_of, kick_outbox, player_choices
 from cogs.td import TDCommand
 
 
 @app_commands.describe(player="Lichess username")
 @app_commands.autocomplete(player=player_choices)
-async def reinstate(interaction: discord.Interaction, player: str) -> None:
+async def reinstate(interaction: discord.Interaction, player: LichessName) -> None:
     name = await bot_of(interaction).svc.discipline.td_reinstate(
         td_id=interaction.user.id, player_name=player
     )
@@ -31,10 +31,10 @@ async def reinstate(interaction: discord.Interaction, player: str) -> None:
 @app_commands.autocomplete(player=player_choices, also=player_choices)
 async def disqualify(
     interaction: discord.Interaction,
-    player: str,
-    reason: str,
+    player: LichessName,
+    reason: Reason,
     engine: bool = False,
-    also: str | None = None,
+    also: LichessName | None = None,
 ) -> None:
     names = await bot_of(interaction).svc.discipline.td_disqualify(
         td_id=interaction.user.id, player_name=player, reason=reason, engine=engine, also=also

@@ -17,6 +17,7 @@ from bot.errors import NotAllowed
 from bot.features.fairplay import text as wording
 from bot.features.fairplay.td_cog import TD_COMMANDS
 from bot.features.fairplay.types import ENGINE_DQ_VIEW, REPORT_VIEW, ReportChange
+from bot.message_text import fit
 from bot.rules.fairplay import DESCRIPTION_MAX, LINKS_MAX
 from cogs.common import FormModal, IdButton, bot_of, embed, guarded, is_td, kick_outbox
 from cogs.td import add_td_commands
@@ -217,7 +218,7 @@ async def _mark_dq(interaction: discord.Interaction, player_id: int, *, engine: 
     done = wording.engine_dq_done(name, engine)
     if interaction.message is not None:
         content = (interaction.message.content or "") + f"\n\n**{done}**"
-        await interaction.response.edit_message(content=content[:2000], view=None)
+        await interaction.response.edit_message(content=fit(content), view=None)
     else:
         await interaction.response.send_message(done, ephemeral=True)
     await kick_outbox(interaction)

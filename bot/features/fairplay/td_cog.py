@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 
 from bot.features.fairplay import text as wording
-from cogs.common import ReportId, bot_of, kick_outbox, report_choices
+from cogs.common import Reason, ReportId, bot_of, kick_outbox, report_choices
 from cogs.td import TDCommand
 from db.models import ReportState
 
@@ -50,7 +50,7 @@ async def report_state(
     interaction: discord.Interaction,
     report: ReportId,
     state: ReportState,
-    note: str | None = None,
+    note: Reason | None = None,
     engine: bool = False,
 ) -> None:
     change = await bot_of(interaction).svc.fairplay.set_state(

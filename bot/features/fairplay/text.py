@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.features.fairplay.types import AccountMark, PublicFlag, ReportInfo
+from bot.message_text import quote
 from bot.rules.fairplay import DESCRIPTION_MAX
 from bot.timefmt import discord_time
 
@@ -47,7 +48,7 @@ def unknown_participant(typed: str, suggestions: Sequence[str]) -> str:
     if suggestions:
         hint = " Did you mean " + ", ".join(f"`{s}`" for s in suggestions) + "?"
     return (
-        f"`{typed}` is not a participant of the championship. Type the accused player's "
+        f"`{quote(typed, 40)}` is not a participant of the championship. Type the accused player's "
         f"Lichess username.{hint}"
     )
 
@@ -114,11 +115,9 @@ def report_embeds(info: ReportInfo) -> list[dict[str, Any]]:
 
 
 def report_line(info: ReportInfo) -> str:
-    summary = info.description.replace("\n", " ")
-    if len(summary) > 120:
-        summary = summary[:117] + "..."
+    summary = quote(info.description.replace("\n", " "), 120)
     links = f", {len(info.links)} link(s)" if info.links else ""
-    note = f" — note: {info.td_note}" if info.td_note else ""
+    note = f" — note: {quote(info.td_note, 200)}" if info.td_note else ""
     return (
         f"**#{info.id}** {STATE_LABELS[info.state]}: **{info.accused}** reported by "
         f"<@{info.reporter_discord_id}> {discord_time(info.created_at)}{links}: {summary}{note}"

@@ -18,6 +18,7 @@ from bot.features.incidents.core import (
 )
 from bot.features.incidents.types import IncidentResult
 from bot.features.matches.round_post import queue_round_post_update
+from bot.message_text import quote
 from db.engine import transaction
 from db.models import (
     IncidentKind,
@@ -56,7 +57,9 @@ class Overrules(IncidentCore):
                 await self._undo_forfeit(session, incident, ctx, actor, now)
             elif incident.state not in LIVE:
                 raise WrongStage(wording.incident_closed())
-            await self._cancel(session, incident, now, f"overruled by the TD: {reason}", actor)
+            await self._cancel(
+                session, incident, now, f"overruled by the TD: {quote(reason)}", actor
+            )
             record_td_decision(
                 session,
                 at=now,

@@ -5,13 +5,13 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from cogs.common import IncidentId, bot_of, incident_choices, kick_outbox
+from cogs.common import IncidentId, Reason, bot_of, incident_choices, kick_outbox
 from cogs.td import TDCommand
 
 
 @app_commands.describe(incident="Incident number (from the TD message)", reason="Why")
 @app_commands.autocomplete(incident=incident_choices)
-async def overrule(interaction: discord.Interaction, incident: IncidentId, reason: str) -> None:
+async def overrule(interaction: discord.Interaction, incident: IncidentId, reason: Reason) -> None:
     result = await bot_of(interaction).svc.incidents.overrule(
         td_id=interaction.user.id, incident_id=incident, reason=reason
     )

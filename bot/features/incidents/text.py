@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from bot.message_text import quote
 from bot.timefmt import discord_time
 
 
@@ -226,7 +227,7 @@ def left_claim_dm(absent: str) -> str:
 
 def overruled_post(match_id: int, reason: str) -> str:
     return (
-        f"⚖️ The tournament director overruled the claim in match #{match_id}: {reason}. "
+        f"⚖️ The tournament director overruled the claim in match #{match_id}: {quote(reason)}. "
         "Agree on a (new) time with /offer and /accept."
     )
 

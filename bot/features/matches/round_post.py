@@ -21,12 +21,13 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
+from bot.discord_limits import MESSAGE_CONTENT
 from bot.outbox import enqueue_edit
 from bot.timefmt import deadline_time, discord_time
 from db.models import Match, MatchState, Player, Round, Setting, Stage
 
 PROFILE = "https://lichess.org/@/"
-MESSAGE_LIMIT = 2000  # Discord's limit on a message's content
+MESSAGE_LIMIT = MESSAGE_CONTENT
 PART_OF = " · part {part} of {parts}"
 PARTS_KEY = "round_post_parts:"
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.features.matches.types import GameLine, MatchProgress
+from bot.message_text import fit
 from db.models import StageKind
 
 LICHESS = "https://lichess.org/"
@@ -62,7 +63,7 @@ def scoreboard(
         lines.append(line)
     if not games:
         lines.append("No game yet.")
-    return "\n".join(lines)[:2000]
+    return fit("\n".join(lines))  # edited in place: one message, cut and marked if long
 
 
 def progress_board(progress: MatchProgress) -> str:

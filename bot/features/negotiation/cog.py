@@ -11,7 +11,16 @@ from discord.ext import commands
 from bot.features.negotiation import text as wording
 from bot.features.negotiation.agreement import OFFER_ACCEPT_VIEW
 from bot.features.negotiation.td_cog import TD_COMMANDS
-from cogs.common import IdButton, OfferId, bot_of, kick_outbox, single_button_view
+from cogs.common import (
+    IdButton,
+    OfferId,
+    TimesText,
+    TimeText,
+    bot_of,
+    kick_outbox,
+    reply_in_parts,
+    single_button_view,
+)
 from cogs.td import add_td_commands
 
 if TYPE_CHECKING:
@@ -48,7 +57,7 @@ class NegotiationCog(commands.Cog):
         times="UTC times, comma-separated: `2019-10-02 18:00`, `wed 18:00`, `thu 20:00 +02:00`"
     )
     @app_commands.guild_only()
-    async def offer(self, interaction: discord.Interaction, times: str) -> None:
+    async def offer(self, interaction: discord.Interaction, times: TimesText) -> None:
         result = await self.bot.svc.negotiation.offer(discord_id=interaction.user.id, text=times)
         await interaction.response.send_message(
             wording.offers_made(
@@ -73,12 +82,12 @@ class NegotiationCog(commands.Cog):
     @app_commands.command(name="match", description="Show your match: offers, deadlines, time")
     async def match(self, interaction: discord.Interaction) -> None:
         view = await self.bot.svc.negotiation.match_view(discord_id=interaction.user.id)
-        await interaction.response.send_message(wording.match_view(view), ephemeral=True)
+        await reply_in_parts(interaction, wording.match_view(view))
 
     @app_commands.command(name="reschedule", description="Propose a new time for an agreed match")
     @app_commands.describe(time="One UTC time, e.g. `2019-10-03 19:00` or `thu 19:00`")
     @app_commands.guild_only()
-    async def reschedule(self, interaction: discord.Interaction, time: str) -> None:
+    async def reschedule(self, interaction: discord.Interaction, time: TimeText) -> None:
         result = await self.bot.svc.negotiation.reschedule(
             discord_id=interaction.user.id, text=time
         )
@@ -91,7 +100,7 @@ class NegotiationCog(commands.Cog):
     @app_commands.command(name="choose", description="Choose the match time (rules V.E, V.I)")
     @app_commands.describe(time="One UTC time, e.g. `2019-10-05 18:00` or `sat 18:00`")
     @app_commands.guild_only()
-    async def choose(self, interaction: discord.Interaction, time: str) -> None:
+    async def choose(self, interaction: discord.Interaction, time: TimeText) -> None:
         agreement = await self.bot.svc.negotiation.choose(discord_id=interaction.user.id, text=time)
         await interaction.response.send_message(
             wording.agreed_reply(agreement.time, agreement.previous), ephemeral=True

@@ -6,13 +6,13 @@ import discord
 from discord import app_commands
 
 from bot.features.negotiation import text as wording
-from cogs.common import MatchId, bot_of, is_td, kick_outbox, match_choices
+from cogs.common import LichessName, MatchId, TimeText, bot_of, is_td, kick_outbox, match_choices
 from cogs.td import TDCommand
 
 
 @app_commands.describe(match="Match number", time="One UTC time, e.g. `2019-10-05 18:00`")
 @app_commands.autocomplete(match=match_choices)
-async def assign_time(interaction: discord.Interaction, match: MatchId, time: str) -> None:
+async def assign_time(interaction: discord.Interaction, match: MatchId, time: TimeText) -> None:
     agreement = await bot_of(interaction).svc.negotiation.assign_time(
         td_id=interaction.user.id, match_id=match, text=time
     )
@@ -39,7 +39,7 @@ async def fault_player_choices(
 @app_commands.describe(match="Match number", player="Lichess username at fault, or `nobody`")
 @app_commands.autocomplete(match=match_choices)
 @app_commands.autocomplete(player=fault_player_choices)
-async def fault(interaction: discord.Interaction, match: MatchId, player: str) -> None:
+async def fault(interaction: discord.Interaction, match: MatchId, player: LichessName) -> None:
     ruling = await bot_of(interaction).svc.negotiation.rule_fault(
         td_id=interaction.user.id, match_id=match, player_name=player
     )

@@ -375,7 +375,7 @@ def history(offers: Sequence[OfferInfo]) -> str:
             f"- #{o.id} by {o.by_name} ({KIND_LABELS[o.kind]}), made {discord_time(o.created_at)}:"
             f" {discord_time(o.time)}, {STATE_LABELS[o.state]}{answered}"
         )
-    return "\n".join(lines)[:1900]
+    return "\n".join(lines)  # a TD DM: the outbox splits it between lines if long
 
 
 # --- /match -----------------------------------------------------------------------------------
@@ -394,7 +394,7 @@ def match_view(view: MatchView) -> str:
         # Match day: the score comes first, then what was arranged.
         lines.insert(1, progress_board(progress))
         if progress.decided:
-            return "\n".join(lines)[:1990]
+            return "\n".join(lines)
         if progress.challenge_url:
             white = progress.link_white
             side = f" (**{white}** has White in its first game)" if white else ""
@@ -420,7 +420,7 @@ def match_view(view: MatchView) -> str:
             f"- #{o.id}: {discord_time(o.time)} · {KIND_LABELS[o.kind]}, {STATE_LABELS[o.state]}"
             for o in offers
         ]
-    return "\n".join(lines)[:1990]
+    return "\n".join(lines)  # a long one is replied in parts (cogs.common.reply_in_parts)
 
 
 def final_session_score(a: str, b: str, score_a: float, score_b: float) -> str:

@@ -17,7 +17,15 @@ from bot.features.registration.td_cog import (
     decision_view,
 )
 from bot.features.registration.types import DECISION_VIEW
-from cogs.common import IdButton, bot_of, embed, is_td, kick_outbox, single_button_view
+from cogs.common import (
+    IdButton,
+    LichessName,
+    bot_of,
+    embed,
+    is_td,
+    kick_outbox,
+    single_button_view,
+)
 from cogs.td import add_td_commands
 
 if TYPE_CHECKING:
@@ -66,7 +74,9 @@ class RegistrationCog(commands.Cog):
     @app_commands.command(name="register", description="Register for the championship")
     @app_commands.describe(lichess_username="Your Lichess username")
     @app_commands.guild_only()
-    async def register(self, interaction: discord.Interaction, lichess_username: str) -> None:
+    async def register(
+        self, interaction: discord.Interaction, lichess_username: LichessName
+    ) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         step = await self.bot.svc.registration.start(
             discord_id=interaction.user.id,

@@ -23,6 +23,7 @@ from bot.features.registration.types import (
 )
 from bot.lichess.errors import LichessError, LichessNotFound
 from bot.lichess.models import LichessUser
+from bot.message_text import quote
 from bot.registration_window import WINDOW_OVERRIDE_KEY, read_window, swiss_stage, td_named
 from bot.rules import eligibility
 from bot.service import Service
@@ -169,7 +170,7 @@ class RegistrationCore(Service):
             if state is RegistrationState.REJECTED:
                 raise WrongStage(
                     f"Your registration as {user.username} was rejected by the TD"
-                    f" ({theirs.registration.td_comment}). Contact the TD."
+                    f" ({quote(theirs.registration.td_comment or '', 300)}). Contact the TD."
                 )
 
     async def _alert_double_entry(

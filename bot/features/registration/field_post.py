@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import message_text
 from bot.config import Config
 from bot.features.registration import text as wording
 from bot.features.registration.types import FieldEntry
@@ -31,7 +32,7 @@ from bot.registration_window import read_window, swiss_stage
 from db.models import Player, Registration, RegistrationState, Setting
 
 FIELD_POST_KEY = "field_post"
-MESSAGE_LIMIT = 2000  # Discord's limit on a message's content
+MESSAGE_LIMIT = message_text.MESSAGE_LIMIT
 
 
 def part_key(number: int) -> str:
@@ -80,26 +81,14 @@ async def field_entries(session: AsyncSession) -> list[FieldEntry]:
 
 def split_parts(header: str, lines: list[str]) -> list[str]:
     """The post as messages under the limit: the header once, then the lines, cut only
-    between lines; each message of a long post says which part it is."""
-    whole = "\n".join([header, *lines])
-    if len(whole) <= MESSAGE_LIMIT:
-        return [whole]
-    room = MESSAGE_LIMIT - len(wording.field_part_marker(99, 99)) - 1
-    chunks: list[list[str]] = [[header]]
-    used = len(header)
-    for line in lines:
-        if used + 1 + len(line) > room:
-            chunks.append([wording.field_continued()])
-            used = len(chunks[-1][0])
-        chunks[-1].append(line)
-        used += 1 + len(line)
-    total = len(chunks)
-    parts = []
-    for k, chunk in enumerate(chunks, start=1):
-        title, newline, rest = chunk[0].partition("\n")
-        opening = title + wording.field_part_marker(k, total) + newline + rest
-        parts.append("\n".join([opening, *chunk[1:]]))
-    return parts
+    between lines; each message of a long post says which part it is (bot.message_text)."""
+    return message_text.split_parts(
+        header,
+        lines,
+        limit=MESSAGE_LIMIT,
+        marker=wording.field_part_marker,
+        continued=wording.field_continued(),
+    )
 
 
 async def render_field_post(session: AsyncSession, config: Config, now: datetime) -> list[str]:

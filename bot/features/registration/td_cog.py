@@ -14,6 +14,7 @@ from bot.timefmt import discord_time
 from cogs.common import (
     FormModal,
     IdButton,
+    Reason,
     RegistrationId,
     bot_of,
     embed,
@@ -195,7 +196,7 @@ async def registration_show(interaction: discord.Interaction, registration: Regi
 )
 @app_commands.autocomplete(registration=registration_choices)
 async def registration_approve(
-    interaction: discord.Interaction, registration: RegistrationId, reason: str | None = None
+    interaction: discord.Interaction, registration: RegistrationId, reason: Reason | None = None
 ) -> None:
     summary = await _decide(interaction, registration, approve=True, reason=reason)
     await interaction.response.send_message(
@@ -207,7 +208,7 @@ async def registration_approve(
 @app_commands.describe(registration="Registration number", comment="Told to the player")
 @app_commands.autocomplete(registration=registration_choices)
 async def registration_reject(
-    interaction: discord.Interaction, registration: RegistrationId, comment: str
+    interaction: discord.Interaction, registration: RegistrationId, comment: Reason
 ) -> None:
     summary = await _decide(interaction, registration, approve=False, reason=comment)
     await interaction.response.send_message(

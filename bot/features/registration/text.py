@@ -10,8 +10,10 @@ from datetime import datetime
 from typing import Any
 
 from bot.config import Config
+from bot.discord_limits import EMBED_FIELD_VALUE as FIELD
 from bot.features.registration.types import FieldEntry, RegistrationSummary, WindowState
 from bot.lichess.models import LichessUser
+from bot.message_text import quote
 from bot.rules import eligibility
 from bot.timefmt import discord_time
 from db.models import RegistrationState, StageKind
@@ -133,11 +135,13 @@ def registration_embed(s: RegistrationSummary, *, for_td: bool = False) -> dict[
     fields.append({"name": "Rated games before the cut-off", "value": games, "inline": True})
     fields.append({"name": "Seeding rating", "value": seeding_line(s), "inline": False})
     checks = "\n".join(f"• {t}" for t in s.problem_texts) or "All entry checks passed."
-    fields.append({"name": "Entry checks", "value": checks[:1024], "inline": False})
+    fields.append({"name": "Entry checks", "value": quote(checks, FIELD), "inline": False})
     if s.exception_reason:
-        fields.append({"name": "Exception granted (rule II.B)", "value": s.exception_reason})
+        fields.append(
+            {"name": "Exception granted (rule II.B)", "value": quote(s.exception_reason, FIELD)}
+        )
     if s.td_comment:
-        fields.append({"name": "TD comment", "value": s.td_comment})
+        fields.append({"name": "TD comment", "value": quote(s.td_comment, FIELD)})
     title = f"Registration #{s.id}: {s.lichess_username}" if for_td else "Your registration"
     return {"title": title, "color": COLOURS[s.state], "fields": fields}
 
@@ -151,9 +155,8 @@ def outcome_message(s: RegistrationSummary) -> str:
     if s.state is RegistrationState.APPROVED:
         extra = f" Seeding rating: {s.seeding_rating:g}." if s.seeding_rating is not None else ""
         return f"✅ Your registration as **{s.lichess_username}** was approved.{extra}"
-    return (
-        f"❌ Your registration as **{s.lichess_username}** was rejected by the TD: {s.td_comment}"
-    )
+    comment = quote(s.td_comment or "")
+    return f"❌ Your registration as **{s.lichess_username}** was rejected by the TD: {comment}"
 
 
 def dropped_message(s: RegistrationSummary, td: str) -> str:

@@ -11,7 +11,15 @@ from discord.ext import commands
 from bot.features.results import text as wording
 from bot.features.results.stage_rules import BID_VIEW
 from bot.features.results.td_cog import TD_COMMANDS
-from cogs.common import FormModal, IdButton, bot_of, guarded, kick_outbox, single_button_view
+from cogs.common import (
+    FormModal,
+    GameLink,
+    IdButton,
+    bot_of,
+    guarded,
+    kick_outbox,
+    single_button_view,
+)
 from cogs.td import add_td_commands
 
 if TYPE_CHECKING:
@@ -67,7 +75,7 @@ class ResultsCog(commands.Cog):
 
     @app_commands.command(name="game", description="Submit a game of your match the bot missed")
     @app_commands.describe(url="The Lichess game link, e.g. https://lichess.org/abcdEFGH")
-    async def game(self, interaction: discord.Interaction, url: str) -> None:
+    async def game(self, interaction: discord.Interaction, url: GameLink) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         result = await self.bot.svc.results.submit_game(discord_id=interaction.user.id, url=url)
         if result.already:

@@ -6,13 +6,13 @@ import discord
 from discord import app_commands
 
 from bot.features.results import text as wording
-from cogs.common import bot_of, game_choices, kick_outbox
+from cogs.common import GameText, Reason, bot_of, game_choices, kick_outbox
 from cogs.td import TDCommand
 
 
 @app_commands.describe(game="Lichess game id or link", reason="Why (goes into the audit log)")
 @app_commands.autocomplete(game=game_choices)
-async def void_game(interaction: discord.Interaction, game: str, reason: str) -> None:
+async def void_game(interaction: discord.Interaction, game: GameText, reason: Reason) -> None:
     result = await bot_of(interaction).svc.results.void_game(
         td_id=interaction.user.id, game_id=game, reason=reason
     )

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bot.features.matches.text import game_link, score
+from bot.message_text import quote
 from bot.timefmt import discord_time
 
 LICHESS = "https://lichess.org/"
@@ -61,10 +62,9 @@ def result_announcement(
     stage: str, a: str, b: str, score_a: float, score_b: float, game_ids: Sequence[str]
 ) -> str:
     links = " ".join(f"[{n}]({game_link(g)})" for n, g in enumerate(game_ids, start=1))
-    return (
-        f"🏁 {stage} result: **{a}** {score(score_a)}–{score(score_b)} **{b}**"
-        + (f"\nGames: {links}" if links else "")
-    )[:2000]
+    return f"🏁 {stage} result: **{a}** {score(score_a)}–{score(score_b)} **{b}**" + (
+        f"\nGames: {links}" if links else ""
+    )  # an announcement: the outbox splits it between lines if long
 
 
 def flagged_note(match_id: int, a: str, b: str, lichess_id: str, status: str) -> str:
@@ -102,7 +102,7 @@ def voided_reply(lichess_id: str, match_id: int, score_a: float, score_b: float)
 
 
 def void_thread_note(lichess_id: str, reason: str) -> str:
-    return f"The TD voided game {game_link(lichess_id)}: {reason}"
+    return f"The TD voided game {game_link(lichess_id)}: {quote(reason)}"
 
 
 def submitted_reply(lichess_id: str, number: int, score_a: float, score_b: float) -> str:

@@ -180,4 +180,4 @@ class RobinStages(RoundProgress):
     def _announce(self, session: AsyncSession, now: datetime, content: str) -> None:
         channel = self.config.discord.announcement_channel_id
         if channel:
-            enqueue_channel(session, channel_id=channel, now=now, content=content[:2000])
+            enqueue_channel(session, channel_id=channel, now=now, content=content)

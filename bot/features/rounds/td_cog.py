@@ -8,9 +8,20 @@ import discord
 from discord import app_commands
 
 from bot.audit import Actor
+from bot.discord_limits import BUTTON_LABEL
 from bot.errors import NotAllowed
 from bot.features.rounds.text import dropped_note, preview_text, start_text
-from cogs.common import IdButton, MatchId, bot_of, is_td, kick_outbox, match_choices
+from bot.message_text import fit
+from cogs.common import (
+    IdButton,
+    MatchId,
+    Reason,
+    bot_of,
+    is_td,
+    kick_outbox,
+    match_choices,
+    reply_in_parts,
+)
 from cogs.td import TDCommand
 
 
@@ -32,9 +43,7 @@ class PublishSwissButton(IdButton, template=r"acwc:swiss:publish:(?P<id>\d+)"):
         if not is_td(interaction):
             raise NotAllowed("Only the tournament director can start the qualification.")
         preview = await bot_of(interaction).svc.rounds.start(td_id=interaction.user.id)
-        await interaction.response.edit_message(
-            content=preview_text(preview, published=True), view=None
-        )
+        await reply_in_parts(interaction, preview_text(preview, published=True), edit=True)
         await publish_to_discord(interaction)
 
 
@@ -46,7 +55,7 @@ class TieButton(IdButton, template=r"acwc:tie:(?P<id>\d+)"):
     def __init__(self, ident: int, name: str | None = None) -> None:
         super().__init__(ident)
         if name:
-            self.item.label = name[:80]
+            self.item.label = fit(name, BUTTON_LABEL)
 
     async def run(self, interaction: discord.Interaction) -> None:
         if not is_td(interaction):
@@ -140,11 +149,8 @@ async def _show_start(interaction: discord.Interaction, *, edit: bool, note: str
     view.add_item(CancelSwissButton(user_id))
     content = start_text(start)
     if note:
-        content = f"{note}\n\n{content}"[:2000]
-    if edit:
-        await interaction.response.edit_message(content=content, view=view)
-    else:
-        await interaction.response.send_message(content, view=view, ephemeral=True)
+        content = f"{note}\n\n{content}"
+    await reply_in_parts(interaction, content, view=view, edit=edit)
 
 
 async def swiss_start(interaction: discord.Interaction) -> None:
@@ -153,7 +159,7 @@ async def swiss_start(interaction: discord.Interaction) -> None:
 
 async def swiss_publish(interaction: discord.Interaction) -> None:
     preview = await bot_of(interaction).svc.rounds.publish_next(actor=Actor.td(interaction.user.id))
-    await interaction.response.send_message(preview_text(preview, published=True), ephemeral=True)
+    await reply_in_parts(interaction, preview_text(preview, published=True))
     await publish_to_discord(interaction)
 
 
@@ -169,7 +175,7 @@ async def set_score(
     match: MatchId,
     score_a: float,
     score_b: float,
-    reason: str | None = None,
+    reason: Reason | None = None,
 ) -> None:
     result = await bot_of(interaction).svc.rounds.set_score(
         td_id=interaction.user.id,

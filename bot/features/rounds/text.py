@@ -24,7 +24,7 @@ def preview_text(preview: RoundPreview, *, published: bool) -> str:
             lines.append(
                 f"{line.board}. {line.player_a} ({line.seed_a}) vs {line.player_b} ({line.seed_b})"
             )
-    return "\n".join(lines)[:1900]
+    return "\n".join(lines)  # a long round is replied in parts (cogs.common.reply_in_parts)
 
 
 def no_channel_text(kind: StageKind, number: int) -> str:
@@ -90,8 +90,7 @@ def start_text(start: SwissStart) -> str:
     if start.pending:
         parts.append(pending_block(start.pending))
     if start.preview is not None:
-        room = 1900 - sum(len(p) + 2 for p in parts)
-        parts.append(preview_text(start.preview, published=False)[:room])
+        parts.append(preview_text(start.preview, published=False))
     return "\n\n".join(parts)
 
 

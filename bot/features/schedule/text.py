@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.discord_limits import MESSAGE_CONTENT
 from bot.features.matches.text import STAGE_LABELS, score
 from bot.features.schedule.types import Schedule, ScheduleEntry
 from bot.timefmt import discord_time, utc_text
 from db.models import MatchState, StageKind
 
 CALENDAR_FILE = "acwc-schedule.ics"
-LIMIT = 2000  # Discord's limit on a message's content
+LIMIT = MESSAGE_CONTENT
 
 
 def _round(entry: ScheduleEntry) -> str:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.doctor.lines import CheckLine
+from bot.message_text import fit
 from bot.server_settings import LABELS, SettingValue
-
-MESSAGE_LIMIT = 2000
 
 # What each setting is for, shown when it is not set.
 UNSET_MEANS = {
@@ -59,7 +58,7 @@ def setup_text(values: Sequence[SettingValue], checks: Sequence[str] = ()) -> st
         "Settings → Integrations → this bot → `/td` → Add Roles or Members.",
     ]
     text = "\n".join(lines)
-    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"
+    return fit(text)
 
 
 NOT_A_TEXT_CHANNEL = "That is not a channel the bot can post in: pick a text or forum channel."

@@ -23,11 +23,12 @@ from functools import lru_cache
 from discord.utils import escape_markdown
 from PIL import Image, ImageDraw, ImageFont
 
+from bot.discord_limits import MESSAGE_CONTENT
 from bot.features.tables.types import Table
 
 __all__ = ["MESSAGE_LIMIT", "render_png", "render_text"]
 
-MESSAGE_LIMIT = 2000
+MESSAGE_LIMIT = MESSAGE_CONTENT
 FONT_SIZE = 28
 MIN_FONT_SIZE = 16
 MIN_WIDTH = 800

@@ -21,6 +21,7 @@ from tests.running import RunningBot
 
 PAIRINGS = 3100
 ENTRANTS = 64  # 32 boards: about 4,000 characters of pairings
+MANY = 160  # 80 boards: about 2,000 characters of preview
 
 
 def with_pairings(config: Config) -> Config:
@@ -158,3 +159,28 @@ async def test_a_post_stored_without_its_board_cut_is_rendered_whole_once(
             firsts = json.loads(stored.value)["first_boards"]
             assert await render_round_post_parts(session, round_id) == [p.content for p in parts]
         assert firsts == [boards_in(p)[0] for p in parts]
+
+
+async def test_a_long_preview_is_replied_in_parts_with_every_board(
+    running_bot: RunningBot, config: Config, clock: FakeClock
+) -> None:
+    """The TD's preview of 160 entrants' round 1 lists every board (it used to be cut at 1,900
+    characters, and the boards past the cut were never shown), in replies within the limit;
+    the Publish button stays on the first, and publishing answers with every board too."""
+    async with running_bot(with_pairings(config)) as (bot, h):
+        h.add_text_channel(PAIRINGS, "pairings")
+        assert bot.sessions is not None
+        await add_entrants(bot.sessions, clock, MANY)
+        preview = await h.slash("td round start", user=TD_ID)
+        replies = [r for r in preview.responses if r.kind in ("message", "followup")]
+        assert len(replies) >= 2 and all(len(r.content) <= 2000 for r in replies)
+        shown = "\n".join(r.content for r in replies)
+        assert all(f"\n{n}. " in shown for n in range(1, MANY // 2 + 1))
+        assert h.buttons(replies[0])[0]["label"] == "Publish round 1"
+        published = await h.press(
+            h.buttons(replies[0])[0]["custom_id"], user=TD_ID, message=preview.responses[0]
+        )
+        answers = [r for r in published.responses if r.kind in ("update", "followup")]
+        assert len(answers) >= 2 and all(len(r.content) <= 2000 for r in answers)
+        shown = "\n".join(r.content for r in answers)
+        assert all(f"\n{n}. " in shown for n in range(1, MANY // 2 + 1))
