@@ -12,6 +12,7 @@ from bot.audit import Actor, record
 from bot.config import Config
 from bot.errors import WrongStage
 from bot.events import EventBus, PlayerLeft
+from bot.features.discipline import text as wording
 from bot.features.discipline.common import (
     DISQUALIFIED,
     DONE_STATES,
@@ -148,7 +149,9 @@ async def withdraw(
         raise WrongStage(f"{player.lichess_username} is no longer in the championship.")
     player.withdrawn_at = now
     rounds: set[int] = set()
-    undo, notes = await apply_leave(session, player, False, actor, now, rounds)
+    undo, notes = await apply_leave(
+        session, player, False, actor, now, rounds, how=wording.WITHDREW
+    )
     record(
         session,
         at=now,
@@ -187,13 +190,15 @@ async def apply_leave(
     actor: Actor,
     now: datetime,
     rounds: set[int],
+    how: str = wording.DISQUALIFIED,
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """What leaving does to the stored results, stage by stage (rules VIII.A-C)."""
+    """What leaving does to the stored results, stage by stage (rules VIII.A-C); each
+    opponent whose match changed is told what it means for them."""
     undo: list[dict[str, Any]] = []
     notes: list[str] = []
     swiss = await stage_of(session, StageKind.SWISS)
     if swiss is not None and swiss.state is not StageState.FINISHED:
-        notes += await _apply_swiss(session, player, engine_mark, actor, now, undo, rounds)
+        notes += await _apply_swiss(session, player, engine_mark, actor, now, undo, rounds, how=how)
     elif engine_mark and swiss is not None:
         notes.append(
             "The qualification is finished: its results were NOT adjudicated (rule VIII.A.2); "
@@ -204,7 +209,7 @@ async def apply_leave(
         # Tiebreak matches are Swiss matches played off (III.E.5): the unfinished one goes
         # to the opponent (VIII.A.1), finished ones stay.
         notes += await _apply_swiss(
-            session, player, False, actor, now, undo, rounds, kind=StageKind.TIEBREAK
+            session, player, False, actor, now, undo, rounds, kind=StageKind.TIEBREAK, how=how
         )
     candidates = await stage_of(session, StageKind.CANDIDATES)
     if candidates is not None:
@@ -218,7 +223,24 @@ async def apply_leave(
             "Final (rule VIII.C): the Candidates runner-up takes the place of the one who "
             "left; the Final starts again between the two."
         )
+    await _tell_opponents(session, player, undo, how, now)
     return undo, notes
+
+
+async def _tell_opponents(
+    session: AsyncSession, player: Player, undo: list[dict[str, Any]], how: str, now: datetime
+) -> None:
+    """Each opponent whose match the leaving changed hears it now, not days later from a
+    table."""
+    for entry in undo:
+        match = await session.get(Match, entry["match_id"])
+        if match is None or match.player_b_id is None:
+            continue
+        their_id = match.player_b_id if match.player_a_id == player.id else match.player_a_id
+        opponent = await session.get(Player, their_id)
+        if opponent is not None:
+            text = wording.opponent_left(player.lichess_username, how, match.id, entry["kind"])
+            dm_player(session, opponent, now, text)
 
 
 async def _apply_swiss(
@@ -230,6 +252,7 @@ async def _apply_swiss(
     undo: list[dict[str, Any]],
     rounds: set[int],
     kind: StageKind = StageKind.SWISS,
+    how: str = wording.DISQUALIFIED,
 ) -> list[str]:
     """Rule VIII.A: unfinished match to the opponent; an engine mark adjudicates the rest."""
     notes: list[str] = []
@@ -260,7 +283,7 @@ async def _apply_swiss(
             details={
                 "winner_id": opponent_id,
                 "loser_id": player.id,
-                "reason": "opponent disqualified (rule VIII.A.1)",
+                "reason": wording.forfeit_reason(how),
                 "by_disqualification": True,
             },
         )

@@ -6,7 +6,7 @@ from sqlalchemy import select
 
 from bot.clock import FakeClock
 from bot.config import Config
-from db.models import Match, MatchState, Player, Stage, StageKind
+from db.models import AuditEntry, Match, MatchState, Player, Stage, StageKind
 from tests.conftest import TD_ID
 from tests.entrants import add_entrants
 from tests.features.rounds.test_stages import HARNESS, NOW, game, one_round_swiss, play
@@ -80,3 +80,18 @@ async def test_withdraw_during_the_swiss_says_what_it_does_then_does_it(
         assert match is not None and match.state is MatchState.FORFEITED
         assert match.forfeit_winner_id not in (None, leaver.id)
         assert gone is not None and gone.withdrawn_at is not None
+        # The opponent hears at once that they won, and why; the audit log says "withdrew".
+        async with bot.sessions() as session:
+            winner = await session.get(Player, match.forfeit_winner_id)
+            reasons = [
+                e.details.get("reason")
+                for e in (await session.scalars(select(AuditEntry))).all()
+                if e.action == "match_forfeited" and e.subject_id == match.id
+            ]
+        assert winner is not None and winner.discord_id is not None
+        assert bot.outbox is not None
+        await bot.outbox.flush()
+        told = [m.text for m in h.dms_to(winner.discord_id) if f"match #{match.id}" in m.text]
+        assert len(told) == 1 and "withdrew: you win match" in told[0], told
+        assert "(rule VIII.A.1)" in told[0]
+        assert reasons == ["opponent withdrew (rule VIII.A.1)"], reasons
