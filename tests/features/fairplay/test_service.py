@@ -197,7 +197,10 @@ async def test_td_states_and_upheld_disqualifies(
     bob = await player(sessions, bob_id)
     assert bob.disqualified_at == MONDAY and bob.disqualification_reason
     assert "clear engine use" not in bob.disqualification_reason  # the note stays with the TD
-    to_alice = [m for m in await outbox(sessions) if m.target_id == ALICE]
+    # Alice is also Bob's opponent: that she wins their match reaches her apart (rule VIII).
+    to_alice = [
+        m for m in await outbox(sessions) if m.target_id == ALICE and "you win" not in m.content
+    ]
     assert len(to_alice) == 1 and "handled" in to_alice[0].content
     assert "Bob" not in to_alice[0].content and "disqualif" not in to_alice[0].content
     assert to_alice[0].fallback_channel_id is None  # never a public fallback
