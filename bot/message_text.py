@@ -15,6 +15,7 @@ every feature's wording and by the outbox:
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Sequence
 
 from bot.discord_limits import MESSAGE_CONTENT
@@ -27,6 +28,9 @@ CONTINUED = "(continued)"
 
 # The longest value of each kind of free text a user types (slash options, form fields).
 REASON_MAX = 1000  # a reason, comment or note: quoted in a DM or post with its context
+# A letter to one player the outbox delivers whole, split over several DMs if it must (a
+# rejection comment): Discord's own ceilings, 6,000 for a slash option, 4,000 in a form.
+LETTER_MAX, LETTER_FORM_MAX = 6000, 4000
 TIME_MAX = 100  # a time ("wed 18:00", "2019-10-02 18:00 +02:00")
 TIMES_MAX = 300  # several times, for /offer
 NAME_MAX = 30  # a Lichess username (Lichess allows 2 to 30 characters)
@@ -88,8 +92,16 @@ def split_parts(
 
 
 def split_text(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
-    """A long text (a table, a list, a history) as messages cut between its lines."""
+    """A long text (a table, a list, a history, a long comment) as messages cut between its
+    lines, and a line too long for one message between its words: nothing is cut off."""
     if len(text) <= limit:
         return [text]
-    header, *lines = text.split("\n")
-    return split_parts(header, lines, limit=limit, continued=CONTINUED)
+    room = limit - len(_default_marker(999, 999)) - len(CONTINUED) - 2
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= room:
+            lines.append(line)  # a line that fits stays as it is, spaces and all
+            continue
+        lines += textwrap.wrap(line, room, replace_whitespace=False, break_on_hyphens=False)
+    header, *rest = lines
+    return split_parts(header, rest, limit=limit, continued=CONTINUED)

@@ -16,6 +16,7 @@ from bot.ids import MAX_ID, parse_id, valid_id
 from bot.lichess.urgency import person_waiting
 from bot.message_text import (
     GAME_MAX,
+    LETTER_MAX,
     NAME_MAX,
     REASON_MAX,
     TIME_MAX,
@@ -95,6 +96,7 @@ class TextTransformer(app_commands.Transformer):
 
 
 Reason = app_commands.Transform[str, TextTransformer(REASON_MAX)]
+Letter = app_commands.Transform[str, TextTransformer(LETTER_MAX)]
 TimeText = app_commands.Transform[str, TextTransformer(TIME_MAX)]
 TimesText = app_commands.Transform[str, TextTransformer(TIMES_MAX)]
 LichessName = app_commands.Transform[str, TextTransformer(NAME_MAX)]

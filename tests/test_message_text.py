@@ -36,6 +36,12 @@ def test_every_part_fits_and_every_line_is_kept_in_order(lines: list[str], limit
     assert all(f"(part {k} of {len(parts)})" in p for k, p in enumerate(parts, start=1))
 
 
-def test_a_line_longer_than_a_message_is_cut_and_marked() -> None:
+def test_a_line_longer_than_a_message_is_split_not_cut() -> None:
+    """A 5,000-character line (a long comment, one word or many) is delivered whole, over
+    several messages; nothing is shortened (this test asserted a cut before)."""
     parts = split_text("head\n" + "z" * 5000)
-    assert all(len(p) <= 2000 for p in parts) and parts[-1].endswith(SHORTENED)
+    assert all(len(p) <= 2000 for p in parts) and not any(SHORTENED in p for p in parts)
+    assert sum(p.count("z") for p in parts) == 5000
+    words = " ".join(f"w{i}" for i in range(1500))  # about 7,000 characters, one line
+    joined = " ".join(split_text(words))
+    assert [w for w in joined.split() if w.startswith("w")] == words.split()

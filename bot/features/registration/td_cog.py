@@ -10,10 +10,12 @@ from discord import app_commands
 from bot.errors import NotAllowed
 from bot.features.registration import text as wording
 from bot.features.registration.types import RegistrationSummary
+from bot.message_text import LETTER_FORM_MAX, REASON_MAX
 from bot.timefmt import discord_time
 from cogs.common import (
     FormModal,
     IdButton,
+    Letter,
     Reason,
     RegistrationId,
     bot_of,
@@ -73,7 +75,7 @@ class DecisionModal(FormModal):
             label="Reason (rule II.B)" if approve else "Comment for the player",
             style=discord.TextStyle.paragraph,
             required=True,
-            max_length=1000,
+            max_length=REASON_MAX if approve else LETTER_FORM_MAX,
             custom_id="reason",
         )
         self.add_item(self.reason)
@@ -208,7 +210,7 @@ async def registration_approve(
 @app_commands.describe(registration="Registration number", comment="Told to the player")
 @app_commands.autocomplete(registration=registration_choices)
 async def registration_reject(
-    interaction: discord.Interaction, registration: RegistrationId, comment: Reason
+    interaction: discord.Interaction, registration: RegistrationId, comment: Letter
 ) -> None:
     summary = await _decide(interaction, registration, approve=False, reason=comment)
     await interaction.response.send_message(

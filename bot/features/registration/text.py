@@ -13,7 +13,7 @@ from bot.config import Config
 from bot.discord_limits import EMBED_FIELD_VALUE as FIELD
 from bot.features.registration.types import FieldEntry, RegistrationSummary, WindowState
 from bot.lichess.models import LichessUser
-from bot.message_text import quote
+from bot.message_text import LETTER_MAX, quote
 from bot.rules import eligibility
 from bot.timefmt import discord_time
 from db.models import RegistrationState, StageKind
@@ -155,7 +155,7 @@ def outcome_message(s: RegistrationSummary) -> str:
     if s.state is RegistrationState.APPROVED:
         extra = f" Seeding rating: {s.seeding_rating:g}." if s.seeding_rating is not None else ""
         return f"✅ Your registration as **{s.lichess_username}** was approved.{extra}"
-    comment = quote(s.td_comment or "")
+    comment = quote(s.td_comment or "", LETTER_MAX)  # delivered whole, over several DMs
     return f"❌ Your registration as **{s.lichess_username}** was rejected by the TD: {comment}"
 
 

@@ -1,8 +1,12 @@
-"""The TD's comment on a rejection reaches the player, whatever its length: a comment over
-the option's 1,000 characters is refused up front with a clear answer (nothing decided), and
-the longest allowed one is delivered in full, from the slash command and from the DM's form."""
+"""The TD's comment on a rejection reaches the player whole, whatever its length: up to
+Discord's own ceilings (6,000 characters for a slash option, 4,000 in a form) it is
+delivered over as many DMs as it takes, cut between words, none over 2,000 characters; a
+longer one is refused up front with a clear answer (nothing decided)."""
 
 from __future__ import annotations
+
+import re
+from typing import Any
 
 from sqlalchemy import select
 
@@ -29,7 +33,38 @@ async def nothing_failed(bot: ChampionshipBot) -> None:
             assert row.sent_at is not None and row.failed_at is None, row.last_error
 
 
-async def test_a_4800_character_comment_is_refused_up_front(
+def delivered(h: Any) -> str:
+    """The rejection as the player reads it: its DMs, in order, joined."""
+    parts = [m.content for m in h.dms_to(ALICE) if "Your registration" not in m.content]
+    first = next(m.content for m in h.dms_to(ALICE) if "rejected by the TD" in m.content)
+    assert all(len(p) <= 2000 for p in [first, *parts])
+    joined = " ".join([first, *parts])
+    return re.sub(r"\(part \d+ of \d+\)|\(continued\)", " ", joined)  # the parts' marks
+
+
+async def test_a_4800_character_comment_reaches_the_player(
+    running_bot: RunningBot, fake: FakeLichess
+) -> None:
+    add_player(fake, "Alice")
+    long_comment = ("Your account was created after 1 March 2019 (rule II.A.1). " * 90)[:4800]
+    async with running_bot() as (bot, h):
+        await register_and_verify(bot, h, fake, ALICE, "Alice")
+        number = await registration_of(bot)
+        record = await h.slash(
+            "td registration reject",
+            user=TD_ID,
+            options={"registration": number, "comment": long_comment},
+        )
+        assert record.refusal is None and "rejected" in record.text
+        assert bot.outbox is not None
+        await bot.outbox.flush()
+        await nothing_failed(bot)
+        text = delivered(h)
+        words = long_comment.split()
+        assert text.split()[-len(words) :] == words  # every word, in order, nothing lost
+
+
+async def test_a_comment_over_discords_ceiling_is_refused_up_front(
     running_bot: RunningBot, fake: FakeLichess
 ) -> None:
     add_player(fake, "Alice")
@@ -39,10 +74,10 @@ async def test_a_4800_character_comment_is_refused_up_front(
         record = await h.slash(
             "td registration reject",
             user=TD_ID,
-            options={"registration": number, "comment": "x" * 4800},
+            options={"registration": number, "comment": "x" * 6001},
         )
         assert record.ephemeral and record.refusal is not None
-        assert "4,800 characters" in record.text and "at most 1,000" in record.text
+        assert "6,001 characters" in record.text and "at most 6,000" in record.text
         summary = await bot.svc.registration.status(discord_id=ALICE)
         assert summary is not None and summary.state is RegistrationState.PENDING
         assert not any("rejected" in m.text for m in h.dms_to(ALICE))
