@@ -1,0 +1,285 @@
+"""The Swiss pairing solver: the best pairing of an even set of players by the Swiss objective.
+
+The objective and its order are written in `bot.rules.swiss`; this module finds its optimum
+exactly and quickly.  Players are positions in the current standings (0 is the best placed);
+scores are integers (the caller scales half points).
+
+How it stays exact and fast:
+
+1. A lower bound on (largest difference, floaters per group, total difference) from a small
+   relaxation: every score group of more than ``2r + 3`` players (``r``: the most opponents
+   any player has met) is replaced by ``2r + 2`` interchangeable players (one more for an
+   odd group) who may meet anybody.  Ignoring rematches can only lower the optimum; and in an
+   optimal relaxed pairing no group sends more than ``r + 1`` floaters up, nor ``r + 1``
+   down (two floaters going the same way could meet each other while their partners, who
+   cannot all have met each other, meet instead: the group has two floaters fewer and no
+   pair a larger difference), so the stand-ins lose nothing.  Small groups keep their real
+   players and their real rematches: the bound sees a top group whose members have all met.
+2. The real field is then paired on a window of candidate pairs: the pairs within ``limit``
+   of "top half against bottom half" (shape at most ``limit``) and with a difference no
+   larger than the bound's.  If the result reaches the bound and no pairing with a pair
+   outside the window can have a smaller shape, it is optimal; otherwise the window widens,
+   up to every allowed pair (the exact whole-field solve).
+
+Each matching is rustworkx's maximum weight matching (the blossom algorithm, in Rust) with
+integer weights that encode the objective lexicographically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import rustworkx as rx
+
+Pairs = list[tuple[int, int]]
+
+#: Weights above this are handed to networkx, whose integers are unbounded (rustworkx's
+#: are 128-bit); no field measured comes near it.
+_WEIGHT_CEILING = 2**120
+
+
+@dataclass(frozen=True)
+class Field:
+    """The active players by placement: integer scores and who has met whom."""
+
+    scores: list[int]
+    met: set[tuple[int, int]] = field(default_factory=set)
+
+    def allowed(self, a: int, b: int) -> bool:
+        return (min(a, b), max(a, b)) not in self.met
+
+
+@dataclass(frozen=True, order=True)
+class Value:
+    """A pairing's objective, compared field by field: less is better."""
+
+    largest: int
+    floaters: tuple[int, ...]  # per score group, best group first
+    total: int
+    shape: int
+
+
+@dataclass(frozen=True)
+class _Edge:
+    a: int
+    b: int
+    ga: int  # score group of a, of b
+    gb: int
+    diff: int
+    shape: int
+
+
+def best_pairing(fld: Field, players: list[int]) -> tuple[Pairs, Value] | None:
+    """The optimal pairing of ``players`` (positions, best first) and its value, or None."""
+    if not players:
+        return [], Value(0, (), 0, 0)
+    groups = score_groups(fld, players)
+    inside = set(players)
+    seen = {p: 0 for p in players}
+    for a, b in fld.met:
+        if a in inside and b in inside:
+            seen[a] += 1
+            seen[b] += 1
+    bound = _lower_bound(fld, groups, max(seen.values()))
+    if bound is None:
+        return None
+    slack = _shape_slack(fld, groups, bound.largest)
+    widest = 2 * max(len(g) for g in groups) + 2
+    limit = 8
+    while limit < widest:
+        edges = _edges(fld, groups, limit, bound.largest)
+        found = _solve(edges, players, len(groups), bound.largest)
+        if found is not None:
+            pairs, value = found
+            reached = (value.largest, value.floaters, value.total) == (
+                bound.largest,
+                bound.floaters,
+                bound.total,
+            )
+            # a pairing with a pair outside the window has shape > limit + slack
+            if reached and value.shape <= limit + slack:
+                return found
+        limit *= 4
+    return _solve(_edges(fld, groups, None, None), players, len(groups), bound.largest)
+
+
+def score_groups(fld: Field, players: list[int]) -> list[list[int]]:
+    """Players split into score groups, best score first, each in placement order."""
+    groups: list[list[int]] = []
+    for p in players:  # players are sorted by placement, hence by score
+        if groups and fld.scores[groups[-1][0]] == fld.scores[p]:
+            groups[-1].append(p)
+        else:
+            groups.append([p])
+    return groups
+
+
+def internal_shape(i: int, j: int, m: int) -> int:
+    """Distance of places ``i``, ``j`` of a group of ``m`` from top half against bottom half."""
+    return abs(2 * abs(j - i) - m) - m % 2
+
+
+def _edges(
+    fld: Field, groups: list[list[int]], limit: int | None, largest: int | None
+) -> list[_Edge]:
+    """Allowed pairs of shape at most ``limit`` and difference at most ``largest`` (None: any)."""
+    edges: list[_Edge] = []
+    scores = fld.scores
+    for g, group in enumerate(groups):
+        m = len(group)
+        for i, a in enumerate(group):
+            if limit is None:
+                low, high = i + 1, m - 1
+            else:  # |2 (j - i) - m| - m % 2 <= limit
+                reach = limit + m % 2
+                low, high = max(i + 1, i + (m - reach + 1) // 2), min(m - 1, i + (m + reach) // 2)
+            for j in range(low, high + 1):
+                b = group[j]
+                if fld.allowed(a, b):
+                    edges.append(_Edge(a, b, g, g, 0, internal_shape(i, j, m)))
+        for h in range(g + 1, len(groups)):
+            lower = groups[h]
+            diff = scores[group[0]] - scores[lower[0]]
+            if largest is not None and diff > largest:
+                break
+            for i, a in enumerate(group):
+                up = m - 1 - i
+                reach = len(lower) if limit is None else min(len(lower), limit - up + 1)
+                for j in range(max(reach, 0)):
+                    b = lower[j]
+                    if fld.allowed(a, b):
+                        edges.append(_Edge(a, b, g, h, diff, up + j))
+    return edges
+
+
+def _solve(
+    edges: list[_Edge], nodes: list[int], n_groups: int, largest_from: int
+) -> tuple[Pairs, Value] | None:
+    """The optimum over ``edges``: the smallest largest difference (from ``largest_from``)
+    that pairs everyone, then the rest of the objective by one weighted matching."""
+    diffs = sorted({e.diff for e in edges} | {largest_from})
+    for threshold in (d for d in diffs if d >= largest_from):
+        found = _match([e for e in edges if e.diff <= threshold], nodes, n_groups)
+        if found is not None:
+            return found
+    return None
+
+
+def _match(edges: list[_Edge], nodes: list[int], n_groups: int) -> tuple[Pairs, Value] | None:
+    """Minimum-cost perfect matching; costs fold floaters per group (best group first), total
+    difference and shape into one integer, each level outweighing all the levels below."""
+    if len(nodes) % 2:
+        return None
+    crossing: list[set[int]] = [set() for _ in range(n_groups)]
+    for e in edges:
+        if e.ga != e.gb:
+            crossing[e.ga].add(e.a)
+            crossing[e.gb].add(e.b)
+    weight = [0] * n_groups  # one floater of group g outweighs every floater below it
+    below = 0
+    for g in reversed(range(n_groups)):
+        weight[g] = below + 1
+        below += weight[g] * len(crossing[g])
+    half = len(nodes) // 2
+    shape_unit = half * max((e.shape for e in edges), default=0) + 1
+    floater_unit = (half * max((e.diff for e in edges), default=0) + 1) * shape_unit
+    costs = [
+        (weight[e.ga] + weight[e.gb] if e.ga != e.gb else 0) * floater_unit
+        + e.diff * shape_unit
+        + e.shape
+        for e in edges
+    ]
+    big = max(costs, default=0) + 1
+    index = {p: k for k, p in enumerate(nodes)}
+    weighted = [(index[e.a], index[e.b], big - c) for e, c in zip(edges, costs, strict=True)]
+    if big * (half + 1) < _WEIGHT_CEILING:
+        graph = rx.PyGraph()
+        graph.add_nodes_from(range(len(nodes)))
+        graph.add_edges_from(weighted)
+        matching = rx.max_weight_matching(graph, max_cardinality=True, weight_fn=int)
+    else:  # pragma: no cover - no measured field needs it
+        import networkx as nx
+
+        big_graph = nx.Graph()
+        big_graph.add_nodes_from(range(len(nodes)))
+        big_graph.add_weighted_edges_from(weighted)
+        matching = nx.max_weight_matching(big_graph, maxcardinality=True)
+    if 2 * len(matching) != len(nodes):
+        return None
+    by_pair = {(min(e.a, e.b), max(e.a, e.b)): e for e in edges}
+    chosen = [
+        by_pair[(min(nodes[x], nodes[y]), max(nodes[x], nodes[y]))] for x, y in matching
+    ]
+    floaters = [0] * n_groups
+    for e in chosen:
+        if e.ga != e.gb:
+            floaters[e.ga] += 1
+            floaters[e.gb] += 1
+    value = Value(
+        max((e.diff for e in chosen), default=0),
+        tuple(floaters),
+        sum(e.diff for e in chosen),
+        sum(e.shape for e in chosen),
+    )
+    return sorted((e.a, e.b) for e in chosen), value
+
+
+def _lower_bound(fld: Field, groups: list[list[int]], r: int) -> Value | None:
+    """The relaxation of step 1 of the module's docstring (shape left at 0)."""
+    keep = 2 * r + 2
+    nodes: list[int] = []
+    group_of: dict[int, int] = {}
+    real: set[int] = set()
+    stand_in = len(fld.scores)
+    for g, group in enumerate(groups):
+        if len(group) <= keep + 1:
+            members = list(group)
+            real.update(group)
+        else:
+            count = keep + (len(group) - keep) % 2
+            members = list(range(stand_in, stand_in + count))
+            stand_in += count
+        for p in members:
+            group_of[p] = g
+        nodes.extend(members)
+    score = [fld.scores[g[0]] for g in groups]
+    edges = [
+        _Edge(a, b, group_of[a], group_of[b], score[group_of[a]] - score[group_of[b]], 0)
+        for x, a in enumerate(nodes)
+        for b in nodes[x + 1 :]
+        if not (a in real and b in real) or fld.allowed(a, b)
+    ]
+    found = _solve(edges, nodes, len(groups), 0)
+    return None if found is None else found[1]
+
+
+def _shape_slack(fld: Field, groups: list[list[int]], largest: int) -> int:
+    """How much shape the pairs of any pairing have at least, beyond one pair outside the window.
+
+    Every player's pair costs at least the least shape of any allowed pair of theirs (``mu``),
+    so a pairing costs at least half the sum of ``mu``; one pair outside the window costs
+    more than ``limit`` and covers two players, whose ``mu`` (at most the largest) it replaces.
+    """
+    mu: list[int] = []
+    scores = fld.scores
+    for g, group in enumerate(groups):
+        m = len(group)
+        has_up = g > 0 and scores[groups[g - 1][0]] - scores[group[0]] <= largest
+        has_down = g + 1 < len(groups) and scores[group[0]] - scores[groups[g + 1][0]] <= largest
+        by_shape = sorted(range(1, m), key=lambda d: abs(2 * d - m))
+        for i in range(m):
+            least = _least_internal(fld, group, i, by_shape)
+            mu.append(min([i] * has_up + [m - 1 - i] * has_down + [least]))
+    return max(0, (sum(mu) - 2 * max(mu, default=0)) // 2)
+
+
+def _least_internal(fld: Field, group: list[int], i: int, by_shape: list[int]) -> int:
+    """The least shape of an allowed pair of place ``i`` inside its own group (large if none).
+
+    ``by_shape``: the distances between places, best shape first."""
+    m = len(group)
+    for d in by_shape:
+        for j in (i + d, i - d):
+            if 0 <= j < m and fld.allowed(group[i], group[j]):
+                return internal_shape(i, j, m)
+    return 4 * m + 4
