@@ -27,6 +27,7 @@ integer weights that encode the objective lexicographically.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import rustworkx as rx
@@ -36,6 +37,11 @@ Pairs = list[tuple[int, int]]
 #: Weights above this are handed to networkx, whose integers are unbounded (rustworkx's
 #: are 128-bit); no field measured comes near it.
 _WEIGHT_CEILING = 2**120
+
+
+#: Score groups up to this size are solved one by one for the shape bound (every pair inside
+#: them is a candidate); a field with a larger group (nearly all draws) relies on the window.
+_GROUP_BOUND_LIMIT = 400
 
 
 @dataclass(frozen=True)
@@ -59,14 +65,8 @@ class Value:
     shape: int
 
 
-@dataclass(frozen=True)
-class _Edge:
-    a: int
-    b: int
-    ga: int  # score group of a, of b
-    gb: int
-    diff: int
-    shape: int
+#: A candidate pair: (a, b, group of a, group of b, score difference, shape), a above b.
+_Edge = tuple[int, int, int, int, int, int]
 
 
 def best_pairing(fld: Field, players: list[int]) -> tuple[Pairs, Value] | None:
@@ -83,22 +83,35 @@ def best_pairing(fld: Field, players: list[int]) -> tuple[Pairs, Value] | None:
     bound = _lower_bound(fld, groups, max(seen.values()))
     if bound is None:
         return None
+    if max(len(g) for g in groups) <= _GROUP_BOUND_LIMIT:
+        least, assembled = _group_bound(fld, groups, bound.floaters, bound.largest)
+        if assembled is not None:  # reaches every bound, so it is optimal
+            return assembled, Value(bound.largest, bound.floaters, bound.total, least)
     slack = _shape_slack(fld, groups, bound.largest)
     widest = 2 * max(len(g) for g in groups) + 2
     limit = 8
+    shape_bound: int | None = None
     while limit < widest:
         edges = _edges(fld, groups, limit, bound.largest)
         found = _solve(edges, players, len(groups), bound.largest)
-        if found is not None:
-            pairs, value = found
-            reached = (value.largest, value.floaters, value.total) == (
-                bound.largest,
-                bound.floaters,
-                bound.total,
-            )
-            # a pairing with a pair outside the window has shape > limit + slack
-            if reached and value.shape <= limit + slack:
-                return found
+        if found is None:
+            limit *= 4
+            continue
+        value = found[1]
+        if (value.largest, value.floaters, value.total) != (
+            bound.largest,
+            bound.floaters,
+            bound.total,
+        ):
+            limit *= 4
+            continue
+        # a pairing with a pair outside the window has shape > limit + slack
+        if value.shape <= limit + slack:
+            return found
+        if shape_bound is None and max(len(g) for g in groups) <= _GROUP_BOUND_LIMIT:
+            shape_bound = _group_bound(fld, groups, value.floaters, bound.largest)[0]
+        if shape_bound is not None and value.shape <= shape_bound:
+            return found
         limit *= 4
     return _solve(_edges(fld, groups, None, None), players, len(groups), bound.largest)
 
@@ -125,8 +138,10 @@ def _edges(
     """Allowed pairs of shape at most ``limit`` and difference at most ``largest`` (None: any)."""
     edges: list[_Edge] = []
     scores = fld.scores
+    met = fld.met
     for g, group in enumerate(groups):
         m = len(group)
+        odd = m % 2
         for i, a in enumerate(group):
             if limit is None:
                 low, high = i + 1, m - 1
@@ -135,8 +150,8 @@ def _edges(
                 low, high = max(i + 1, i + (m - reach + 1) // 2), min(m - 1, i + (m + reach) // 2)
             for j in range(low, high + 1):
                 b = group[j]
-                if fld.allowed(a, b):
-                    edges.append(_Edge(a, b, g, g, 0, internal_shape(i, j, m)))
+                if (a, b) not in met:
+                    edges.append((a, b, g, g, 0, abs(2 * (j - i) - m) - odd))
         for h in range(g + 1, len(groups)):
             lower = groups[h]
             diff = scores[group[0]] - scores[lower[0]]
@@ -145,10 +160,11 @@ def _edges(
             for i, a in enumerate(group):
                 up = m - 1 - i
                 reach = len(lower) if limit is None else min(len(lower), limit - up + 1)
-                for j in range(max(reach, 0)):
-                    b = lower[j]
-                    if fld.allowed(a, b):
-                        edges.append(_Edge(a, b, g, h, diff, up + j))
+                edges.extend(
+                    (a, b, g, h, diff, up + j)
+                    for j, b in enumerate(lower[: max(reach, 0)])
+                    if (a, b) not in met
+                )
     return edges
 
 
@@ -157,9 +173,9 @@ def _solve(
 ) -> tuple[Pairs, Value] | None:
     """The optimum over ``edges``: the smallest largest difference (from ``largest_from``)
     that pairs everyone, then the rest of the objective by one weighted matching."""
-    diffs = sorted({e.diff for e in edges} | {largest_from})
+    diffs = sorted({e[4] for e in edges} | {largest_from})
     for threshold in (d for d in diffs if d >= largest_from):
-        found = _match([e for e in edges if e.diff <= threshold], nodes, n_groups)
+        found = _match([e for e in edges if e[4] <= threshold], nodes, n_groups)
         if found is not None:
             return found
     return None
@@ -171,27 +187,25 @@ def _match(edges: list[_Edge], nodes: list[int], n_groups: int) -> tuple[Pairs, 
     if len(nodes) % 2:
         return None
     crossing: list[set[int]] = [set() for _ in range(n_groups)]
-    for e in edges:
-        if e.ga != e.gb:
-            crossing[e.ga].add(e.a)
-            crossing[e.gb].add(e.b)
+    for a, b, ga, gb, _, _ in edges:
+        if ga != gb:
+            crossing[ga].add(a)
+            crossing[gb].add(b)
     weight = [0] * n_groups  # one floater of group g outweighs every floater below it
     below = 0
     for g in reversed(range(n_groups)):
         weight[g] = below + 1
         below += weight[g] * len(crossing[g])
     half = len(nodes) // 2
-    shape_unit = half * max((e.shape for e in edges), default=0) + 1
-    floater_unit = (half * max((e.diff for e in edges), default=0) + 1) * shape_unit
+    shape_unit = half * max((e[5] for e in edges), default=0) + 1
+    floater_unit = (half * max((e[4] for e in edges), default=0) + 1) * shape_unit
     costs = [
-        (weight[e.ga] + weight[e.gb] if e.ga != e.gb else 0) * floater_unit
-        + e.diff * shape_unit
-        + e.shape
-        for e in edges
+        (weight[ga] + weight[gb] if ga != gb else 0) * floater_unit + diff * shape_unit + shape
+        for _, _, ga, gb, diff, shape in edges
     ]
     big = max(costs, default=0) + 1
     index = {p: k for k, p in enumerate(nodes)}
-    weighted = [(index[e.a], index[e.b], big - c) for e, c in zip(edges, costs, strict=True)]
+    weighted = [(index[e[0]], index[e[1]], big - c) for e, c in zip(edges, costs, strict=True)]
     if big * (half + 1) < _WEIGHT_CEILING:
         graph = rx.PyGraph()
         graph.add_nodes_from(range(len(nodes)))
@@ -206,22 +220,125 @@ def _match(edges: list[_Edge], nodes: list[int], n_groups: int) -> tuple[Pairs, 
         matching = nx.max_weight_matching(big_graph, maxcardinality=True)
     if 2 * len(matching) != len(nodes):
         return None
-    by_pair = {(min(e.a, e.b), max(e.a, e.b)): e for e in edges}
-    chosen = [
-        by_pair[(min(nodes[x], nodes[y]), max(nodes[x], nodes[y]))] for x, y in matching
-    ]
+    keys = {(nodes[x], nodes[y]) for x, y in matching} | {(nodes[y], nodes[x]) for x, y in matching}
+    chosen = [e for e in edges if (e[0], e[1]) in keys]
     floaters = [0] * n_groups
-    for e in chosen:
-        if e.ga != e.gb:
-            floaters[e.ga] += 1
-            floaters[e.gb] += 1
+    for _, _, ga, gb, _, _ in chosen:
+        if ga != gb:
+            floaters[ga] += 1
+            floaters[gb] += 1
     value = Value(
-        max((e.diff for e in chosen), default=0),
+        max((e[4] for e in chosen), default=0),
         tuple(floaters),
-        sum(e.diff for e in chosen),
-        sum(e.shape for e in chosen),
+        sum(e[4] for e in chosen),
+        sum(e[5] for e in chosen),
     )
-    return sorted((e.a, e.b) for e in chosen), value
+    return sorted((min(e[:2]), max(e[:2])) for e in chosen), value
+
+
+def _group_bound(
+    fld: Field, groups: list[list[int]], floaters: tuple[int, ...], largest: int
+) -> tuple[int, Pairs | None]:
+    """A lower bound on the shape of every pairing with these floaters per group.
+
+    A pair across groups costs the upper player's distance from the bottom of their group
+    plus the lower one's from the top of theirs, so a pairing's shape is a sum over groups:
+    each group's inside pairs plus, for each of its floaters, that player's distance from
+    the edge of the group they leave by.  Each group's least such sum (its floaters
+    stand-ins that may take any player, by the cheaper edge open to them) bounds its share.
+
+    When no pair can skip a group, each stand-in leaves by a known edge; if the players the
+    groups choose to float can then meet across each boundary without a rematch, those pairs
+    and each group's inside pairs are a pairing that reaches the bound: it is returned too.
+    """
+    total = 0
+    inside: Pairs = []
+    going: list[tuple[list[int], list[int]]] = []  # per group: players floating up, down
+    scores = fld.scores
+    # when no pair can skip a group, the floaters tell how many pairs cross each boundary
+    skips = any(
+        scores[groups[g][0]] - scores[groups[g + 2][0]] <= largest for g in range(len(groups) - 2)
+    )
+    crossing = [0]
+    for f in floaters:
+        crossing.append(f - crossing[-1])
+    for g, group in enumerate(groups):
+        m = len(group)
+        has_up = g > 0 and scores[groups[g - 1][0]] - scores[group[0]] <= largest
+        has_down = g + 1 < len(groups) and scores[group[0]] - scores[groups[g + 1][0]] <= largest
+        exits = [
+            min([i] * has_up + [m - 1 - i] * has_down, default=None) for i in range(m)
+        ]
+        ups = [i if has_up else None for i in range(m)]
+        downs = [m - 1 - i if has_down else None for i in range(m)]
+        exact = not skips and min(crossing) >= 0
+        if not exact:
+            ways = [exits] * floaters[g]
+        else:
+            ways = [ups] * crossing[g] + [downs] * crossing[g + 1]
+        edges: list[tuple[int, int, int]] = [
+            (i, j, internal_shape(i, j, m))
+            for i in range(m)
+            for j in range(i + 1, m)
+            if (group[i], group[j]) not in fld.met
+        ]
+        for k, way in enumerate(ways):
+            edges.extend((i, m + k, cost) for i, cost in enumerate(way) if cost is not None)
+        if not edges:
+            going.append(([], []))
+            continue
+        big = max(c for _, _, c in edges) + 1
+        graph = rx.PyGraph()
+        graph.add_nodes_from(range(m + floaters[g]))
+        graph.add_edges_from([(a, b, big - c) for a, b, c in edges])
+        matching = rx.max_weight_matching(graph, max_cardinality=True, weight_fn=int)
+        if 2 * len(matching) != m + floaters[g]:
+            return -1, None  # this group cannot be paired so: no bound
+        cost = {(a, b): c for a, b, c in edges}
+        total += sum(cost[(min(a, b), max(a, b))] for a, b in matching)
+        up: list[int] = []
+        down: list[int] = []
+        for a, b in matching:
+            i, k = min(a, b), max(a, b)
+            if k < m:
+                inside.append((group[i], group[k]))
+            elif exact and k - m < crossing[g]:
+                up.append(group[i])
+            else:
+                down.append(group[i])
+        going.append((up, down))
+    if skips or min(crossing) < 0:
+        return total, None
+    across: Pairs = []
+    for g in range(len(groups) - 1):
+        met = _across(fld, going[g][1], going[g + 1][0])
+        if met is None:
+            return total, None
+        across.extend(met)
+    return total, sorted(inside + across)
+
+
+def _across(fld: Field, down: list[int], up: list[int]) -> Pairs | None:
+    """Floaters of two neighbouring groups paired without a rematch (any way costs the same)."""
+    if len(down) != len(up) or len(down) > 6:
+        return None if len(down) != len(up) else _first_allowed(fld, down, up)
+    for order in itertools.permutations(up):
+        if all(fld.allowed(a, b) for a, b in zip(down, order, strict=True)):
+            return list(zip(down, order, strict=True))
+    return None
+
+
+def _first_allowed(fld: Field, down: list[int], up: list[int]) -> Pairs | None:
+    """Greedy pairs for many floaters at one boundary (None if greedy meets a rematch)."""
+    left = list(up)
+    pairs: Pairs = []
+    for a in down:
+        b = next((x for x in left if fld.allowed(a, x)), None)
+        if b is None:
+            return None
+        left.remove(b)
+        pairs.append((a, b))
+    return pairs
 
 
 def _lower_bound(fld: Field, groups: list[list[int]], r: int) -> Value | None:
@@ -244,12 +361,18 @@ def _lower_bound(fld: Field, groups: list[list[int]], r: int) -> Value | None:
         nodes.extend(members)
     score = [fld.scores[g[0]] for g in groups]
     edges = [
-        _Edge(a, b, group_of[a], group_of[b], score[group_of[a]] - score[group_of[b]], 0)
+        (a, b, group_of[a], group_of[b], abs(score[group_of[a]] - score[group_of[b]]), 0)
         for x, a in enumerate(nodes)
         for b in nodes[x + 1 :]
         if not (a in real and b in real) or fld.allowed(a, b)
     ]
-    found = _solve(edges, nodes, len(groups), 0)
+    # a pair must cross every boundary with an odd number of players above it
+    odd_cut, above = 0, 0
+    for g in range(len(groups) - 1):
+        above += len(groups[g])
+        if above % 2:
+            odd_cut = max(odd_cut, score[g] - score[g + 1])
+    found = _solve(edges, nodes, len(groups), odd_cut)
     return None if found is None else found[1]
 
 

@@ -27,10 +27,16 @@ class Table:
         distinct = sorted(set(self.points.values()), reverse=True)
         self.group = {p: distinct.index(self.points[p]) for p in self.order}
         self.n_groups = len(distinct)
+        self.place: dict[str, tuple[int, int]] = {}
+
+    def paired(self, players: Sequence[str]) -> Table:
+        """Places inside the score groups of the players being paired (the bye left out)."""
         members: dict[int, list[str]] = {}
         for p in self.order:
-            members.setdefault(self.group[p], []).append(p)
+            if p in set(players):
+                members.setdefault(self.group[p], []).append(p)
         self.place = {p: (i, len(m)) for m in members.values() for i, p in enumerate(m)}
+        return self
 
     def shape(self, a: str, b: str) -> int:
         (ia, ma), (ib, mb) = self.place[a], self.place[b]
@@ -63,7 +69,7 @@ def objective(
 ) -> Objective:
     """The objective of a pairing the bot made (the bye left out)."""
     real = [(a, b) for a, b in pairs if b is not None]
-    return Table(seeding, results, withdrawn).value(real)
+    return Table(seeding, results, withdrawn).paired([p for q in real for p in q]).value(real)
 
 
 def best(
@@ -101,6 +107,7 @@ def _perfect_matchings(players: list[str]) -> Iterator[list[tuple[str, str]]]:
 
 
 def _brute(table: Table, players: list[str], engine: str) -> Objective | None:
+    table.paired(players)
     values = [
         table.value(m)
         for m in _perfect_matchings(players)
@@ -112,6 +119,7 @@ def _brute(table: Table, players: list[str], engine: str) -> Objective | None:
 def _matching(table: Table, players: list[str], engine: str) -> Objective | None:
     """Every allowed pair; the largest difference by trying each bound from the smallest; the
     rest as one integer cost per pair (unbounded integers, every level above all below)."""
+    table.paired(players)
     pairs = [
         (a, b)
         for x, a in enumerate(players)
