@@ -20,7 +20,9 @@ in this order, each criterion deciding only between pairings equal on all before
 4. The closest to "top half against bottom half": inside a group of ``m``, places
    ``i < j`` cost ``|2 (j - i) - m|`` (less 1 when ``m`` is odd); across groups, how far
    the upper player is from the bottom of their group plus how far the lower one is from
-   the top of theirs (the lowest of a group floats down, to meet the highest below).
+   the top of theirs (the lowest of a group floats down, to meet the highest below), plus,
+   for each score group a pair skips, the upper player's height above the bottom of their
+   group (``m - i``), so the better-placed of several floaters meets the nearer group.
 
 So a leader who has met everybody on their score meets an unmet player of the nearest
 group below, never a player at the bottom to save a floater elsewhere.

@@ -34,11 +34,6 @@ import rustworkx as rx
 
 Pairs = list[tuple[int, int]]
 
-#: Weights above this are handed to networkx, whose integers are unbounded (rustworkx's
-#: are 128-bit); no field measured comes near it.
-_WEIGHT_CEILING = 2**120
-
-
 #: Score groups up to this size are solved one by one for the shape bound (every pair inside
 #: them is a candidate); a field with a larger group (nearly all draws) relies on the window.
 _GROUP_BOUND_LIMIT = 400
@@ -159,9 +154,10 @@ def _edges(
                 break
             for i, a in enumerate(group):
                 up = m - 1 - i
-                reach = len(lower) if limit is None else min(len(lower), limit - up + 1)
+                extra = (h - g - 1) * (m - i)  # a better-placed floater skips fewer groups
+                reach = len(lower) if limit is None else min(len(lower), limit - up - extra + 1)
                 edges.extend(
-                    (a, b, g, h, diff, up + j)
+                    (a, b, g, h, diff, up + j + extra)
                     for j, b in enumerate(lower[: max(reach, 0)])
                     if (a, b) not in met
                 )
@@ -203,21 +199,10 @@ def _match(edges: list[_Edge], nodes: list[int], n_groups: int) -> tuple[Pairs, 
         (weight[ga] + weight[gb] if ga != gb else 0) * floater_unit + diff * shape_unit + shape
         for _, _, ga, gb, diff, shape in edges
     ]
-    big = max(costs, default=0) + 1
     index = {p: k for k, p in enumerate(nodes)}
-    weighted = [(index[e[0]], index[e[1]], big - c) for e, c in zip(edges, costs, strict=True)]
-    if big * (half + 1) < _WEIGHT_CEILING:
-        graph = rx.PyGraph()
-        graph.add_nodes_from(range(len(nodes)))
-        graph.add_edges_from(weighted)
-        matching = rx.max_weight_matching(graph, max_cardinality=True, weight_fn=int)
-    else:  # pragma: no cover - no measured field needs it
-        import networkx as nx
-
-        big_graph = nx.Graph()
-        big_graph.add_nodes_from(range(len(nodes)))
-        big_graph.add_weighted_edges_from(weighted)
-        matching = nx.max_weight_matching(big_graph, maxcardinality=True)
+    matching = min_cost_perfect(
+        len(nodes), [(index[e[0]], index[e[1]], c) for e, c in zip(edges, costs, strict=True)]
+    )
     if 2 * len(matching) != len(nodes):
         return None
     keys = {(nodes[x], nodes[y]) for x, y in matching} | {(nodes[y], nodes[x]) for x, y in matching}
@@ -287,11 +272,7 @@ def _group_bound(
         if not edges:
             going.append(([], []))
             continue
-        big = max(c for _, _, c in edges) + 1
-        graph = rx.PyGraph()
-        graph.add_nodes_from(range(m + floaters[g]))
-        graph.add_edges_from([(a, b, big - c) for a, b, c in edges])
-        matching = rx.max_weight_matching(graph, max_cardinality=True, weight_fn=int)
+        matching = min_cost_perfect(m + floaters[g], edges)
         if 2 * len(matching) != m + floaters[g]:
             return -1, None  # this group cannot be paired so: no bound
         cost = {(a, b): c for a, b, c in edges}
@@ -306,7 +287,7 @@ def _group_bound(
                 up.append(group[i])
             else:
                 down.append(group[i])
-        going.append((up, down))
+        going.append((sorted(up), sorted(down)))
     if skips or min(crossing) < 0:
         return total, None
     across: Pairs = []
@@ -339,6 +320,39 @@ def _first_allowed(fld: Field, down: list[int], up: list[int]) -> Pairs | None:
         left.remove(b)
         pairs.append((a, b))
     return pairs
+
+
+def min_cost_perfect(n: int, edges: list[tuple[int, int, int]]) -> set[tuple[int, int]]:
+    """A maximum matching of nodes ``0..n-1`` of least total cost (a perfect one if any).
+
+    rustworkx's blossom algorithm breaks ties between equal matchings differently from run to
+    run, so each cost gets a last, fixed pseudo-random tie-break below everything else: the
+    optimum is then unique (but for odds of about one in 2**40) and the answer the same.
+    """
+    if not edges:
+        return set()
+    half = n // 2 + 1
+    top = max(c for _, _, c in edges) + 1
+    bits = max(0, 118 - (top * half).bit_length())
+    spread = min(40, bits)
+    if spread < 16:  # pragma: no cover - no measured field needs it
+        spread = 40
+    scale = 1 << spread
+    noise = [((a * 1_000_003 + b * 998_244_353) * 2_654_435_761) % (scale // half) for a, b, _ in edges]
+    weighted = [
+        (a, b, (top - c) * scale - t) for (a, b, c), t in zip(edges, noise, strict=True)
+    ]
+    if (top * scale * half).bit_length() < 120:
+        graph = rx.PyGraph()
+        graph.add_nodes_from(range(n))
+        graph.add_edges_from(weighted)
+        return set(rx.max_weight_matching(graph, max_cardinality=True, weight_fn=int))
+    import networkx as nx  # pragma: no cover - unbounded integers, no measured field needs them
+
+    big_graph = nx.Graph()
+    big_graph.add_nodes_from(range(n))
+    big_graph.add_weighted_edges_from(weighted)
+    return {(a, b) for a, b in nx.max_weight_matching(big_graph, maxcardinality=True)}
 
 
 def _lower_bound(fld: Field, groups: list[list[int]], r: int) -> Value | None:

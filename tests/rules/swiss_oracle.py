@@ -42,9 +42,10 @@ class Table:
         (ia, ma), (ib, mb) = self.place[a], self.place[b]
         if self.group[a] == self.group[b]:
             return abs(2 * abs(ib - ia) - ma) - ma % 2
+        skipped = abs(self.group[a] - self.group[b]) - 1
         if self.group[a] > self.group[b]:
             (ia, ma), (ib, mb) = (ib, mb), (ia, ma)
-        return (ma - 1 - ia) + ib
+        return (ma - 1 - ia) + ib + skipped * (ma - ia)
 
     def value(self, pairs: Sequence[tuple[str, str]]) -> Objective:
         floaters = [0] * self.n_groups
