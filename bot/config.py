@@ -140,6 +140,7 @@ class SwissConfig(_Section):
     qualifiers: int = Field(3, ge=1)
     bye_points: float = Field(1.0, ge=0)
     confirm_before_publish: bool = False
+    short_median_buchholz: Literal["sum", "drop"] = "sum"  # fewer than 3 opponents (III.E.5)
 
     _utc = field_validator("first_round_start")(_aware_utc)
 

@@ -143,6 +143,7 @@ def pair_round(
     *,
     withdrawn: Collection[str] = (),
     bye_points: float = 1.0,
+    short_median_buchholz: str = "sum",
 ) -> list[Pair]:
     """The pairs of the next Swiss round, ``(player, None)`` for the bye.
 
@@ -153,7 +154,8 @@ def pair_round(
     The rest is paired by the objective of the module's docstring, exactly (see
     `bot.rules.swiss_pairing` for how).  "Top", "bottom" and "placed" follow
     the current :func:`standings` (points, tiebreaks, seed); in round 1 that is
-    the seeding, so 1 plays n/2+1, 2 plays n/2+2, ...
+    the seeding, so 1 plays n/2+1, 2 plays n/2+2, ...  ``short_median_buchholz`` is
+    the standings' convention (:data:`bot.rules.swiss_table.SHORT_MEDIAN_BUCHHOLZ`).
 
     The result lists boards in order: the pair with the best-placed player
     first, each pair with its better-placed player first, the bye last.
@@ -163,7 +165,9 @@ def pair_round(
     """
     if not math.isfinite(bye_points):
         raise ValueError(f"bye_points must be finite, got {bye_points}")
-    table = standings(seeding, results, withdrawn=withdrawn)
+    table = standings(
+        seeding, results, withdrawn=withdrawn, short_median_buchholz=short_median_buchholz
+    )
     seeds = check_seeding(seeding)
     index = {p: i for i, p in enumerate(seeds)}
     gone = check_withdrawn(withdrawn, index)
