@@ -34,8 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.rules.swiss import Result, number_of_rounds, pair_round, standings  # noqa: E402
-from tests.rules.swiss_oracle import best, objective  # noqa: E402
+from bot.rules.swiss import Result, number_of_rounds, pair_round, standings
+from tests.rules.swiss_oracle import best, objective
 
 SIZES = [16, 64, 127, 128, 129, 256, 512, 1024]
 FAMILIES = ["random", "odd", "topmet", "withdraw", "draws", "mixed"]

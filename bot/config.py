@@ -167,6 +167,10 @@ class StagesConfig(_Section):
     # Rule IV.C: the Final is played as the finalists see fit; the TD hears of it only if it
     # is still unfinished this many days after it is set up.
     final_days: int = Field(90, ge=1)
+    # Stages whose decided matches may be played on to their full length (the 2021 and 2022
+    # Finals went to all 12 games at 7-5): those games are recorded and shown, the result
+    # stands. Elsewhere a game after the decision is not recorded and the TD is told.
+    played_on: tuple[Literal["swiss", "tiebreak", "candidates", "final"], ...] = ()
 
 
 class MatchDayConfig(_Section):

@@ -251,9 +251,7 @@ def _group_bound(
         m = len(group)
         has_up = g > 0 and scores[groups[g - 1][0]] - scores[group[0]] <= largest
         has_down = g + 1 < len(groups) and scores[group[0]] - scores[groups[g + 1][0]] <= largest
-        exits = [
-            min([i] * has_up + [m - 1 - i] * has_down, default=None) for i in range(m)
-        ]
+        exits = [min([i] * has_up + [m - 1 - i] * has_down, default=None) for i in range(m)]
         ups = [i if has_up else None for i in range(m)]
         downs = [m - 1 - i if has_down else None for i in range(m)]
         exact = not skips and min(crossing) >= 0
@@ -338,10 +336,10 @@ def min_cost_perfect(n: int, edges: list[tuple[int, int, int]]) -> set[tuple[int
     if spread < 16:  # pragma: no cover - no measured field needs it
         spread = 40
     scale = 1 << spread
-    noise = [((a * 1_000_003 + b * 998_244_353) * 2_654_435_761) % (scale // half) for a, b, _ in edges]
-    weighted = [
-        (a, b, (top - c) * scale - t) for (a, b, c), t in zip(edges, noise, strict=True)
+    noise = [
+        ((a * 1_000_003 + b * 998_244_353) * 2_654_435_761) % (scale // half) for a, b, _ in edges
     ]
+    weighted = [(a, b, (top - c) * scale - t) for (a, b, c), t in zip(edges, noise, strict=True)]
     if (top * scale * half).bit_length() < 120:
         graph = rx.PyGraph()
         graph.add_nodes_from(range(n))

@@ -74,7 +74,9 @@ def standings(
     or disqualified opponents count with the points they have.
     """
     if short_median_buchholz not in SHORT_MEDIAN_BUCHHOLZ:
-        raise ValueError(f"short_median_buchholz must be 'sum' or 'drop', got {short_median_buchholz!r}")
+        raise ValueError(
+            f"short_median_buchholz must be 'sum' or 'drop', got {short_median_buchholz!r}"
+        )
     seeds = check_seeding(seeding)
     index = {p: i for i, p in enumerate(seeds)}
     games = check_results(results, index)

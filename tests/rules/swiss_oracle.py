@@ -179,7 +179,5 @@ def _max_weight(
 
     nx_graph = nx.Graph()
     nx_graph.add_nodes_from(players)
-    nx_graph.add_weighted_edges_from(
-        (a, b, w) for (a, b), w in zip(pairs, weights, strict=True)
-    )
+    nx_graph.add_weighted_edges_from((a, b, w) for (a, b), w in zip(pairs, weights, strict=True))
     return [tuple(p) for p in nx.max_weight_matching(nx_graph, maxcardinality=True)]  # type: ignore[misc]

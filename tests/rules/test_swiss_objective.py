@@ -68,9 +68,7 @@ def test_a_leader_whose_group_has_all_met_meets_the_nearest_group() -> None:
     assert opponent is not None and points[opponent] == nearest
     assert frozenset((leader, opponent)) not in met
     # the other five go no further than the next group down
-    assert all(
-        abs(points[a] - points[b]) <= 1 for a, b in pairs if b is not None and a in leaders
-    )
+    assert all(abs(points[a] - points[b]) <= 1 for a, b in pairs if b is not None and a in leaders)
     checked = best(seeding, results, [])
     assert checked is not None
     assert objective(seeding, results, [], pairs) == checked[1]
@@ -107,7 +105,10 @@ def smallest_largest_difference(
     points = {row.player: Fraction(row.points) for row in standings(seeding, results)}
     met = {frozenset((a, b)) for a, b, _, _ in results if b is not None}
     allowed = [
-        (a, b) for i, a in enumerate(players) for b in players[i + 1 :] if frozenset((a, b)) not in met
+        (a, b)
+        for i, a in enumerate(players)
+        for b in players[i + 1 :]
+        if frozenset((a, b)) not in met
     ]
     for bound in sorted({abs(points[a] - points[b]) for a, b in allowed}):
         graph = nx.Graph()

@@ -4,7 +4,6 @@ and an independent whole-field matching (`tests/rules/swiss_oracle.py`)."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -143,6 +142,4 @@ def test_fields_that_cannot_pair_group_by_group_still_get_the_optimum(seed: int)
     seeding, results, withdrawn = history(seed, n, rounds, rng.randint(0, 3))
     pairs = pair_round(seeding, results, withdrawn=withdrawn)
     bye = next((a for a, b in pairs if b is None), None)
-    assert (bye, objective(seeding, results, withdrawn, pairs)) == best(
-        seeding, results, withdrawn
-    )
+    assert (bye, objective(seeding, results, withdrawn, pairs)) == best(seeding, results, withdrawn)

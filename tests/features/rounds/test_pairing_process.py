@@ -9,7 +9,6 @@ import sys
 
 import pytest
 
-from bot.features.rounds import pairing
 from bot.rules import swiss
 
 
