@@ -1,65 +1,166 @@
-"""How long Swiss pairing takes over a whole simulated Swiss, and how many floaters it makes.
+"""Swiss pairing on hard late rounds: time, floaters, score differences, and an exact check.
 
-Every round of a Swiss of 64, 128, 256 and 1024 players is paired; match
-results are drawn from the players' ratings (Elo expectation, with a share of
-5-5 draws).  Prints the median and worst time per round and the number of
-players paired outside their score group.  Targets: a 128-player round under
-0.1 s, a 1024-player round under 10 s.
+Families (seeded, valid histories: no rematch, one bye at most, paired by the bot round by
+round except where a family fixes the pairs):
 
-Run: .venv/bin/python benchmarks/pairing.py [sizes...]
+- ``random``: random match results (wins, losses, some 5-5 draws);
+- ``odd``: many draws, so many small score groups of odd size;
+- ``topmet``: six players play a round robin among themselves first (all drawn) and win
+  every later match, so the top score group is six players who have all met; the rest never
+  pass the top score;
+- ``withdraw``: random results, then a tenth of the field withdraws, leaving an odd field
+  (a bye);
+- ``draws``: every match drawn: one big score group;
+- ``mixed``: ``topmet`` with withdrawals and draws.
+
+For each case the round paired is the last one of the Swiss (rule III.E.2). Prints per case:
+the time of the rule's ``pair_round`` (median and worst of several runs), the floaters, the
+largest and total score difference, and whether an independent exact check agrees
+(`tests/rules/swiss_oracle.py`: brute force at 16 players, otherwise one maximum weight
+matching over every allowed pair with weights that encode the objective). Targets: the
+worst round at 128 players under 0.1 s, at 1,024 under 1 s.
+
+Run: .venv/bin/python benchmarks/pairing.py [--sizes 16,64,...] [--families ...] [--runs 5]
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.rules.swiss import Result, number_of_rounds, pair_round, standings
+from tests.rules.swiss_oracle import best, objective
+
+SIZES = [16, 64, 127, 128, 129, 256, 512, 1024]
+FAMILIES = ["random", "odd", "topmet", "withdraw", "draws", "mixed"]
 
 
-def play(rng: random.Random, rating_a: float, rating_b: float) -> tuple[float, float]:
-    """A 10-game match: draw 5-5 with some chance, else Elo expectation decides."""
-    expected = 1 / (1 + 10 ** ((rating_b - rating_a) / 400))
-    if rng.random() < 0.15:
+def outcome(rng: random.Random, family: str) -> tuple[float, float]:
+    roll = rng.random()
+    if family in ("draws",):
         return 0.5, 0.5
-    return (1.0, 0.0) if rng.random() < expected else (0.0, 1.0)
+    draw_share = 0.45 if family in ("odd", "mixed") else 0.15
+    if roll < draw_share:
+        return 0.5, 0.5
+    return (1.0, 0.0) if rng.random() < 0.5 else (0.0, 1.0)
 
 
-def simulate(n_players: int, seed: int = 2019) -> None:
-    rng = random.Random(seed)
-    ratings = sorted((rng.gauss(1900, 250) for _ in range(n_players)), reverse=True)
-    seeding = [f"player{i:04d}" for i in range(1, n_players + 1)]
-    rating = dict(zip(seeding, ratings, strict=True))
+def history(family: str, n: int, seed: int) -> tuple[list[str], list[Result], list[str]]:
+    """A valid past of every round but the last, for one family."""
+    rng = random.Random(f"{family}-{n}-{seed}")
+    seeding = [f"p{i:04d}" for i in range(n)]
     results: list[Result] = []
-    times: list[float] = []
-    floaters: list[int] = []
-    rounds = number_of_rounds(n_players)
-    for _ in range(rounds):
+    withdrawn: list[str] = []
+    rounds = number_of_rounds(n) - 1
+    top = seeding[:6] if family in ("topmet", "mixed") else []
+    first = 0
+    if top:  # the top six meet each other in rounds 1-5, all drawn; the rest meet at random
+        for r in range(5):
+            order = [top[0], *top[1:][r:], *top[1:][:r]]
+            results += [(order[i], order[5 - i], 0.5, 0.5) for i in range(3)]
+            rest = seeding[6:]
+            rng.shuffle(rest)
+            met = {frozenset((a, b)) for a, b, _, _ in results if b is not None}
+            points = {row.player: row.points for row in standings(seeding, results)}
+            results += _random_round(rng, rest, met, family, points, cap=0.5 * r + 0.6)
+        first = 5
+    for r in range(first, rounds):
+        if family in ("withdraw", "mixed") and r == rounds - 1:
+            withdrawn = sorted(rng.sample(seeding[6:], max(1, n // 10) | 1))
+        pairs = pair_round(seeding, results, withdrawn=withdrawn)
         points = {row.player: row.points for row in standings(seeding, results)}
-        began = time.perf_counter()
-        pairs = pair_round(seeding, results)
-        times.append(time.perf_counter() - began)
-        floaters.append(sum(2 for a, b in pairs if b is not None and points[a] != points[b]))
+        cap = max(points[p] for p in top) + 1 if top else None
         for a, b in pairs:
             if b is None:
                 results.append((a, None, 1.0, 0.0))
+            elif a in top or b in top:
+                results.append((a, b, 1.0, 0.0) if a in top else (a, b, 0.0, 1.0))
             else:
-                pa, pb = play(rng, rating[a], rating[b])
-                results.append((a, b, pa, pb))
-    print(
-        f"{n_players:>5} players, {rounds:>2} rounds: "
-        f"median {statistics.median(times) * 1000:9.1f} ms, "
-        f"worst {max(times) * 1000:9.1f} ms per round; "
-        f"floaters per round {floaters} (total {sum(floaters)})"
-    )
+                results.append((a, b, *_capped(rng, family, points[a], points[b], cap)))
+    return seeding, results, withdrawn
+
+
+def _capped(
+    rng: random.Random, family: str, pa: float, pb: float, cap: float | None
+) -> tuple[float, float]:
+    """A result that keeps both players below the top six (``cap``) where one can."""
+    first = outcome(rng, family)
+    if cap is None:
+        return first
+    for score in (first, (0.5, 0.5), (1.0, 0.0), (0.0, 1.0)):
+        if pa + score[0] < cap and pb + score[1] < cap:
+            return score
+    return first
+
+
+def _random_round(
+    rng: random.Random,
+    pool: list[str],
+    met: set[frozenset[str]],
+    family: str,
+    points: dict[str, float],
+    cap: float,
+) -> list[Result]:
+    out: list[Result] = []
+    pool = list(pool)
+    while len(pool) >= 2:
+        a = pool.pop()
+        b = next((x for x in pool if frozenset((a, x)) not in met), None)
+        if b is None:
+            continue
+        pool.remove(b)
+        out.append((a, b, *_capped(rng, family, points[a], points[b], cap)))
+    return out
+
+
+def run_case(family: str, n: int, runs: int) -> dict[str, object]:
+    seeding, results, withdrawn = history(family, n, seed=2019)
+    times = []
+    pairs = []
+    for _ in range(runs):
+        began = time.perf_counter()
+        pairs = pair_round(seeding, results, withdrawn=withdrawn)
+        times.append(time.perf_counter() - began)
+    value = objective(seeding, results, withdrawn, pairs)
+    bye = next((a for a, b in pairs if b is None), None)
+    engine = "networkx" if n <= 128 else "rustworkx"
+    checked = best(seeding, results, withdrawn, brute=n <= 12, engine=engine)
+    agrees = checked is not None and checked == (bye, value)
+    return {
+        "family": family,
+        "n": n,
+        "median_ms": statistics.median(times) * 1000,
+        "worst_ms": max(times) * 1000,
+        "floaters": sum(value[1]),
+        "largest": float(value[0]),
+        "total": float(value[2]),
+        "exact": "yes" if agrees else f"NO {checked}",
+    }
 
 
 def main() -> None:
-    sizes = [int(arg) for arg in sys.argv[1:]] or [64, 128, 256, 1024]
-    for size in sizes:
-        simulate(size)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    parser.add_argument("--families", default=",".join(FAMILIES))
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    print("| family | players | median ms | worst ms | floaters | largest | total | exact |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for n in map(int, args.sizes.split(",")):
+        for family in args.families.split(","):
+            row = run_case(family, n, args.runs)
+            print(
+                f"| {row['family']} | {row['n']} | {row['median_ms']:.1f} | "
+                f"{row['worst_ms']:.1f} | {row['floaters']} | {row['largest']:g} | "
+                f"{row['total']:g} | {row['exact']} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

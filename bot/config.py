@@ -142,6 +142,7 @@ class SwissConfig(_Section):
     qualifiers: int = Field(3, ge=1)
     bye_points: float = Field(1.0, ge=0)
     confirm_before_publish: bool = False
+    short_median_buchholz: Literal["sum", "drop"] = "sum"  # fewer than 3 opponents (III.E.5)
 
     _utc = field_validator("first_round_start")(_aware_utc)
 
@@ -168,6 +169,10 @@ class StagesConfig(_Section):
     # Rule IV.C: the Final is played as the finalists see fit; the TD hears of it only if it
     # is still unfinished this many days after it is set up.
     final_days: int = Field(90, ge=1)
+    # Stages whose decided matches may be played on to their full length (the 2021 and 2022
+    # Finals went to all 12 games at 7-5): those games are recorded and shown, the result
+    # stands. Elsewhere a game after the decision is not recorded and the TD is told.
+    played_on: tuple[Literal["swiss", "tiebreak", "candidates", "final"], ...] = ()
 
 
 class MatchDayConfig(_Section):

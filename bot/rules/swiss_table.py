@@ -51,11 +51,18 @@ class Standing:
     withdrawn: bool = False
 
 
+#: How Median-Buchholz treats a player with fewer than three opponents: ``"sum"`` adds them
+#: up (2019: the rule's "median" needs three to leave a middle), ``"drop"`` still leaves out
+#: the best and the worst (the TDs' tool of 2021-2023: 0 after round 2).
+SHORT_MEDIAN_BUCHHOLZ = ("sum", "drop")
+
+
 def standings(
     seeding: Sequence[str],
     results: Sequence[Result],
     *,
     withdrawn: Collection[str] = (),
+    short_median_buchholz: str = "sum",
 ) -> list[Standing]:
     """The table in rank order: points, wins against tied players, Median-Buchholz, then seed.
 
@@ -63,9 +70,13 @@ def standings(
     opponent; draws do not count) against opponents who finish on the same
     points.  ``median_buchholz`` sums the final points of the opponents (a
     bye is not an opponent), leaving out the highest and the lowest when there
-    are at least three; withdrawn or disqualified opponents count with the
-    points they have.
+    are at least three (with fewer: see :data:`SHORT_MEDIAN_BUCHHOLZ`); withdrawn
+    or disqualified opponents count with the points they have.
     """
+    if short_median_buchholz not in SHORT_MEDIAN_BUCHHOLZ:
+        raise ValueError(
+            f"short_median_buchholz must be 'sum' or 'drop', got {short_median_buchholz!r}"
+        )
     seeds = check_seeding(seeding)
     index = {p: i for i, p in enumerate(seeds)}
     games = check_results(results, index)
@@ -90,7 +101,7 @@ def standings(
     buchholz = []
     for i in range(n):
         opp_points = sorted(points[opp] for opp, _, _ in met[i])
-        if len(opp_points) >= 3:
+        if len(opp_points) >= 3 or short_median_buchholz == "drop":
             opp_points = opp_points[1:-1]
         buchholz.append(math.fsum(opp_points))
     order = sorted(range(n), key=lambda i: (-points[i], -wins_vs_tied[i], -buchholz[i], i))

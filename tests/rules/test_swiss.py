@@ -363,3 +363,24 @@ def test_tiebreak_groups_from_real_standings() -> None:
     results = [("p1", "p5", 1, 0), ("p2", "p6", 1, 0), ("p3", "p7", 1, 0), ("p4", "p8", 1, 0)]
     assert tiebreak_groups(standings(P8, results)) == [["p1", "p2", "p3", "p4"]]
     assert tiebreak_groups(standings(P8, results), places=4) == []
+
+
+def test_median_buchholz_with_two_opponents_follows_the_convention() -> None:
+    # After two rounds: p1 met p5 and p3, who have 1 point each.
+    results = [
+        ("p1", "p5", 1, 0),
+        ("p2", "p6", 1, 0),
+        ("p3", "p7", 1, 0),
+        ("p4", "p8", 1, 0),
+        ("p1", "p3", 1, 0),
+        ("p2", "p4", 1, 0),
+        ("p5", "p7", 1, 0),
+        ("p6", "p8", 1, 0),
+    ]
+    summed = by_player(standings(P8, results))
+    dropped = by_player(standings(P8, results, short_median_buchholz="drop"))
+    assert summed["p1"].median_buchholz == 2.0  # 1 + 1: 2019 sums fewer than three
+    assert dropped["p1"].median_buchholz == 0.0  # the TDs' tool drops best and worst
+    assert all(row.median_buchholz == 0.0 for row in dropped.values())
+    with pytest.raises(ValueError):
+        standings(P8, results, short_median_buchholz="median")

@@ -44,7 +44,7 @@ def stage_table(snapshot: Snapshot, config: Config, kind: str) -> StageTable:
     if stage.state is StageState.PLANNED:
         return head
     if stage.kind is StageKind.SWISS:
-        return replace(head, rows=_swiss(snapshot, stage))
+        return replace(head, rows=_swiss(snapshot, stage, config.swiss.short_median_buchholz))
     if stage.kind in (StageKind.TIEBREAK, StageKind.CANDIDATES):
         return replace(head, rows=_robin(snapshot, stage, config))
     return _final(snapshot, stage, head)
@@ -66,7 +66,7 @@ def _gone(player: Player) -> bool:
     return player.withdrawn_at is not None or player.disqualified_at is not None
 
 
-def _swiss(snapshot: Snapshot, stage: Stage) -> list[StandingRow]:
+def _swiss(snapshot: Snapshot, stage: Stage, short_median_buchholz: str) -> list[StandingRow]:
     players = _seeded(snapshot, stage)
     by_id = snapshot.players_by_id
     results: list[swiss.Result] = []
@@ -76,7 +76,12 @@ def _swiss(snapshot: Snapshot, stage: Stage) -> list[StandingRow]:
         b = by_id[m.player_b_id].lichess_id if m.player_b_id else None
         results.append((by_id[m.player_a_id].lichess_id, b, m.points_a or 0.0, m.points_b or 0.0))
     withdrawn = {p.lichess_id for p in players if _gone(p)}
-    table = swiss.standings([p.lichess_id for p in players], results, withdrawn=withdrawn)
+    table = swiss.standings(
+        [p.lichess_id for p in players],
+        results,
+        withdrawn=withdrawn,
+        short_median_buchholz=short_median_buchholz,
+    )
     known = {p.lichess_id: p for p in players}
     return [
         StandingRow(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.features.matches.types import GameLine, MatchProgress
+from bot.features.matches.types import PLAYED_ON, GameLine, MatchProgress
 from bot.message_text import fit
 from db.models import StageKind
 
@@ -56,13 +56,22 @@ def scoreboard(
         line = (
             f"{g.number}. [{g.white} – {g.black}]({game_link(g.lichess_id)}) {_result_text(g, a)}"
         )
-        if not g.counted:
+        if not g.counted and g.voided_reason == PLAYED_ON:
+            line += " (played on: the result stands)"
+        elif not g.counted:
             line = f"~~{line}~~ (not counted: {g.voided_reason or 'void'})"
         elif g.flagged:
             line += " ⚠️ under TD review"
         lines.append(line)
     if not games:
         lines.append("No game yet.")
+    on = [g for g in games if g.counted or g.voided_reason == PLAYED_ON]
+    if len(on) > sum(1 for g in games if g.counted):
+        all_a = sum(g.result_a for g in on)
+        lines.append(
+            f"Played on after the decision: {score(all_a)}–{score(len(on) - all_a)} "
+            f"over all {len(on)} games."
+        )
     return fit("\n".join(lines))  # edited in place: one message, cut and marked if long
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: Why a game played on after its match was decided does not count (`stages.played_on`).
+PLAYED_ON = "played on after the match was decided"
+
 
 @dataclass(frozen=True)
 class GameLine:

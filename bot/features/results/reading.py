@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.audit import Actor, record
@@ -25,7 +25,7 @@ from bot.events import EventBus, MatchFinished
 from bot.features.matches.context import message_player
 from bot.features.matches.round_post import Board, match_line, queue_round_post_update
 from bot.features.matches.text import scoreboard
-from bot.features.matches.types import GameLine
+from bot.features.matches.types import PLAYED_ON, GameLine
 from bot.features.results import text as wording
 from bot.features.results.stage_rules import (
     AFTER_END,
@@ -143,11 +143,27 @@ class ResultsCore(StageRules):
             if challenge:
                 # A Final match under way may need a new link: a new time control (III.G.5).
                 query = query.where(Match.state.in_(UNDER_WAY), Match.challenge_url.is_(None))
+            elif self.config.stages.played_on:  # and decided matches still played on
+                kinds = [StageKind(k) for k in self.config.stages.played_on]
+                open_rounds = select(Round.id).where(
+                    Round.deadline > now,
+                    Round.stage_id.in_(select(Stage.id).where(Stage.kind.in_(kinds))),
+                )
+                query = query.where(
+                    or_(
+                        Match.state.in_(UNDER_WAY),
+                        (Match.state == MatchState.FINISHED) & Match.round_id.in_(open_rounds),
+                    )
+                )
             else:
                 query = query.where(Match.state.in_(UNDER_WAY))
             ids = (await session.scalars(query.order_by(Match.agreed_time, Match.id))).all()
             found = await self._ctxs(session, ids)
-        return [found[i] for i in ids if i in found]
+        return [
+            found[i]
+            for i in ids
+            if i in found and (found[i].match.state in UNDER_WAY or self.plays_on(found[i]))
+        ]
 
     # --- storing games and settling the match ----------------------------------------------------
 
@@ -166,7 +182,9 @@ class ResultsCore(StageRules):
             if known.issuperset(ids):
                 return None  # the usual poll of a match under way: nothing new to load
             ctx = await self._ctx(session, match_id)
-            if ctx is None or ctx.match.state not in UNDER_WAY or ctx.match.agreed_time is None:
+            if ctx is None or ctx.match.agreed_time is None:
+                return None
+            if ctx.match.state not in UNDER_WAY and not self.plays_on(ctx):
                 return None
             results = [g.result_a for g in ctx.games if g.counted]
             earliest = self.earliest(ctx)
@@ -294,9 +312,12 @@ class ResultsCore(StageRules):
             ctx.stage, [g.result_a for g in eligible], ctx.armageddon_white
         )
         beyond: list[str] = []
+        full = self.full_length(ctx.stage) if rest_reason == AFTER_END else None
         for index, game in enumerate(eligible):
             if index < n:
                 game.counted, game.voided_reason = True, None
+            elif full is not None and index < max(n, full):  # shown, the result stands
+                game.counted, game.voided_reason = False, PLAYED_ON
             else:
                 if game.voided_reason != rest_reason:
                     beyond.append(game.lichess_id)

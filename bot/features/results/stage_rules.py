@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from bot.features.matches.types import PLAYED_ON
 from bot.lichess.models import LichessGame
 from bot.rules import final as final_rules
 from bot.rules.attribution import split_at_end
@@ -131,6 +132,23 @@ class StageRules(Service):
                 return k, False, ARMAGEDDON
         return len(results), False, AFTER_END
 
+    def full_length(self, stage: Stage) -> int | None:
+        """The games a decided match of this stage may be played on to (`stages.played_on`),
+        or None when games after the decision are not recorded."""
+        if stage.kind.value not in self.config.stages.played_on:
+            return None
+        if stage.kind is StageKind.FINAL:
+            return self.config.stages.final_games
+        return self.config.tournament.match_games
+
+    def plays_on(self, ctx: MatchRecord) -> bool:
+        """A finished match whose games after the decision are still being recorded."""
+        full = self.full_length(ctx.stage)
+        if full is None or ctx.match.state is not MatchState.FINISHED:
+            return False
+        played = [g for g in ctx.games if g.counted or g.voided_reason == PLAYED_ON]
+        return len(played) < full
+
     def earliest(self, ctx: MatchRecord) -> datetime:
         """Games created from then on may count: the agreed time (less a margin), or for
         the Final, played over several sessions (rule VI.C), the start of its window."""
@@ -174,7 +192,11 @@ class StageRules(Service):
         """Why a game cannot be the Armageddon: bids not in yet, or the wrong side White."""
         if ctx.stage.kind is not StageKind.FINAL:
             return None
-        if self._final_status(results, ctx.armageddon_white).next_game != final_rules.ARMAGEDDON:
+        try:
+            next_game = self._final_status(results, ctx.armageddon_white).next_game
+        except ValueError:  # already decided: a game played on is no Armageddon
+            return None
+        if next_game != final_rules.ARMAGEDDON:
             return None
         if ctx.armageddon_white is None:
             return "the Armageddon waits for both bids for White"

@@ -105,11 +105,12 @@ class RoundProgress(Service):
             total = len(round_robin := swiss.round_robin_rounds([p.lichess_id for p in players]))
             pairs = round_robin[number - 1]
         else:
-            pairs = pairing.pair_round(  # in a child process (see `pairing`)
+            pairs = pairing.pair_round(
                 [p.lichess_id for p in players],
                 results,
                 withdrawn=withdrawn,
                 bye_points=cfg.bye_points,
+                short_median_buchholz=cfg.short_median_buchholz,
             )
         by_id = {p.lichess_id: (p, seed) for seed, p in enumerate(players, start=1)}
         lines = []

@@ -144,7 +144,12 @@ class RoundService(StageFlow):
         async with self.sessions() as session:
             _, players, results, withdrawn, _ = await self._swiss_state(session)
         names = {p.lichess_id: p.lichess_username for p in players}
-        table = swiss.standings([p.lichess_id for p in players], results, withdrawn=withdrawn)
+        table = swiss.standings(
+            [p.lichess_id for p in players],
+            results,
+            withdrawn=withdrawn,
+            short_median_buchholz=self.config.swiss.short_median_buchholz,
+        )
         return [
             StandingLine(
                 row.rank,

@@ -122,7 +122,12 @@ class StageFlow(FinalStage):
         self, session: AsyncSession, stage: Stage, last: Round, actor: Actor, now: datetime
     ) -> None:
         _, players, results, withdrawn, _ = await self._swiss_state(session)
-        table = swiss_table.standings([p.lichess_id for p in players], results, withdrawn=withdrawn)
+        table = swiss_table.standings(
+            [p.lichess_id for p in players],
+            results,
+            withdrawn=withdrawn,
+            short_median_buchholz=self.config.swiss.short_median_buchholz,
+        )
         names = {p.lichess_id: p for p in players}
         places = self.config.swiss.qualifiers
         active = shared_ranks([(row.player, row.rank) for row in table if not row.withdrawn])

@@ -61,6 +61,7 @@ def swiss_table(
     rounds: int | None = None,
     qualifiers: int = 0,
     title: str = "Qualification standings",
+    short_median_buchholz: str = "sum",
 ) -> Table:
     """The Swiss table: #, player, points, wins vs tied, Median-Buchholz, then R1..Rn.
 
@@ -76,7 +77,9 @@ def swiss_table(
         for p in pairings
         if p.points_a is not None or p.b is None
     ]
-    table = swiss_rules.standings(seeding, results, withdrawn=withdrawn)
+    table = swiss_rules.standings(
+        seeding, results, withdrawn=withdrawn, short_median_buchholz=short_median_buchholz
+    )
     place = {row.player: position for position, row in enumerate(table, start=1)}
     columns = rounds if rounds is not None else max((p.round for p in pairings), default=0)
     cells: dict[tuple[str, int], str] = {}

@@ -261,7 +261,14 @@ class TablesService(Service):
         title = wording.swiss_title(
             self.config.tournament.short_name, at, stage.total_rounds, finished
         )
-        return _swiss_table(seeding, boards, at, self.config.swiss.qualifiers, title)
+        return _swiss_table(
+            seeding,
+            boards,
+            at,
+            self.config.swiss.qualifiers,
+            title,
+            self.config.swiss.short_median_buchholz,
+        )
 
     async def _robin(
         self, session: AsyncSession, stage: Stage, rounds: list[Round], after: Round | None
@@ -406,7 +413,12 @@ Board = tuple[int, int, int | None, float | None, float | None, bool]
 
 @lru_cache(maxsize=8)
 def _swiss_table(
-    seeding: tuple[Seed, ...], boards: tuple[Board, ...], rounds: int, qualifiers: int, title: str
+    seeding: tuple[Seed, ...],
+    boards: tuple[Board, ...],
+    rounds: int,
+    qualifiers: int,
+    title: str,
+    short_median_buchholz: str = "sum",
 ) -> Table:
     """`swiss_table` of the seeding and the boards, once per content: the tables are
     immutable values, and /standings asks for the same one again and again between two
@@ -428,6 +440,7 @@ def _swiss_table(
         rounds=rounds,
         qualifiers=qualifiers,
         title=title,
+        short_median_buchholz=short_median_buchholz,
     )
 
 

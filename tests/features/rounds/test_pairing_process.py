@@ -1,4 +1,4 @@
-"""Pairing in a child process: same pairs as the rule, the rule's refusals, no networkx here."""
+"""Pairing in the bot's process: the rule's pairs and refusals, no networkx, no child process."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import sys
 
 import pytest
 
-from bot.features.rounds import pairing
 from bot.rules import swiss
 
 
@@ -28,9 +27,12 @@ def _history(players: list[str], rounds: int, seed: int) -> list[swiss.Result]:
 
 
 def _in_fresh_interpreter(players: list[str], results: list[swiss.Result]) -> dict[str, object]:
-    """Call `pairing.pair_round` from a process that has not loaded networkx, as the bot."""
+    """Call `pairing.pair_round` from a fresh process, as the bot, with child processes banned."""
     probe = (
-        "import json, sys\n"
+        "import json, subprocess, sys\n"
+        "def banned(*args, **kwargs):\n"
+        "    raise AssertionError('a child process was started')\n"
+        "subprocess.run = subprocess.Popen = banned\n"
         "from bot.features.rounds import pairing\n"
         "data = json.load(sys.stdin)\n"
         "try:\n"
@@ -52,7 +54,7 @@ def _in_fresh_interpreter(players: list[str], results: list[swiss.Result]) -> di
     return answer
 
 
-def test_the_child_pairs_a_hard_round_exactly_as_the_rule_without_loading_networkx() -> None:
+def test_the_bot_pairs_a_hard_round_in_process_as_the_rule_without_networkx() -> None:
     players = [f"player{i:02d}" for i in range(41)]  # odd: a bye too
     results = _history(players, rounds=5, seed=7)
     expected = [list(pair) for pair in swiss.pair_round(players, results)]
@@ -61,7 +63,7 @@ def test_the_child_pairs_a_hard_round_exactly_as_the_rule_without_loading_networ
     assert answer["networkx_here"] is False
 
 
-def test_the_rules_refusal_comes_back_from_the_child() -> None:
+def test_the_rules_refusal_comes_back() -> None:
     players = ["alice", "bob"]
     results: list[swiss.Result] = [("alice", "bob", 1.0, 0.0)]  # no rematch: no pairing
     with pytest.raises(ValueError) as in_process:
@@ -69,15 +71,3 @@ def test_the_rules_refusal_comes_back_from_the_child() -> None:
     answer = _in_fresh_interpreter(players, results)
     assert answer["refused"] == str(in_process.value)
     assert answer["networkx_here"] is False
-
-
-def test_a_process_that_has_networkx_pairs_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    import networkx  # noqa: F401  (loaded: a child would save nothing)
-
-    def no_child(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a child process was started")
-
-    monkeypatch.setattr(subprocess, "run", no_child)
-    players = [f"p{i}" for i in range(10)]
-    results = _history(players, rounds=3, seed=1)
-    assert pairing.pair_round(players, results) == swiss.pair_round(players, results)
