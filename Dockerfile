@@ -9,12 +9,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 RUN useradd --create-home --uid 10001 acwc && mkdir /data && chown acwc:acwc /data
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md constraints.txt ./
 COPY bot ./bot
 COPY cogs ./cogs
 COPY db ./db
 COPY migrations ./migrations
-RUN pip install .
+RUN pip install -c constraints.txt .
 
 USER acwc
 VOLUME ["/data"]
