@@ -8,6 +8,7 @@ publisher's job (`bot.features.rounds.publisher`), which works from what is stor
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
@@ -240,7 +241,11 @@ class RoundProgress(Service):
             )
         if current.number >= (stage.total_rounds or 0):
             raise WrongStage("All rounds of the qualification have been played.")
-        return self._preview(
+        # Pairing a late round of a large field can take a while (benchmarks/pairing.py):
+        # it runs in a worker thread so that the bot keeps answering meanwhile. The players
+        # and results are plain loaded values; nothing there touches the session.
+        return await asyncio.to_thread(
+            self._preview,
             players,
             number=current.number + 1,
             results=results,
