@@ -90,16 +90,27 @@ def embed_problems(embeds: Sequence[Mapping[str, Any]]) -> list[str]:
     return problems
 
 
-def _walk(components: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
+def _in_range(
+    problems: list[str], what: str, comp: Mapping[str, Any], keys: tuple[str, ...], high: int
+) -> None:
+    """Each of `keys` that `comp` sets is from 0 to `high`."""
+    for key in keys:
+        value = comp.get(key)
+        if isinstance(value, int) and not 0 <= value <= high:
+            problems.append(f"{what}'s {key} is {value} (0 to {high})")
+
+
+def walk_components(components: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
+    """Every component dict, depth first (action rows, containers, sections, labels)."""
     for comp in components:
         yield comp
         children = comp.get("components")
         if isinstance(children, list):
-            yield from _walk(children)
+            yield from walk_components(children)
         for key in ("accessory", "component"):
             child = comp.get(key)
             if isinstance(child, Mapping):
-                yield from _walk([child])
+                yield from walk_components([child])
 
 
 def _one_component_problems(comp: Mapping[str, Any]) -> list[str]:
@@ -121,18 +132,13 @@ def _one_component_problems(comp: Mapping[str, Any]) -> list[str]:
         for option in options:
             for key in ("label", "value", "description"):
                 _over(problems, f"a select option {key}", option.get(key), SELECT_OPTION_TEXT)
-        for key in ("min_values", "max_values"):
-            value = comp.get(key)
-            if isinstance(value, int) and not 0 <= value <= SELECT_VALUES:
-                problems.append(f"a select's {key} is {value} (0 to {SELECT_VALUES})")
+        _in_range(problems, "a select", comp, ("min_values", "max_values"), SELECT_VALUES)
     elif kind == TEXT_INPUT:
         _over(problems, "a text input label", comp.get("label"), TEXT_INPUT_LABEL)
         _over(problems, "a text input value", comp.get("value"), TEXT_INPUT_VALUE)
         _over(problems, "a text input placeholder", comp.get("placeholder"), TEXT_INPUT_PLACEHOLDER)
-        for key in ("min_length", "max_length"):
-            value = comp.get(key)
-            if isinstance(value, int) and not 0 <= value <= TEXT_INPUT_VALUE:
-                problems.append(f"a text input's {key} is {value} (0 to {TEXT_INPUT_VALUE})")
+        keys = ("min_length", "max_length")
+        _in_range(problems, "a text input", comp, keys, TEXT_INPUT_VALUE)
     elif kind == LABEL:
         _over(problems, "a label", comp.get("label"), TEXT_INPUT_LABEL)
         _over(problems, "a label description", comp.get("description"), LABEL_DESCRIPTION)
@@ -157,7 +163,7 @@ def _row_problems(row: Mapping[str, Any]) -> list[str]:
 def component_problems(components: Sequence[Mapping[str, Any]], *, flags: int = 0) -> list[str]:
     """What Discord refuses in a message's (or a modal's) components."""
     problems: list[str] = []
-    every = list(_walk(components))
+    every = list(walk_components(components))
     if flags & COMPONENTS_V2_FLAG:
         if len(every) > COMPONENTS_V2_TOTAL:
             problems.append(f"{len(every)} components (max {COMPONENTS_V2_TOTAL})")

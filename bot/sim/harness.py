@@ -82,6 +82,7 @@ from bot.discord_limits import (
     interaction_response_problems,
     message_problems,
     thread_problems,
+    walk_components,
 )
 from bot.sim import discord_setup
 from bot.sim.journal import MessageJournal, message_entry
@@ -131,19 +132,6 @@ _log = logging.getLogger(__name__)
 # ---------------------------------------------------------------------------
 
 
-def _walk_components(components: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
-    """Yield every component dict, depth first (action rows, containers, sections, labels)."""
-    for comp in components:
-        yield comp
-        children = comp.get("components")
-        if isinstance(children, list):
-            yield from _walk_components(children)
-        for key in ("accessory", "component"):
-            child = comp.get(key)
-            if isinstance(child, Mapping):
-                yield from _walk_components([child])
-
-
 def render_text(
     content: str | None,
     embeds: Sequence[Mapping[str, Any]] = (),
@@ -165,7 +153,7 @@ def render_text(
         footer = emb.get("footer") or {}
         if footer.get("text"):
             parts.append(str(footer["text"]))
-    for comp in _walk_components(components):
+    for comp in walk_components(components):
         if comp.get("type") == 10 and comp.get("content"):  # components v2 TextDisplay
             parts.append(str(comp["content"]))
     return "\n".join(parts)
@@ -173,7 +161,7 @@ def render_text(
 
 def _buttons_of(components: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for comp in _walk_components(components):
+    for comp in walk_components(components):
         if comp.get("type") == 2:
             emoji = comp.get("emoji")
             out.append(
@@ -192,7 +180,7 @@ def _buttons_of(components: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
 def _find_component(
     components: Sequence[Mapping[str, Any]], custom_id: str
 ) -> Mapping[str, Any] | None:
-    for comp in _walk_components(components):
+    for comp in walk_components(components):
         if comp.get("custom_id") == custom_id:
             return comp
     return None

@@ -33,6 +33,14 @@ async def nothing_failed(bot: ChampionshipBot) -> None:
             assert row.sent_at is not None and row.failed_at is None, row.last_error
 
 
+async def reject(bot: ChampionshipBot, h: Any, fake: FakeLichess, comment: str) -> Any:
+    """Alice registers; the TD rejects her registration with `comment` (the slash command)."""
+    await register_and_verify(bot, h, fake, ALICE, "Alice")
+    number = await registration_of(bot)
+    options = {"registration": number, "comment": comment}
+    return await h.slash("td registration reject", user=TD_ID, options=options)
+
+
 def delivered(h: Any) -> str:
     """The rejection as the player reads it: its DMs, in order, joined."""
     parts = [m.content for m in h.dms_to(ALICE) if "Your registration" not in m.content]
@@ -48,13 +56,7 @@ async def test_a_4800_character_comment_reaches_the_player(
     add_player(fake, "Alice")
     long_comment = ("Your account was created after 1 March 2019 (rule II.A.1). " * 90)[:4800]
     async with running_bot() as (bot, h):
-        await register_and_verify(bot, h, fake, ALICE, "Alice")
-        number = await registration_of(bot)
-        record = await h.slash(
-            "td registration reject",
-            user=TD_ID,
-            options={"registration": number, "comment": long_comment},
-        )
+        record = await reject(bot, h, fake, long_comment)
         assert record.refusal is None and "rejected" in record.text
         assert bot.outbox is not None
         await bot.outbox.flush()
@@ -69,13 +71,7 @@ async def test_a_comment_over_discords_ceiling_is_refused_up_front(
 ) -> None:
     add_player(fake, "Alice")
     async with running_bot() as (bot, h):
-        await register_and_verify(bot, h, fake, ALICE, "Alice")
-        number = await registration_of(bot)
-        record = await h.slash(
-            "td registration reject",
-            user=TD_ID,
-            options={"registration": number, "comment": "x" * 6001},
-        )
+        record = await reject(bot, h, fake, "x" * 6001)
         assert record.ephemeral and record.refusal is not None
         assert "6,001 characters" in record.text and "at most 6,000" in record.text
         summary = await bot.svc.registration.status(discord_id=ALICE)
@@ -88,13 +84,7 @@ async def test_the_longest_comment_reaches_the_player_in_full(
 ) -> None:
     add_player(fake, "Alice")
     async with running_bot() as (bot, h):
-        await register_and_verify(bot, h, fake, ALICE, "Alice")
-        number = await registration_of(bot)
-        record = await h.slash(
-            "td registration reject",
-            user=TD_ID,
-            options={"registration": number, "comment": COMMENT},
-        )
+        record = await reject(bot, h, fake, COMMENT)
         assert record.refusal is None and "rejected" in record.text
         assert bot.outbox is not None
         await bot.outbox.flush()
