@@ -4,7 +4,9 @@ links, stops the start with one line that says what to do."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -55,17 +57,30 @@ async def lichess_up(fake: FakeLichess) -> FakeLichess:
     return fake
 
 
-async def test_a_token_without_challenge_write_stops_the_start_in_one_line(
+Run = Callable[..., Awaitable[tuple[int, list[str], list[str]]]]
+
+
+@pytest.fixture
+def run(
     lichess_up: FakeLichess,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
-) -> None:
-    import asyncio
+) -> Run:
+    """`await run(token, *args)`: `acwc run` in a thread (the fake Lichess runs on this loop)."""
 
-    code, errors, started = await asyncio.to_thread(
-        acwc_run, monkeypatch, capsys, lichess_up, tmp_path, "lip_readonly"
-    )
+    async def running(token: str, *args: str) -> tuple[int, list[str], list[str]]:
+        return await asyncio.to_thread(
+            acwc_run, monkeypatch, capsys, lichess_up, tmp_path, token, *args
+        )
+
+    return running
+
+
+async def test_a_token_without_challenge_write_stops_the_start_in_one_line(
+    run: Run, lichess_up: FakeLichess
+) -> None:
+    code, errors, started = await run("lip_readonly")
     assert code == cli.EXIT_FAILURE and started == []
     assert len(errors) == 1, errors
     assert "lacks the `challenge:write` scope" in errors[0] and TOKEN_PAGE in errors[0]
@@ -73,37 +88,18 @@ async def test_a_token_without_challenge_write_stops_the_start_in_one_line(
     assert lichess_up.count("/api/token/test") == 1
 
 
-async def test_an_invalid_token_stops_the_start_in_one_line(
-    lichess_up: FakeLichess,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    tmp_path: Path,
-) -> None:
-    import asyncio
-
-    code, errors, started = await asyncio.to_thread(
-        acwc_run, monkeypatch, capsys, lichess_up, tmp_path, "lip_revoked"
-    )
+async def test_an_invalid_token_stops_the_start_in_one_line(run: Run) -> None:
+    code, errors, started = await run("lip_revoked")
     assert code == cli.EXIT_FAILURE and started == []
     assert len(errors) == 1 and "LICHESS_TOKEN is invalid" in errors[0], errors
 
 
 async def test_a_good_token_or_no_links_to_open_lets_the_bot_start(
-    lichess_up: FakeLichess,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    tmp_path: Path,
+    run: Run, tmp_path: Path
 ) -> None:
-    import asyncio
-
-    code, errors, started = await asyncio.to_thread(
-        acwc_run, monkeypatch, capsys, lichess_up, tmp_path, "lip_good"
-    )
+    code, errors, started = await run("lip_good")
     assert (code, errors, started) == (cli.EXIT_OK, [], ["discord-token-123"])
     config = tmp_path / "config.yaml"
     config.write_text("match_day:\n  create_challenge: false\n", encoding="utf-8")
-    code, errors, started = await asyncio.to_thread(
-        acwc_run, monkeypatch, capsys, lichess_up, tmp_path, "lip_readonly", "--config",
-        str(config),
-    )  # fmt: skip
+    code, errors, started = await run("lip_readonly", "--config", str(config))
     assert (code, errors, started) == (cli.EXIT_OK, [], ["discord-token-123"])
