@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import faulthandler
+import signal
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -73,4 +75,5 @@ if __name__ == "__main__":
     parser.add_argument("--journal", required=True, type=Path)
     parser.add_argument("--again", action="store_true")
     args = parser.parse_args()
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # the test's view of a hang
     asyncio.run(main(args.db, args.journal, args.again))
