@@ -13,11 +13,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.audit import Actor, record
 from bot.due import cancel
 from bot.events import StageFinished
-from bot.features.rounds.robin import (
-    RobinStages,
-    next_monday,
-)
+from bot.features.rounds.robin import RobinStages
 from bot.features.rounds.types import PairingLine, RoundPreview
+from bot.rules.stages import next_monday
 from bot.td_alerts import notify_td
 from db.models import Match, MatchState, Player, Round, RoundState, Stage, StageKind, StageState
 

@@ -24,6 +24,7 @@ from bot.features.rounds import pairing
 from bot.features.rounds.text import round_out_text
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.outbox import enqueue_channel
+from bot.rules import stages as stage_rules
 from bot.rules import swiss
 from bot.service import Service
 from db.models import (
@@ -51,10 +52,9 @@ class RoundProgress(Service):
     """
 
     def round_window(self, number: int) -> tuple[datetime, datetime]:
-        """Round N runs from its Monday 00:00 UTC to Sunday 23:59:59 UTC (rule IV)."""
-        days = timedelta(days=self.config.swiss.round_days)
-        starts_at = self.config.swiss.first_round_start + (number - 1) * days
-        return starts_at, starts_at + days - timedelta(seconds=1)
+        """Round N's week (rule IV.A): :func:`bot.rules.stages.round_window`."""
+        cfg = self.config.swiss
+        return stage_rules.round_window(cfg.first_round_start, cfg.round_days, number)
 
     async def _entrants(self, session: AsyncSession) -> list[Player]:
         """Approved, not pre-seeded, not withdrawn or disqualified: best seeding rating

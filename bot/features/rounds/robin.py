@@ -17,40 +17,13 @@ from bot.features.rounds.progress import DONE_STATES, RoundProgress
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.outbox import enqueue_channel
 from bot.rules import candidates as berger
+from bot.rules.stages import shared_ranks
 from db.models import Match, MatchState, Player, Round, Setting, Stage, StageKind
 
 TIE_VIEW = "stage_tie"
 PENDING_TIE = "pending_tie"  # Setting key: the tie the TD is asked to break
 RESULTS_KEY = "stage_outcome:"  # Setting key prefix: a finished stage's ordered outcome
 ROBIN_STAGES = (StageKind.TIEBREAK, StageKind.CANDIDATES)
-
-
-def next_monday(after: datetime) -> datetime:
-    """Monday 00:00 UTC after `after` (a round deadline is Sunday 23:59:59)."""
-    day = (after + timedelta(seconds=1)).replace(hour=0, minute=0, second=0, microsecond=0)
-    if day < after:
-        day += timedelta(days=1)
-    return day + timedelta(days=(7 - day.weekday()) % 7)
-
-
-def shared_ranks(rows: list[tuple[str, int]]) -> list[tuple[str, int]]:
-    """Ranks again after some rows were dropped (withdrawn players): 1, 2, 2, 4..."""
-    out: list[tuple[str, int]] = []
-    for index, (player, rank) in enumerate(rows):
-        previous = out[-1] if out else None
-        same = previous is not None and rows[index - 1][1] == rank
-        out.append((player, previous[1] if same and previous else index + 1))
-    return out
-
-
-def cut(ranked: list[tuple[str, int]], places: int) -> tuple[list[str], list[str]]:
-    """Who is in for sure, and who is tied across the last place (empty when nobody is)."""
-    if len(ranked) <= places:
-        return [p for p, _ in ranked], []
-    last_in, first_out = ranked[places - 1][1], ranked[places][1]
-    if last_in != first_out:
-        return [p for p, _ in ranked[:places]], []
-    return [p for p, r in ranked if r < last_in], [p for p, r in ranked if r == last_in]
 
 
 class RobinStages(RoundProgress):

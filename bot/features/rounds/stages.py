@@ -20,37 +20,15 @@ from bot.audit import Actor, record, record_td_decision
 from bot.errors import InvalidInput, WrongStage
 from bot.events import RoundComplete, StageFinished
 from bot.features.rounds.final import FinalStage
-from bot.features.rounds.robin import (
-    PENDING_TIE,
-    ROBIN_STAGES,
-    TIE_VIEW,
-    cut,
-    next_monday,
-    shared_ranks,
-)
+from bot.features.rounds.robin import PENDING_TIE, ROBIN_STAGES, TIE_VIEW
 from bot.features.rounds.stage_text import candidates_lines, qualification_lines
 from bot.features.rounds.types import ResultRecorded, TieChoice
 from bot.rules import candidates as berger
 from bot.rules import swiss_table
+from bot.rules.stages import candidates_tie, cut, next_monday, shared_ranks
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import Player, Round, RoundState, Setting, Stage, StageKind, StageState
-
-
-def candidates_tie(ranked: list[tuple[str, int]]) -> tuple[list[str], list[str]]:
-    """The Challenger and the runner-up as far as the table decides them, and the players
-    tied for the first place still open (rule III.F.3; the runner-up matters for VIII.C)."""
-    if not ranked:
-        return [], []
-    first = [p for p, r in ranked if r == ranked[0][1]]
-    if len(first) > 1:
-        return [], first
-    if len(ranked) == 1:
-        return first, []
-    second = [p for p, r in ranked if r == ranked[1][1]]
-    if len(second) > 1:
-        return first, second
-    return [first[0], second[0]], []
 
 
 class StageFlow(FinalStage):

@@ -18,8 +18,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import FakeClock
 from bot.config import Config
-from bot.features.rounds.robin import next_monday
 from bot.features.rounds.service import RoundService
+from bot.rules.stages import next_monday
 from db.engine import transaction
 from db.models import (
     Match,
