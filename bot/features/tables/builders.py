@@ -5,7 +5,7 @@ Pure functions: the numbers come from the rules (`bot.rules.swiss_table.standing
 only lays them out. Every cell is plain ASCII, so the picture's font has every glyph and the
 text version lines up in any monospace font.
 
-Rows are numbered by their place in the table ("#"); where the rules leave players equal on
+Rows are numbered by their line in the table ("No"); where the rules leave players equal on
 everything (a shared rank), the footnote says so. A Swiss round cell names the opponent by
 that number, with the match result from the row player's side: ``+3`` won against #3,
 ``=5`` drawn, ``-2`` lost, an ``f`` after it by forfeit, a bare ``4`` still to be played.
@@ -18,6 +18,7 @@ from typing import Any
 
 from bot.features.tables.types import Align, FinalGame, SwissPairing, Table
 from bot.rules import candidates, final
+from bot.rules import stages as stage_rules
 from bot.rules import swiss_table as swiss_rules
 
 __all__ = ["candidates_table", "final_table", "final_time_controls", "swiss_table"]
@@ -33,12 +34,22 @@ def points(value: float) -> str:
 
 
 def _shared_ranks(ranks: Sequence[int]) -> str:
-    """ "Rank shared ...: #3 = #4." for each group of rows with one rank, else ""."""
+    """ " Shared ranks (equal on every tiebreak): No 1-11, 12-13." or "": each group of rows
+    with one rank as a range of lines (the table is in rank order, so they follow each
+    other), short enough that the legend always fits in the message whole."""
     groups: dict[int, list[int]] = {}
     for position, rank in enumerate(ranks, start=1):
         groups.setdefault(rank, []).append(position)
-    tied = [" = ".join(f"#{p}" for p in group) for group in groups.values() if len(group) > 1]
-    return f" Equal on every tiebreak (shared rank): {', '.join(tied)}." if tied else ""
+    tied = [f"{group[0]}-{group[-1]}" for group in groups.values() if len(group) > 1]
+    return f" Shared ranks (equal on every tiebreak): No {', '.join(tied)}." if tied else ""
+
+
+def _through(ranks: Sequence[tuple[str, int]], places: int) -> set[str]:
+    """Who is in the top ``places`` for sure: a tie across the last place marks nobody of
+    it (after round 1, eleven players sharing first place are not all "in the top 3")."""
+    if places <= 0:
+        return set()
+    return set(stage_rules.cut(stage_rules.shared_ranks(list(ranks)), places)[0])
 
 
 # --------------------------------------------------------------------------- the Swiss
@@ -108,19 +119,20 @@ def swiss_table(
         for position, row in enumerate(table, start=1)
     )
     footnote = (
-        "Pts: points. WvT: wins against players on the same points. MBH: Median-Buchholz "
-        "(rule III.E.5). Rounds: + won, = drawn, - lost against that #, f by forfeit, a bare "
-        "# still to play."
+        "No: line. Pts: points. WvT: wins against players on the same points. MBH: "
+        "Median-Buchholz (rule III.E.5). R1...: the opponent's No, + won, = drawn, - lost, "
+        "f by forfeit, no sign still to play."
         + (" (wd): withdrawn or disqualified." if any(r.withdrawn for r in table) else "")
         + _shared_ranks([r.rank for r in table])
     )
     align: tuple[Align, ...] = ("right", "left", "right", "right", "right")
+    through = _through([(r.player, r.rank) for r in table if not r.withdrawn], qualifiers)
     return Table(
         title=title,
-        headers=("#", "Player", "Pts", "WvT", "MBH", *(f"R{r}" for r in range(1, columns + 1))),
+        headers=("No", "Player", "Pts", "WvT", "MBH", *(f"R{r}" for r in range(1, columns + 1))),
         rows=rows,
         align=align + (RIGHT,) * columns,
-        highlight=tuple(qualifiers > 0 and not r.withdrawn and r.rank <= qualifiers for r in table),
+        highlight=tuple(r.player in through for r in table) if qualifiers else (),
         highlight_label=f"in the top {qualifiers}" if qualifiers else "",
         footnote=footnote,
     )
@@ -165,19 +177,21 @@ def candidates_table(
         name = row.player + (WITHDRAWN if row.player in gone else "")
         rows.append((str(position), name, *crossed, points(row.points), points(row.game_points)))
     footnote = (
-        "Each cell: the row player's game points against that column's #. MP: match points. "
+        "No: line. Each cell: the row player's game points against that column's No. MP: "
+        "match points. "
         "GP: game points (rule III.F.3)."
         + (" (wd): withdrawn or disqualified." if gone & set(order) else "")
         + _shared_ranks([r.rank for r in table])
     )
     n = len(order)
     align: tuple[Align, ...] = ("right", "left", *((RIGHT,) * (n + 2)))
+    through = _through([(r.player, r.rank) for r in table if r.player not in gone], places)
     return Table(
         title=title,
-        headers=("#", "Player", *(str(i) for i in range(1, n + 1)), "MP", "GP"),
+        headers=("No", "Player", *(str(i) for i in range(1, n + 1)), "MP", "GP"),
         rows=tuple(rows),
         align=align,
-        highlight=tuple(places > 0 and r.rank <= places and r.player not in gone for r in table),
+        highlight=tuple(r.player in through for r in table) if places else (),
         highlight_label=("first place" if places == 1 else f"in the top {places}")
         if places
         else "",

@@ -24,7 +24,7 @@ def post_texts(table: Table, *, limit: int = MESSAGE_LIMIT - 10) -> list[str]:
     """The messages that show every row of `table` (one if its rows fit: the usual text)."""
     text = render_text(table, limit=limit)
     if LEFT_OUT not in text:
-        return [text]  # every row is in (the notes may be shortened, as in /standings)
+        return [text]  # every row is in, and the legend whole
     body = len(table.rows) - table.total_rows
     marks = [table.highlighted(i) for i in range(len(table.rows))]
     reserve = len(_PART.format(k=99, n=99))

@@ -110,7 +110,8 @@ def _more(rows: int) -> str:
 def render_text(table: Table, *, limit: int = MESSAGE_LIMIT - 10) -> str:
     """The table as a Discord message: the title in bold, the grid in a code block (every
     cell as it is in the picture), the legend and footnote after it; at most ``limit``
-    characters, leaving out the last rows (not the totals) with a note when needed."""
+    characters. When it is too long the last rows (not the totals) are left out with a note,
+    never the legend: a table whose marks and abbreviations are cut cannot be read."""
     marks = [table.highlighted(i) for i in range(len(table.rows))]
     head = f"**{escape_markdown(table.title)}**"
     notes = []
@@ -120,24 +121,12 @@ def render_text(table: Table, *, limit: int = MESSAGE_LIMIT - 10) -> str:
         notes.append(escape_markdown(table.footnote))
     tail = "\n".join(notes)
     grid = _TextGrid(table, marks)
-    # head, the fences and the tail around the grid, a newline between each
     frame = len(head) + 1 + 4 + 1 + 3 + (1 + len(tail) if tail else 0)
-    for keep in range(grid.body, -1, -1):
-        size = frame + grid.length(keep)  # the length of the text below, cheaply
-        fits = size <= limit
-        if not fits and not (tail and size - len(tail) <= limit - 20) and keep:
-            continue
-        lines = grid.lines(keep)
-        text = "\n".join([head, "```", *lines, "```", *([tail] if tail else [])])
-        if fits:
-            return text
-        if tail and len(text) - len(tail) <= limit - 20:  # keep the rows, shorten the notes
-            room = limit - (len(text) - len(tail)) - 1
-            return text[: len(text) - len(tail)] + tail[:room].rstrip() + "…"
-    return text[: limit - 1] + "…"
-
-
-# --------------------------------------------------------------------------- picture
+    keep = grid.body
+    while keep > 0 and frame + grid.length(keep) > limit:  # the length, cheaply
+        keep -= 1
+    text = "\n".join([head, "```", *grid.lines(keep), "```", *([tail] if tail else [])])
+    return text if len(text) <= limit else text[: limit - 1] + "…"  # only a legend of ~2000
 
 
 @lru_cache(maxsize=16)

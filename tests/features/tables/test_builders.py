@@ -32,7 +32,7 @@ def test_swiss_worked_example() -> None:
     table = swiss_table(["a", "b", "c", "d"], PAIRINGS, names=NAMES, qualifiers=2)
     # Dan 1.5 (draw + forfeit win), Ann 1, Bea 0.5, Cid 0. Median-Buchholz with fewer than
     # three opponents is the plain sum: Dan 0.5 + 0, Ann 0, Bea 1.5, Cid 1 + 1.5.
-    assert table.headers == ("#", "Player", "Pts", "WvT", "MBH", "R1", "R2")
+    assert table.headers == ("No", "Player", "Pts", "WvT", "MBH", "R1", "R2")
     assert table.rows == (
         ("1", "Dan", "1.5", "0", "0.5", "=3", "+4f"),
         ("2", "Ann", "1", "0", "0", "+4", "3"),
@@ -44,17 +44,17 @@ def test_swiss_worked_example() -> None:
         [
             "**Qualification standings**",
             "```",
-            "  #  Player  Pts  WvT  MBH  R1   R2",
-            "-----------------------------------",
-            "* 1  Dan     1.5    0  0.5  =3  +4f",
-            "* 2  Ann       1    0    0  +4    3",
-            "  3  Bea     0.5    0  1.5  =1    2",
-            "  4  Cid       0    0  2.5  -2  -1f",
+            "  No  Player  Pts  WvT  MBH  R1   R2",
+            "------------------------------------",
+            "*  1  Dan     1.5    0  0.5  =3  +4f",
+            "*  2  Ann       1    0    0  +4    3",
+            "   3  Bea     0.5    0  1.5  =1    2",
+            "   4  Cid       0    0  2.5  -2  -1f",
             "```",
             "`*` in the top 2.",
-            "Pts: points. WvT: wins against players on the same points. MBH: Median-Buchholz "
-            "(rule III.E.5). Rounds: + won, = drawn, - lost against that #, f by forfeit, a "
-            "bare # still to play.",
+            "No: line. Pts: points. WvT: wins against players on the same points. MBH: "
+            "Median-Buchholz (rule III.E.5). R1...: the opponent's No, + won, = drawn, - lost, "
+            "f by forfeit, no sign still to play.",
         ]
     )
 
@@ -78,7 +78,7 @@ def test_swiss_byes_withdrawals_and_shared_ranks() -> None:
     assert "shared rank" not in table.footnote
     tied = swiss_table(["a", "b"], [SwissPairing(1, "a", "b", 0.5, 0.5)], names=NAMES)
     assert [row[0] for row in tied.rows] == ["1", "2"]
-    assert "Equal on every tiebreak (shared rank): #1 = #2." in tied.footnote
+    assert "Shared ranks (equal on every tiebreak): No 1-2." in tied.footnote
 
 
 def _played(seeding: list[str], rounds: int, seed: int) -> list[SwissPairing]:
@@ -134,7 +134,7 @@ ROBIN = [
 def test_candidates_crosstable_worked_example() -> None:
     table = candidates_table(CANDIDATES, ROBIN)
     # Ann and Cid 2.5 match points, Ann ahead on game points 19-18 (rule III.F.3).
-    assert table.headers == ("#", "Player", "1", "2", "3", "4", "MP", "GP")
+    assert table.headers == ("No", "Player", "1", "2", "3", "4", "MP", "GP")
     assert table.rows == (
         ("1", "Ann", "x", "5", "6", "8", "2.5", "19"),
         ("2", "Cid", "5", "x", "6", "7", "2.5", "18"),
@@ -147,12 +147,12 @@ def test_candidates_crosstable_worked_example() -> None:
         (s.player, f"{s.points:g}", f"{s.game_points:g}") for s in expected
     ]
     assert render_text(table).splitlines()[2:8] == [
-        "  #  Player  1  2  3  4   MP  GP",
-        "--------------------------------",
-        "* 1  Ann     x  5  6  8  2.5  19",
-        "  2  Cid     5  x  6  7  2.5  18",
-        "  3  Ogul1   4  4  x  5  0.5  13",
-        "  4  Eve     2  3  5  x  0.5  10",
+        "  No  Player  1  2  3  4   MP  GP",
+        "---------------------------------",
+        "*  1  Ann     x  5  6  8  2.5  19",
+        "   2  Cid     5  x  6  7  2.5  18",
+        "   3  Ogul1   4  4  x  5  0.5  13",
+        "   4  Eve     2  3  5  x  0.5  10",
     ]
 
 
@@ -163,8 +163,10 @@ def test_candidates_partial_disregarded_and_shared() -> None:
     assert by_name["Eve (wd)"][2:] == ("", "", "", "x", "0", "0")
     assert by_name["Ann"][6:] == ("1.5", "11")
     level = candidates_table(CANDIDATES, [(a, b, 5.0, 5.0) for a, b, _, _ in ROBIN])
-    assert "Equal on every tiebreak (shared rank): #1 = #2 = #3 = #4." in level.footnote
-    assert level.highlight == (True, True, True, True)
+    assert "Shared ranks (equal on every tiebreak): No 1-4." in level.footnote
+    # all four share first place: none of them is "first place" for sure (issue 27: a mark
+    # on every tied row read as if all of them were through)
+    assert level.highlight == (False, False, False, False)
 
 
 def test_final_game_by_game_with_the_total() -> None:

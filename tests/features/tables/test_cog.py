@@ -54,7 +54,7 @@ async def test_standings_and_pairings_through_a_round(
         assert "round 1 of 5 in progress" in standings.text
         for name in ("Alice", "Bob", "Carol", "Dave"):
             assert name in standings.text
-        assert "* 1  Alice" in standings.text and "+2" in standings.text
+        assert "*  1  Alice" in standings.text and "+2" in standings.text
         assert len(standings.text) < 2000
         # the picture is the same table (its bytes are checked at the render level)
         picture = Image.open(io.BytesIO(render_png(await bot.svc.tables.standings())))
@@ -80,7 +80,7 @@ async def test_standings_and_pairings_through_a_round(
         assert len(posts) == 1
         post = posts[0].text
         assert "after round 1 of 5" in post and "```" in post and len(post) <= 2000
-        assert "* 1  Alice" in post and "* 2  Dave" in post
+        assert "*  1  Alice" in post and "*  2  Dave" in post
 
         later = await h.slash("pairings", user=ALICE, options={"round": 1})
         assert "**Swiss round 1 of 5** · finished" in later.text

@@ -102,3 +102,33 @@ def test_names_outside_the_font_and_markdown_are_safe() -> None:
     text = render_text(table)
     assert text.startswith("**Zoë\\_vs\\_\\*Bob\\***") and "a\\_b wins" in text
     assert "\na_b\n" in text  # cells are verbatim inside the code block
+
+
+def played_swiss(count: int, rounds: int, *, draws: bool = False) -> Table:
+    """A Swiss of ``count`` after ``rounds`` rounds, board k: the k-th best against the next."""
+    seeding = [f"ChessPlayer{i:02d}" for i in range(count)]
+    pairings = []
+    for r in range(1, rounds + 1):
+        order = seeding[r - 1 :] + seeding[: r - 1]
+        for k in range(0, count - 1, 2):
+            a, b = order[k], order[k + 1]
+            pairings.append(SwissPairing(r, a, b, 0.5 if draws else 1.0, 0.5 if draws else 0.0))
+    return swiss_table(seeding, pairings, rounds=rounds, qualifiers=3)
+
+
+def test_the_legend_is_never_cut_rows_are_left_out_instead() -> None:
+    """Issue 27: the final 24-player table after 7 rounds cut its own legend
+    ("Pts: points. WvT: wins ag…"); now the rows give way and the legend stays whole."""
+    table = played_swiss(24, 7)
+    text = render_text(table)
+    assert len(text) <= 2000
+    assert text.endswith(table.footnote) and "…" not in text
+    assert "more rows: see the picture" in text  # the rows that did not fit, said so
+
+
+def test_players_tied_across_the_cut_are_not_marked_as_through() -> None:
+    """After round 1, eleven players sharing first place are not all "in the top 3"."""
+    level = played_swiss(24, 1, draws=True)
+    assert not any(level.highlight)
+    assert "Shared ranks (equal on every tiebreak): No 1-24." in level.footnote
+    assert "`*`" not in render_text(level)

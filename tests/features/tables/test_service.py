@@ -113,7 +113,7 @@ async def test_swiss_standings_are_the_rules_table_and_post_after_the_round(
         ("3", "Carol", "0", "0", "0", "4"),
         ("4", "Dave", "0", "0", "0", "3"),
     )
-    assert "(shared rank): #3 = #4." in table.footnote
+    assert "Shared ranks (equal on every tiebreak): No 3-4." in table.footnote
     assert not any("Qualification standings" in c for c in await announced(sessions))
 
     await services.rounds.set_score(td_id=TD_ID, match_id=second, score_a=3, score_b=7, reason=None)
@@ -127,7 +127,7 @@ async def test_swiss_standings_are_the_rules_table_and_post_after_the_round(
     expected = swiss_rules.standings(["alice", "bob", "carol", "dave"], results)
     names = {"alice": "Alice", "bob": "Bob", "carol": "Carol", "dave": "Dave"}
     header, _, *lines = post.split("```")[1].strip("\n").splitlines()
-    assert header.split() == ["#", "Player", "Pts", "WvT", "MBH", "R1"]  # round 2 not yet
+    assert header.split() == ["No", "Player", "Pts", "WvT", "MBH", "R1"]  # round 2 not yet
     assert [line[2:].split()[1:6] for line in lines] == [  # after the "* " mark column
         [names[s.player], f"{s.points:g}", str(s.wins_vs_tied), f"{s.median_buchholz:g}", cell]
         for s, cell in zip(expected, ["+3", "+4", "-1", "-2"], strict=True)
@@ -228,7 +228,7 @@ async def test_candidates_crosstable_from_the_database(
         ("4", "Eve", "", "", "", "x", "0", "0"),
     )
     assert table.highlight == (True, False, False, False)
-    assert "(shared rank): #3 = #4." in table.footnote
+    assert "Shared ranks (equal on every tiebreak): No 3-4." in table.footnote
     swiss = await services.tables.standings(StageKind.SWISS)  # an earlier stage on request
     assert swiss.title.startswith("Qualification standings")
 
