@@ -293,11 +293,18 @@ async def _export(config: Config, *, fmt: str, out: str) -> int:
 
 
 async def _standings(config: Config, *, stage: str | None) -> int:
+    """Each stage's table as Discord shows it (bot.features.tables), every row."""
+    from sqlalchemy import select
+
+    from bot.clock import SystemClock
+    from bot.errors import WrongStage
     from bot.features.console import text as wording
-    from bot.features.console.snapshot import read_snapshot
-    from bot.features.console.standings import STAGES, stage_table, stage_tables
+    from bot.features.console.standings import STAGES
+    from bot.features.tables.render import render_plain
+    from bot.features.tables.service import TablesService
     from db import migrate
     from db.engine import make_engine, make_sessionmaker
+    from db.models import Stage, StageKind
 
     wanted = stage.strip().lower() if stage is not None else None
     if wanted is not None and wanted not in STAGES:
@@ -305,15 +312,21 @@ async def _standings(config: Config, *, stage: str | None) -> int:
         return EXIT_USAGE
     await migrate.upgrade(config.database.url)
     engine = make_engine(config.database.url)
+    texts = []
     try:
-        snapshot = await read_snapshot(make_sessionmaker(engine))
+        sessions = make_sessionmaker(engine)
+        tables = TablesService(sessions, config, SystemClock())
+        async with sessions() as session:
+            present = {s.kind.value for s in (await session.scalars(select(Stage))).all()}
+        kinds = [wanted] if wanted else [k for k in STAGES if k != "tiebreak" or k in present]
+        for kind in kinds:
+            try:
+                texts.append(render_plain(await tables.standings(StageKind(kind))))
+            except WrongStage:
+                texts.append(wording.stage_not_started(kind))
     finally:
         await engine.dispose()
-    if wanted is None:
-        tables = stage_tables(snapshot, config)
-    else:
-        tables = [stage_table(snapshot, config, wanted)]
-    print("\n\n".join(wording.standings_table(table) for table in tables))
+    print("\n\n".join(texts))
     return EXIT_OK
 
 

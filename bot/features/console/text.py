@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.discord_limits import MESSAGE_CONTENT
-from bot.features.console.types import AuditLine, AuditPage, CommandEntry, StageTable
+from bot.features.console.types import AuditLine, AuditPage, CommandEntry
 from bot.message_text import quote
 from bot.timefmt import discord_time
 
@@ -185,90 +185,9 @@ STAGE_TITLES = {
 }
 
 
-def _points(value: float | None) -> str:
-    return "" if value is None else f"{value:g}"
-
-
-def _table(
-    header: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[int] = (1,)
-) -> list[str]:
-    """Columns padded to their widest cell: text columns (`left`) to the left, numbers right."""
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-
-    def fmt(cells: Sequence[str]) -> str:
-        out = [
-            cell.ljust(width) if i in left else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
-        ]
-        return "  ".join(out).rstrip()
-
-    return [fmt(header), *(fmt(r) for r in rows)]
-
-
-def standings_table(table: StageTable) -> str:
-    """One stage as plain text: its state, then the table (the Final: game by game)."""
-    title = STAGE_TITLES.get(table.stage, table.stage)
-    if not table.started:
-        return f"{title}: not started."
-    rounds = ""
-    if table.stage != "final" and table.total_rounds:
-        rounds = f", {table.rounds_played} of {table.total_rounds} rounds played"
-    lines = [f"{title} ({table.state}{rounds})"]
-    if table.stage == "final":
-        return "\n".join(lines + _final_lines(table))
-    if not table.rows:
-        return "\n".join([*lines, "  no players yet."])
-    if table.stage == "swiss":
-        header = ["Rank", "Player", "Points", "Wins vs tied", "Median-Buchholz"]
-        rows = [
-            [
-                str(r.rank),
-                r.player + (" (withdrawn)" if r.withdrawn else ""),
-                _points(r.points),
-                str(r.wins_vs_tied),
-                _points(r.median_buchholz),
-            ]
-            for r in table.rows
-        ]
-    else:
-        header = ["Rank", "Player", "Points", "Game points", "Matches"]
-        rows = [
-            [
-                str(r.rank),
-                r.player + (" (withdrawn)" if r.withdrawn else ""),
-                _points(r.points),
-                _points(r.game_points),
-                str(r.matches),
-            ]
-            for r in table.rows
-        ]
-    return "\n".join(lines + _table(header, rows))
-
-
-def _final_lines(table: StageTable) -> list[str]:
-    if table.final_players is None:
-        return ["  no match yet."]
-    a, b = table.final_players
-    score = {r.player: r.points for r in table.rows}
-    lines = [f"  {a} {_points(score.get(a))} – {_points(score.get(b))} {b} ({table.final_state})"]
-    if not table.final_games:
-        return [*lines, "  no games yet."]
-    header = ["Game", "White", "Black", "Result", "Score", "Link"]
-    rows = []
-    for g in table.final_games:
-        white_result = g.result_a if g.white == a else 1.0 - g.result_a
-        result = {1.0: "1-0", 0.0: "0-1"}.get(white_result, "½-½")
-        rows.append(
-            [
-                str(g.number),
-                g.white,
-                g.black,
-                result if g.counted else f"{result} (void)",
-                f"{_points(g.score_a)}-{_points(g.score_b)}",
-                g.url,
-            ]
-        )
-    return lines + ["  " + line for line in _table(header, rows, left=(1, 2, 3, 5))]
+def stage_not_started(kind: str) -> str:
+    """`acwc standings` for a stage with no table yet."""
+    return f"{STAGE_TITLES.get(kind, kind)}: not started."
 
 
 def unknown_stage(typed: str, stages: Sequence[str]) -> str:

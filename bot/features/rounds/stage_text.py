@@ -1,4 +1,5 @@
-"""Wording of the stage transitions: the final Swiss table, the Candidates table."""
+"""Wording of the stage transitions: who qualifies from the Swiss, the Candidates table for
+the TD's tie question."""
 
 from __future__ import annotations
 
@@ -9,21 +10,19 @@ from bot.rules.swiss_table import Standing
 def qualification_lines(
     rows: list[tuple[str, Standing]], places: int, sure: list[str], tied: list[str]
 ) -> list[str]:
-    """The final Swiss standings with both tiebreaks (rule III.E.5), who qualifies, and a
-    tie across the last place if there is one."""
-    lines = [
-        "🏁 **The qualification is over.** Final standings "
-        "(points · wins vs tied · median Buchholz):"
-    ]
-    for name, row in rows:
-        mark = " ✅" if row.player in sure else (" ⚖️" if row.player in tied else "")
-        gone = " (withdrawn)" if row.withdrawn else ""
-        lines.append(
-            f"{row.rank}. {name}{gone} · {row.points:g} · {row.wins_vs_tied} · "
-            f"{row.median_buchholz:g}{mark}"
-        )
+    """Who qualifies, and a tie across the last place if there is one. The final table
+    itself (both tiebreaks, rule III.E.5) is the standings post of the last round, just
+    before this one in the same channel: one table per post, never the same table twice."""
+    lines = ["🏁 **The qualification is over**; its final table is just above."]
     by_id = {row.player: name for name, row in rows}
+    place = {row.player: row.rank for _, row in rows}
     if tied:
+        if sure:
+            lines.append(
+                "Qualified for the Candidates: "
+                + ", ".join(f"{by_id[p]} ({_ordinal(place[p])})" for p in sure)
+                + "."
+            )
         lines.append(
             f"⚖️ Tied across place {places} after both tiebreaks: "
             + ", ".join(by_id[p] for p in tied)
@@ -35,8 +34,14 @@ def qualification_lines(
     return lines
 
 
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def candidates_lines(table: list[CandidateStanding], names: dict[str, str]) -> list[str]:
-    """The final Candidates table: match points, then game points (rule III.F.3)."""
+    """The final Candidates table, match points then game points (rule III.F.3), for the TD
+    who breaks a tie (the announcement channel has the crosstable already)."""
     lines = ["🏁 **The Candidates are over.** Final table (match points · game points):"]
     for row in table:
         lines.append(f"{row.rank}. {names[row.player]} · {row.points:g} · {row.game_points:g}")

@@ -239,12 +239,8 @@ class StageFlow(FinalStage):
     ) -> None:
         field = await self._players(session, stage.seeding)
         ranked = await self._robin_ranking(session, stage, field)
-        names = {p.lichess_id: p.lichess_username for p in field}
-        results = await self._robin_results(session, stage)
-        # Whoever left is out of the table, and their matches are disregarded (VIII.B).
-        active = [p.lichess_id for p in field if not (p.withdrawn_at or p.disqualified_at)]
-        table = berger.standings(active, [r for r in results if r[0] in active and r[1] in active])
-        self._announce(session, now, "\n".join(candidates_lines(table, names)))
+        # The final crosstable is the last round's standings post (bot.features.tables), just
+        # before what is announced here: one table per post, never the same table twice.
         decided, tied = candidates_tie(ranked)
         if not decided and not tied:
             notify_td(

@@ -9,7 +9,8 @@ by a line.
 
 The text is the same table in a code block, for screen readers and copy-paste, under
 Discord's 2000 characters: rows that do not fit are left out with a note (the picture has
-them all).
+them all), the legend never. The terminal (`acwc standings`) prints the same grid and legend
+with every row (:func:`render_plain`): one renderer for every place a table is read.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from PIL import Image, ImageDraw, ImageFont
 from bot.discord_limits import MESSAGE_CONTENT
 from bot.features.tables.types import Table
 
-__all__ = ["MESSAGE_LIMIT", "render_png", "render_text"]
+__all__ = ["MESSAGE_LIMIT", "render_plain", "render_png", "render_text"]
 
 MESSAGE_LIMIT = MESSAGE_CONTENT
 FONT_SIZE = 28
@@ -107,6 +108,18 @@ def _more(rows: int) -> str:
     return f"... {rows} more rows: see the picture"
 
 
+def _legend(table: Table, marks: Sequence[bool], escape: bool) -> list[str]:
+    """What the marks mean, then the footnote (the abbreviations, shared ranks)."""
+    clean = escape_markdown if escape else str
+    notes = []
+    if any(marks) and table.highlight_label:
+        mark = "`*`" if escape else "*"
+        notes.append(f"{mark} {clean(table.highlight_label)}.")
+    if table.footnote:
+        notes.append(clean(table.footnote))
+    return notes
+
+
 def render_text(table: Table, *, limit: int = MESSAGE_LIMIT - 10) -> str:
     """The table as a Discord message: the title in bold, the grid in a code block (every
     cell as it is in the picture), the legend and footnote after it; at most ``limit``
@@ -114,12 +127,7 @@ def render_text(table: Table, *, limit: int = MESSAGE_LIMIT - 10) -> str:
     never the legend: a table whose marks and abbreviations are cut cannot be read."""
     marks = [table.highlighted(i) for i in range(len(table.rows))]
     head = f"**{escape_markdown(table.title)}**"
-    notes = []
-    if any(marks) and table.highlight_label:
-        notes.append(f"`*` {escape_markdown(table.highlight_label)}.")
-    if table.footnote:
-        notes.append(escape_markdown(table.footnote))
-    tail = "\n".join(notes)
+    tail = "\n".join(_legend(table, marks, escape=True))
     grid = _TextGrid(table, marks)
     frame = len(head) + 1 + 4 + 1 + 3 + (1 + len(tail) if tail else 0)
     keep = grid.body
@@ -127,6 +135,14 @@ def render_text(table: Table, *, limit: int = MESSAGE_LIMIT - 10) -> str:
         keep -= 1
     text = "\n".join([head, "```", *grid.lines(keep), "```", *([tail] if tail else [])])
     return text if len(text) <= limit else text[: limit - 1] + "…"  # only a legend of ~2000
+
+
+def render_plain(table: Table) -> str:
+    """The same table for a terminal (`acwc standings`): the title, every row in the same
+    grid as Discord's code block, the same legend; no Markdown and no length limit."""
+    marks = [table.highlighted(i) for i in range(len(table.rows))]
+    grid = _TextGrid(table, marks)
+    return "\n".join([table.title, *grid.lines(grid.body), *_legend(table, marks, escape=False)])
 
 
 @lru_cache(maxsize=16)

@@ -314,27 +314,29 @@ async def test_standings_prints_every_stage(
     await candidates_by_hand(sessions, seeded)
     code, out, err = await run_cli(monkeypatch, capsys, db_url, "standings")
     assert code == 0 and err == "", err
+    # the same table as Discord's /standings (bot.features.tables), every row (issue 27)
     lines = out.splitlines()
-    assert lines[0] == "Swiss qualification (running, 1 of 5 rounds played)"
-    assert lines[1].split() == ["Rank", "Player", "Points", "Wins", "vs", "tied", "Median-Buchholz"]
+    assert lines[0] == "Qualification standings · ACWC 2019, round 2 of 5 in progress"
+    assert lines[1].split() == ["No", "Player", "Pts", "WvT", "MBH", "R1", "R2"]
     table = await wired(sessions, config, clock).rounds.standings()
-    swiss_rows = [line.split() for line in lines[2 : 2 + len(table)]]
+    swiss_rows = [line.lstrip("* ").split() for line in lines[3 : 3 + len(table)]]
     assert [(int(r[0]), r[1], float(r[2])) for r in swiss_rows] == [
-        (line.rank, line.player, line.points) for line in table
+        (n, line.player, line.points) for n, line in enumerate(table, start=1)
     ]
     # Dave: his win and round 2's bye (published when round 1 closed); Eve's bye was seeded
     # without points
-    assert swiss_rows[0][:3] == ["1", "Dave", "2"] and ["2", "Alice", "1"] == swiss_rows[1][:3]
-    assert "Candidates (running, 0 of 3 rounds played)" in lines
-    start = lines.index("Candidates (running, 0 of 3 rounds played)")
-    assert lines[start + 1].split() == ["Rank", "Player", "Points", "Game", "points", "Matches"]
+    assert swiss_rows[0] == ["1", "Dave", "2", "0", "0", "+3", "bye"]
+    assert swiss_rows[1][:3] == ["2", "Alice", "1"]
+    assert "* in the top 3." in lines and any(line.startswith("No: line. Pts:") for line in lines)
+    start = lines.index("Candidates crosstable · ACWC 2019, round 1 of 3 in progress")
+    assert lines[start + 1].split() == ["No", "Player", "1", "2", "3", "4", "MP", "GP"]
     expected = candidates.standings(
         ["alice", "bob", "carol", "dave"],
         [("alice", "bob", 6.0, 4.0), ("alice", "carol", 10.0, 0.0)],
     )
-    got = [line.split() for line in lines[start + 2 : start + 6]]
-    assert [(int(r[0]), r[1].lower(), float(r[2]), float(r[3])) for r in got] == [
-        (row.rank, row.player, row.points, row.game_points) for row in expected
+    got = [line.lstrip("* ").split() for line in lines[start + 3 : start + 7]]
+    assert [(int(r[0]), r[1].lower(), float(r[-2]), float(r[-1])) for r in got] == [
+        (n, row.player, row.points, row.game_points) for n, row in enumerate(expected, start=1)
     ]
     assert lines[-1] == "Final: not started."
     assert not any(line.startswith("Tiebreak") for line in lines)
@@ -389,13 +391,12 @@ async def test_standings_of_a_final_game_by_game_and_with_a_config_file(
     out = capsys.readouterr().out
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == "Final (running)"
-    assert lines[1].strip() == "Alice 1.5 – 0.5 Bob (in_progress)"
-    assert lines[2].split() == ["Game", "White", "Black", "Result", "Score", "Link"]
-    assert lines[3].split()[:5] == ["1", "Alice", "Bob", "1-0", "1-0"]
-    assert lines[4].split()[:5] == ["2", "Bob", "Alice", "½-½", "1.5-0.5"]
-    assert lines[5].split()[:6] == ["3", "Bob", "Alice", "1-0", "(void)", "1.5-0.5"]
-    assert lines[3].endswith(f"https://lichess.org/g{match.id}n01x")
+    assert lines[0] == "Final · ACWC 2019: Alice vs Bob"
+    assert lines[1].split() == ["Game", "TC", "White", "Black", "Result", "Score"]
+    assert lines[3].split() == ["1", "2+5", "Alice", "Bob", "1-0", "1-0"]
+    assert lines[4].split() == ["2", "2+5", "Bob", "Alice", "1/2-1/2", "1.5-0.5"]
+    assert lines[6].split() == ["Total", "1.5-0.5"]  # the voided game 3 does not count
+    assert "Score: Alice first. TC: time control." in lines
 
 
 async def test_standings_of_an_unknown_stage_exits_2(
