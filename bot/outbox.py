@@ -27,6 +27,7 @@ same text. Only a repeat after that memory (a send half done, then an outage) sh
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import uuid
 from collections.abc import Callable, Sequence
@@ -83,6 +84,8 @@ LEASE = timedelta(seconds=120)
 # batch is small enough to be sent well within its lease (which is renewed if it runs low).
 CLAIM_BATCH = 50
 ViewFactory = Callable[[dict[str, Any]], discord.ui.View]
+# (file name, bytes) drawn from a row's plain args (OutboxWorker.register_attachment).
+AttachmentFactory = Callable[[dict[str, Any]], tuple[str, bytes]]
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,7 @@ class OutboxWorker:
         # Channels Discord refuses the bot: their rows wait instead of failing (bot.channel_access).
         self.access = access
         self.views: dict[str, ViewFactory] = {}
+        self.attachments: dict[str, AttachmentFactory] = {}
         # One flush at a time in this process: the periodic job and the kicks queue up here
         # instead of racing for the same rows. The claims below make it safe across processes.
         self._flushing = asyncio.Lock()
@@ -124,6 +128,24 @@ class OutboxWorker:
     def register_view(self, kind: str, factory: ViewFactory) -> None:
         """Cogs register how to rebuild the buttons a stored message carries."""
         self.views[kind] = factory
+
+    def register_attachment(self, kind: str, factory: AttachmentFactory) -> None:
+        """Features register how to draw the file a stored message carries: (file name,
+        bytes) from the row's plain args. It runs in a worker thread (drawing takes a while)
+        and must give the same file every time: a retried send carries the same file."""
+        self.attachments[kind] = factory
+
+    async def _file(self, message: OutboxMessage) -> discord.File | None:
+        """The row's attachment, drawn now; a kind nobody registered is logged and the
+        message goes without it (the text is the message; it is never held back)."""
+        if not message.attachment:
+            return None
+        factory = self.attachments.get(message.attachment["kind"])
+        if factory is None:
+            log.error("outbox message %s: no attachment kind %r", message.id, message.attachment)
+            return None
+        name, data = await asyncio.to_thread(factory, message.attachment.get("args", {}))
+        return discord.File(io.BytesIO(data), filename=name)
 
     async def release_claims_left_by_a_dead_process(self) -> int:
         """At startup, before any send: free every claim (see the module's docstring). A
@@ -420,9 +442,9 @@ class OutboxWorker:
         nonce_part: str = "",
     ) -> discord.Message | None:
         """Send a row as one message, or, when its text is longer than Discord takes, as
-        several cut between lines (bot.message_text.split_text); the embeds and buttons go
-        with the last. Each part has its own stable nonce. The first part's message is the
-        row's (an edit by key changes that one)."""
+        several cut between lines (bot.message_text.split_text); the embeds, buttons and
+        attachment go with the last. Each part has its own stable nonce. The first part's
+        message is the row's (an edit by key changes that one)."""
         payload = self._payload(message)
         parts = split_text(message.content or "", limit - len(prefix)) if message.content else [""]
         first: discord.Message | None = None
@@ -431,9 +453,28 @@ class OutboxWorker:
             kwargs = dict(payload) if last else {}
             kwargs["content"] = (prefix + part) or None
             nonce = nonce_of(message, nonce_part + (f"p{k}" if k else ""))
-            sent = await channel.send(**kwargs, nonce=nonce)
+            file = await self._file(message) if last else None
+            sent = await self._send_one(channel, kwargs, nonce, file)
             first = first or sent
         return first
+
+    async def _send_one(
+        self,
+        channel: discord.abc.Messageable,
+        kwargs: dict[str, Any],
+        nonce: str,
+        file: discord.File | None,
+    ) -> discord.Message:
+        """One message. Where the bot may post but not attach files (Attach Files missing:
+        Discord answers 403), it goes without the file rather than wait: the text is the
+        message, and `acwc doctor` names the missing permission."""
+        if file is None:
+            return await channel.send(**kwargs, nonce=nonce)
+        try:
+            return await channel.send(**kwargs, file=file, nonce=nonce)
+        except discord.Forbidden:
+            log.warning("posted without its file: the bot may not attach files in %s", channel)
+            return await channel.send(**kwargs, nonce=nonce)
 
     async def _dm_fallback(self, message: OutboxMessage) -> discord.Message | None:
         """Closed DMs: mention the user where they can see it, and tell the TD."""

@@ -25,6 +25,7 @@ def _add(
     edit_message_id: int | None = None,
     dedupe_key: str | None = None,
     edit_of_key: str | None = None,
+    attachment: tuple[str, dict[str, Any]] | None = None,
 ) -> OutboxMessage:
     message = OutboxMessage(
         kind=kind,
@@ -36,6 +37,7 @@ def _add(
         edit_message_id=edit_message_id,
         dedupe_key=dedupe_key,
         edit_of_key=edit_of_key,
+        attachment={"kind": attachment[0], "args": attachment[1]} if attachment else None,
         created_at=now,
         next_attempt_at=now,
         attempts=0,
@@ -76,8 +78,10 @@ def enqueue_channel(
     embeds: list[dict[str, Any]] | None = None,
     view: tuple[str, dict[str, Any]] | None = None,
     key: str | None = None,
+    attachment: tuple[str, dict[str, Any]] | None = None,
 ) -> OutboxMessage:
-    """A post in a channel or thread; `key` names it so that later edits can refer to it."""
+    """A post in a channel or thread; `key` names it so that later edits can refer to it;
+    `attachment` (kind, args) is a file the worker draws when it sends the post."""
     return _add(
         session,
         kind=OutboxKind.CHANNEL,
@@ -87,6 +91,7 @@ def enqueue_channel(
         embeds=embeds,
         view=view,
         dedupe_key=key,
+        attachment=attachment,
     )
 
 

@@ -373,6 +373,9 @@ class OutboxMessage(Base):
     content: Mapped[str] = mapped_column(Text, default="")
     embeds: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     view: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # {"kind": ..., "args": {...}}
+    # A file drawn at send time from plain data: {"kind": ..., "args": {...}} (see
+    # OutboxWorker.register_attachment), e.g. the standings picture of a round's table.
+    attachment: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     fallback_channel_id: Mapped[int | None] = mapped_column(BigInteger)
     dedupe_key: Mapped[str | None] = mapped_column(String(128), unique=True)
     # An edit of the message another row (with this dedupe_key) posted, once that one is sent.

@@ -31,6 +31,7 @@ class Need:
 VIEW = Need("view_channel", "View Channel", "see the channel at all")
 SEND = Need("send_messages", "Send Messages", "post there")
 EMBED = Need("embed_links", "Embed Links", "TD alerts carry embeds (registrations, reports)")
+ATTACH = Need("attach_files", "Attach Files", "each round's standings post carries its picture")
 HISTORY = Need(
     "read_message_history",
     "Read Message History",
@@ -60,7 +61,7 @@ class ChannelUse(Enum):
 # post is a thread of its own, so Create Public Threads is needed only in a text channel.
 CHANNEL_NEEDS: dict[ChannelUse, tuple[Need, ...]] = {
     ChannelUse.PAIRINGS: (VIEW, SEND, HISTORY, SEND_IN_THREADS, CREATE_THREADS),
-    ChannelUse.ANNOUNCEMENTS: (VIEW, SEND),
+    ChannelUse.ANNOUNCEMENTS: (VIEW, SEND, ATTACH),
     ChannelUse.TD_ALERTS: (VIEW, SEND, EMBED),
 }
 
@@ -69,6 +70,7 @@ BOT_PERMISSIONS = discord.Permissions(
     view_channel=True,  # see the announcement, pairings and TD alert channels
     send_messages=True,  # post in them; in a forum pairings channel, create the round's post
     embed_links=True,  # the TD alerts' embeds (registration summaries, cheat reports)
+    attach_files=True,  # the standings picture on each round's table post
     read_message_history=True,  # the pairings post and the live scores it keeps editing
     create_public_threads=True,  # the round's thread on its message in a text channel
     send_messages_in_threads=True,  # match messages, game links, scores in round threads

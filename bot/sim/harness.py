@@ -609,6 +609,9 @@ class DiscordHarness:
         #: channel id -> 50001 (Missing Access) or 50013 (Missing Permissions): Discord
         #: refuses the bot there, posts, threads and edits alike (and in the channel's threads)
         self.refused_channels: dict[int, int] = {}
+        #: channels where the bot may post but not attach files (no Attach Files): Discord
+        #: answers a message with a file there 403 50013, and text alone as usual
+        self.files_refused: set[int] = set()
         #: every payload refused for Discord's limits (bot.discord_limits), as "METHOD path:
         #: problems": Discord answers 400 50035 and shows nothing, and since the bot may
         #: catch that answer (the outbox retries), `discord_harness` fails the test at its
@@ -1990,6 +1993,8 @@ class DiscordHarness:
         handler = self._handlers.get((req.method, req.path))
         try:
             self._check_refused(req)
+            if names and int(req.params.get("channel_id", 0)) in self.files_refused:
+                raise _http_error(403, 50013, "Missing Permissions")
             body: Mapping[str, Any] = req.json if isinstance(req.json, Mapping) else {}
             where = f"{req.method} {req.path}"
             if req.method == "POST" and req.path.endswith("/threads"):

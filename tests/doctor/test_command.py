@@ -18,7 +18,7 @@ from tests.harness import DiscordHarness, RecordedRequest
 
 INVITE = (
     "https://discord.com/oauth2/authorize?client_id=9000"
-    "&scope=bot+applications.commands&permissions=309237730304"
+    "&scope=bot+applications.commands&permissions=309237763072"
 )
 
 
@@ -65,7 +65,7 @@ def test_a_ready_setup_prints_every_line_with_a_tick_and_exits_0(
     assert out[9].startswith("✓ Database: reachable and at the latest schema (")
     assert out[-2] == "Ready: every check passed."
     assert out[-1] == (
-        "Invite URL (scopes bot, applications.commands; permissions 309237730304): " + INVITE
+        "Invite URL (scopes bot, applications.commands; permissions 309237763072): " + INVITE
     )
 
 
@@ -190,11 +190,12 @@ def test_the_watch_without_the_intent_is_a_fatal_line(
 def test_the_invite_asks_for_exactly_what_the_channels_need() -> None:
     needed = {need.flag for needs in CHANNEL_NEEDS.values() for need in needs}
     assert discord.Permissions(**dict.fromkeys(needed, True)) == BOT_PERMISSIONS
-    assert BOT_PERMISSIONS.value == 309237730304
+    assert BOT_PERMISSIONS.value == 309237763072
     assert BOT_PERMISSIONS == discord.Permissions(
         view_channel=True,
         send_messages=True,
         embed_links=True,
+        attach_files=True,  # the standings picture on each round's post (issue 27)
         read_message_history=True,
         create_public_threads=True,
         send_messages_in_threads=True,
@@ -209,7 +210,7 @@ def test_invite_url_with_a_client_id_prints_only_the_url(
     assert cli.main(["invite-url", "--client-id", "123456789012345678"]) == 0
     assert capsys.readouterr().out == (
         "https://discord.com/oauth2/authorize?client_id=123456789012345678"
-        "&scope=bot+applications.commands&permissions=309237730304\n"
+        "&scope=bot+applications.commands&permissions=309237763072\n"
     )
 
 

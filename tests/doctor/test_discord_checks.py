@@ -70,7 +70,7 @@ async def test_no_guild_configured_is_fatal_and_says_how_to_get_the_id() -> None
     guild = lines["Discord server"]
     assert not guild.ok and guild.fatal
     assert guild.detail == "no server (discord.guild_id) is configured."
-    assert "Copy ID" in guild.fix and "permissions=309237730304" in guild.fix
+    assert "Copy ID" in guild.fix and "permissions=309237763072" in guild.fix
     assert "Pairings channel" not in lines  # nothing more can be checked without a server
 
 
@@ -149,7 +149,8 @@ async def test_a_read_only_announcement_channel_names_send_messages() -> None:
 
     line = (await lines_for(world=read_only))["Announcement channel"]
     assert not line.ok and not line.fatal
-    assert "the bot lacks Send Messages (post there)." in line.detail
+    # without Send Messages Discord takes Attach Files away too (implicit permissions)
+    assert "the bot lacks Send Messages (post there); Attach Files" in line.detail
 
 
 async def test_a_missing_announcement_or_alert_channel_is_a_warning() -> None:

@@ -195,7 +195,7 @@ async def test_a_whole_championship_through_the_commands(
         field = [names[i] for i in stages[StageKind.CANDIDATES].seeding]
         assert field[:3] == ["Ann", "Ben", "Cid"] and field[3] == "Ogul1"
         assert [names[i] for i in stages[StageKind.FINAL].seeding] == ["arimakat", "Ann"]
-        assert any("Final standings" in p for p in posts)
+        assert any("qualification is over" in p for p in posts)
         assert any(
             "**Ann** wins the Candidates" in p and "**Ben** is the runner-up" in p for p in posts
         )

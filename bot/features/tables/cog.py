@@ -10,6 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.features.tables import text as wording
+from bot.features.tables.render import STANDINGS_PICTURE, standings_picture
 from db.models import StageKind
 
 if TYPE_CHECKING:
@@ -64,5 +65,7 @@ class TablesCog(commands.Cog):
 
 
 async def setup(bot: ChampionshipBot) -> None:
-    """The extension: /standings and /pairings."""
+    """The extension: /standings and /pairings, and the picture the table posts carry."""
+    if bot.outbox is not None:
+        bot.outbox.register_attachment(STANDINGS_PICTURE, standings_picture)
     await bot.add_cog(TablesCog(bot))

@@ -20,6 +20,7 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from discord.utils import escape_markdown
 from PIL import Image, ImageDraw, ImageFont
@@ -27,9 +28,19 @@ from PIL import Image, ImageDraw, ImageFont
 from bot.discord_limits import MESSAGE_CONTENT
 from bot.features.tables.types import Table
 
-__all__ = ["MESSAGE_LIMIT", "render_plain", "render_png", "render_text"]
+__all__ = [
+    "MESSAGE_LIMIT",
+    "PICTURE_FILE",
+    "STANDINGS_PICTURE",
+    "render_plain",
+    "render_png",
+    "render_text",
+    "standings_picture",
+]
 
 MESSAGE_LIMIT = MESSAGE_CONTENT
+STANDINGS_PICTURE = "standings_picture"  # the outbox attachment kind: a table's picture
+PICTURE_FILE = "standings.png"
 FONT_SIZE = 28
 MIN_FONT_SIZE = 16
 MIN_WIDTH = 800
@@ -310,3 +321,9 @@ def render_png(table: Table) -> bytes:
     out = io.BytesIO()
     image.save(out, format="PNG")
     return out.getvalue()
+
+
+def standings_picture(args: dict[str, Any]) -> tuple[str, bytes]:
+    """The outbox attachment of a table post: the picture of the table the row stores
+    (``args["table"]``, `Table.to_json`), drawn when the post is sent, the same every time."""
+    return PICTURE_FILE, render_png(Table.from_json(args["table"]))

@@ -29,7 +29,7 @@ from bot.features.tables.builders import (
     swiss_table,
 )
 from bot.features.tables.pictures import StandingsPictures
-from bot.features.tables.posts import post_texts
+from bot.features.tables.render import STANDINGS_PICTURE, render_text
 from bot.features.tables.types import BoardLine, FinalGame, RoundPairings, SwissPairing, Table
 from bot.outbox import enqueue_channel
 from bot.rules import final
@@ -132,14 +132,13 @@ class TablesService(Service):
         except (ValueError, LookupError, WrongStage):
             log.exception("no final scoreboard post for stage %s", event.stage_id)
             return
-        for text in post_texts(table):
-            enqueue_channel(session, channel_id=channel, now=now, content=text)
+        self._post_table(session, channel, table, now)
 
     async def _on_round_complete(
         self, session: AsyncSession, event: RoundComplete, now: datetime
     ) -> None:
-        """The table after the round, in the announcement channel (text: no files in the
-        outbox). A table that cannot be built is logged, never allowed to undo the result."""
+        """The table after the round, in the announcement channel, with its picture. A table
+        that cannot be built is logged, never allowed to undo the result."""
         channel = self.config.discord.announcement_channel_id
         stage = await session.get(Stage, event.stage_id)
         round_ = await session.get(Round, event.round_id)
@@ -150,8 +149,19 @@ class TablesService(Service):
         except (ValueError, LookupError, WrongStage):
             log.exception("no standings post after round %s", event.round_id)
             return
-        for text in post_texts(table):
-            enqueue_channel(session, channel_id=channel, now=now, content=text)
+        self._post_table(session, channel, table, now)
+
+    @staticmethod
+    def _post_table(session: AsyncSession, channel: int, table: Table, now: datetime) -> None:
+        """One post per table: its text (the rows that fit, the legend whole) with its
+        picture attached, which has every row, as /standings answers."""
+        enqueue_channel(
+            session,
+            channel_id=channel,
+            now=now,
+            content=render_text(table),
+            attachment=(STANDINGS_PICTURE, {"table": table.to_json()}),
+        )
 
     # --- which stage, which rounds ------------------------------------------------------------
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 Align = Literal["left", "right"]
 
@@ -57,6 +57,32 @@ class Table:
 
     def highlighted(self, row: int) -> bool:
         return bool(self.highlight) and self.highlight[row]
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON values: an outbox row stores the table its picture is drawn from."""
+        return {
+            "title": self.title,
+            "headers": list(self.headers),
+            "rows": [list(row) for row in self.rows],
+            "align": list(self.align),
+            "highlight": list(self.highlight),
+            "highlight_label": self.highlight_label,
+            "total_rows": self.total_rows,
+            "footnote": self.footnote,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Table:
+        return cls(
+            title=str(data["title"]),
+            headers=tuple(data["headers"]),
+            rows=tuple(tuple(row) for row in data["rows"]),
+            align=tuple(data.get("align", ())),
+            highlight=tuple(bool(h) for h in data.get("highlight", ())),
+            highlight_label=str(data.get("highlight_label", "")),
+            total_rows=int(data.get("total_rows", 0)),
+            footnote=str(data.get("footnote", "")),
+        )
 
 
 def _is_number(cell: str) -> bool:

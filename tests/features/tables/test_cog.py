@@ -8,11 +8,12 @@ import io
 from datetime import timedelta
 
 from PIL import Image
+from sqlalchemy import select
 
 from bot.clock import FakeClock
 from bot.config import Config
-from bot.features.tables.render import render_png
-from db.models import MatchState
+from bot.features.tables.render import render_png, standings_picture
+from db.models import MatchState, OutboxMessage
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
 from tests.entrants import add_entrants
 from tests.factories import ROUND_THREAD
@@ -81,6 +82,17 @@ async def test_standings_and_pairings_through_a_round(
         post = posts[0].text
         assert "after round 1 of 5" in post and "```" in post and len(post) <= 2000
         assert "*  1  Alice" in post and "*  2  Dave" in post
+        assert post.rstrip().endswith("No 1-2, 3-4.")  # the legend, whole
+        # the picture is attached to the same post (issue 27: the round's post was text only)
+        assert posts[0].files == ["standings.png"]
+        async with bot.sessions() as session:
+            row = await session.scalar(
+                select(OutboxMessage).where(OutboxMessage.discord_message_id == posts[0].id)
+            )
+        assert row is not None and row.attachment is not None
+        name, png = standings_picture(row.attachment["args"])
+        drawn = Image.open(io.BytesIO(png))
+        assert name == "standings.png" and drawn.format == "PNG" and drawn.height > 4 * 40
 
         later = await h.slash("pairings", user=ALICE, options={"round": 1})
         assert "**Swiss round 1 of 5** · finished" in later.text
