@@ -121,8 +121,7 @@ def noshow_check_dm(absent: str) -> str:
 
 def second_message_not_yet(when: datetime) -> str:
     return (
-        f"Your second message is due at {discord_time(when, 'T')} (rule VI.D); I will ask "
-        "you then."
+        f"Your second message is due at {discord_time(when, 'T')} (rule VI.D); I will ask you then."
     )
 
 
