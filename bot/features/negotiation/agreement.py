@@ -106,6 +106,22 @@ def counted_offers(offers: Sequence[TimeOffer], player_id: int, before: datetime
     )
 
 
+def counted_offer_times(
+    offers: Sequence[TimeOffer], player_id: int, before: datetime
+) -> list[datetime]:
+    """The times of the offers that count for rule V.C (see `counted_offers`), oldest first:
+    the ones rule V.D constrains (`bot.rules.negotiation.offers_that_count` keeps 3)."""
+    mine = [
+        o
+        for o in offers
+        if o.offered_by_id == player_id
+        and o.kind is OfferKind.OFFER
+        and o.state is not OfferState.WITHDRAWN
+        and o.created_at < before
+    ]
+    return [o.proposed_time for o in sorted(mine, key=lambda o: (o.created_at, o.id))]
+
+
 def require_open_match(ctx: MatchContext) -> Player:
     if ctx.b is None or ctx.match.state is MatchState.BYE:
         raise WrongStage(wording.bye())

@@ -30,6 +30,7 @@ from bot.features.negotiation.agreement import (
     OFFER_SUBJECT,
     AgreementBase,
     Lost,
+    counted_offer_times,
     counted_offers,
     offer_info,
     offers_due_at,
@@ -44,7 +45,7 @@ from bot.features.negotiation.types import (
     RescheduleResult,
 )
 from bot.outbox import enqueue_channel
-from bot.rules.negotiation import in_past, offer_problems
+from bot.rules.negotiation import counted_offer_problems, in_past
 from db.engine import transaction
 from db.models import (
     MatchState,
@@ -109,13 +110,7 @@ class PlayerOffers(AgreementBase):
             opponent = ctx.opponent_of(player.id)
             times = self._parse_many(text, ctx.round_)
             existing = await offers_of(session, ctx.match.id)
-            mine = [
-                o
-                for o in existing
-                if o.offered_by_id == player.id
-                and o.kind is OfferKind.OFFER
-                and o.state is not OfferState.WITHDRAWN
-            ]
+            due_at = offers_due_at(ctx.round_, self.config)
             problems: list[str] = []
             fine: list[datetime] = []
             for t in times:
@@ -132,10 +127,13 @@ class PlayerOffers(AgreementBase):
                     problems += [p for p in found if p not in problems]
                 else:
                     fine.append(t)
-            problems += [
+            problems += [  # rule V.D binds only the offers that count (rule V.C)
                 wording.with_discord_times(p)
-                for p in offer_problems(
-                    [o.proposed_time for o in mine] + fine,
+                for p in counted_offer_problems(
+                    counted_offer_times(existing, player.id, due_at),
+                    fine,
+                    in_time=now < due_at,
+                    required=neg.required_offers,
                     min_gap=timedelta(hours=neg.min_gap_hours),
                     max_per_date=neg.max_offers_per_date,
                 )
@@ -148,7 +146,6 @@ class PlayerOffers(AgreementBase):
                 made.append(
                     await self._new_offer(session, ctx, player, opponent, OfferKind.OFFER, t, now)
                 )
-            due_at = offers_due_at(ctx.round_, self.config)
             counted = counted_offers([*existing, *made], player.id, due_at)
             return OfferResult(
                 match_id=ctx.match.id,
