@@ -267,9 +267,7 @@ def test_new_offers_fill_the_owed_slots_in_order() -> None:
 
 
 def test_offers_after_the_deadline_count_for_nothing() -> None:
-    assert offers_that_count([utc(1, 18)], [utc(4, 18), utc(4, 19)], in_time=False) == [
-        utc(1, 18)
-    ]
+    assert offers_that_count([utc(1, 18)], [utc(4, 18), utc(4, 19)], in_time=False) == [utc(1, 18)]
     assert counted_offer_problems([utc(1, 18)], [utc(4, 18), utc(4, 19)], in_time=False) == []
 
 
