@@ -37,6 +37,7 @@ from bot.features.negotiation.agreement import (
     offers_of,
     require_open_match,
     rowcount,
+    saved_zone,
 )
 from bot.features.negotiation.types import (
     Agreement,
@@ -108,7 +109,8 @@ class PlayerOffers(AgreementBase):
             if ctx.match.agreed_time is not None:
                 raise WrongStage(wording.already_agreed(ctx.match.agreed_time))
             opponent = ctx.opponent_of(player.id)
-            times = self._parse_many(text, ctx.round_)
+            zone = saved_zone(player)
+            times = self._parse_many(text, ctx.round_, zone)
             existing = await offers_of(session, ctx.match.id)
             due_at = offers_due_at(ctx.round_, self.config)
             problems: list[str] = []
@@ -153,6 +155,7 @@ class PlayerOffers(AgreementBase):
                 offers=[offer_info(ctx, o, player.id) for o in made],
                 still_owed=max(0, neg.required_offers - counted),
                 offers_due=due_at,
+                read_in=zone.key if zone else None,
             )
 
     async def _next_final_session(
@@ -280,7 +283,7 @@ class PlayerOffers(AgreementBase):
                     "Your match has no agreed time yet: make offers with /offer instead."
                 )
             opponent = ctx.opponent_of(player.id)
-            t = self._parse_one(text, ctx.round_)
+            t = self._parse_one(text, ctx.round_, saved_zone(player))
             problems = self._time_problems(t, ctx.round_, now)
             if t == current:
                 problems.append(wording.same_as_agreed(t))
@@ -314,7 +317,7 @@ class PlayerOffers(AgreementBase):
         if ctx.match.chooser_id != player.id or ctx.match.td_assigns:
             chooser = ctx.name(ctx.match.chooser_id) if ctx.match.chooser_id else None
             raise NotAllowed(wording.not_chooser(chooser, ctx.match.td_assigns))
-        t = self._parse_one(text, ctx.round_)
+        t = self._parse_one(text, ctx.round_, saved_zone(player))
         problems = self._time_problems(t, ctx.round_, now)
         if problems:
             raise InvalidInput(wording.offer_refused(problems))
