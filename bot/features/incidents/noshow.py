@@ -117,7 +117,7 @@ class NoShows(IncidentCore):
                 ctx.opponent,
                 now,
                 wording.noshow_opponent_dm(
-                    ctx.me.lichess_username, clocks.grace_end, clocks.second_message_due, now
+                    ctx.me.lichess_username, clocks.grace_end, clocks.confirm_from, now
                 ),
             )
             record(
@@ -135,7 +135,7 @@ class NoShows(IncidentCore):
                 wording.noshow_reply(
                     ctx.opponent.lichess_username,
                     clocks.grace_end,
-                    clocks.second_message_due,
+                    clocks.confirm_from,
                     now,
                 ),
             )

@@ -85,18 +85,16 @@ def _grace(grace_end: datetime, now: datetime) -> str:
     return f"had until {when} to come online; that grace period is over"
 
 
-def noshow_reply(absent: str, grace_end: datetime, second_due: datetime, now: datetime) -> str:
+def noshow_reply(absent: str, grace_end: datetime, ask_at: datetime, now: datetime) -> str:
     return (
         f"Reported: the tournament director has been told that {absent} is not here (your "
         f"first message). {absent} {_grace(grace_end, now)} (rule VI.D: the grace period "
-        f"runs from the match time). At {discord_time(second_due, 'T')} I will ask you "
+        f"runs from the match time). At {discord_time(ask_at, 'T')} I will ask you "
         "whether they are still absent: that is your second message (rule VI.D)."
     )
 
 
-def noshow_opponent_dm(
-    claimant: str, grace_end: datetime, second_due: datetime, now: datetime
-) -> str:
+def noshow_opponent_dm(claimant: str, grace_end: datetime, ask_at: datetime, now: datetime) -> str:
     if now < grace_end:
         return (
             f"⚠️ {claimant} reports that you have not shown up for your match. Come online and "
@@ -107,7 +105,7 @@ def noshow_opponent_dm(
         f"⚠️ {claimant} reports that you have not shown up for your match. Your grace period "
         f"ended at {discord_time(grace_end, 'T')} (rule VI.D: it runs from the match time): "
         f"come online and start the game now. If you are still absent at "
-        f"{discord_time(second_due, 'T')}, {claimant} may claim the win by forfeit."
+        f"{discord_time(ask_at, 'T')}, {claimant} may claim the win by forfeit."
     )
 
 

@@ -178,8 +178,8 @@ def zone_set_reply(zone: str | None, previous: str | None, example_utc: datetime
         )
     return (
         f"Your times are now read in **{zone}** when you give no zone: `wed 18:00` means "
-        f"18:00 in {zone}, which the rules record in UTC (rule V.B); today that is "
-        f"{utc_text(example_utc)}. Every reply shows the UTC time beside yours. "
+        f"18:00 in {zone}, and the rules record it in UTC (rule V.B): 18:00 today in {zone} "
+        f"is {utc_text(example_utc)}. Every reply shows the UTC time beside yours. "
         "`/timezone zone:UTC` goes back to UTC."
     )
 
