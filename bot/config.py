@@ -178,7 +178,8 @@ class StagesConfig(_Section):
 class MatchDayConfig(_Section):
     create_challenge: bool = True  # post a Lichess open challenge at the agreed time
     game_time_margin_minutes: int = Field(15, ge=0)  # games created this early still count
-    noshow_grace_minutes: int = Field(10, ge=0)  # rule VI.D grace period
+    noshow_grace_minutes: int = Field(10, ge=0)  # rule VI.D grace, from the match time
+    noshow_second_message_minutes: int = Field(10, ge=0)  # rule VI.D, after the first message
     noshow_claim_window_minutes: int = Field(120, ge=1)  # /noshow allowed this long after
     break_minutes: int = Field(10, ge=1)  # rule VI.A
     left_return_minutes: int = Field(10, ge=1)  # rule VI.E

@@ -33,6 +33,7 @@ REASON_MAX = 1000  # a reason, comment or note: quoted in a DM or post with its 
 LETTER_MAX, LETTER_FORM_MAX = 6000, 4000
 TIME_MAX = 100  # a time ("wed 18:00", "2019-10-02 18:00 +02:00")
 TIMES_MAX = 300  # several times, for /offer
+ZONE_MAX = 64  # a tz database zone name, for /timezone (the longest real one is 32)
 NAME_MAX = 30  # a Lichess username (Lichess allows 2 to 30 characters)
 NAMES_MAX = 200  # a few usernames, for /td discipline disqualify's `also`
 GAME_MAX = 100  # a game id or link

@@ -22,6 +22,7 @@ from bot.message_text import (
     TIME_MAX,
     TIMES_MAX,
     URL_MAX,
+    ZONE_MAX,
     split_text,
 )
 from cogs.errors import NotTD, mark_refused, reply_error
@@ -99,6 +100,7 @@ Reason = app_commands.Transform[str, TextTransformer(REASON_MAX)]
 Letter = app_commands.Transform[str, TextTransformer(LETTER_MAX)]
 TimeText = app_commands.Transform[str, TextTransformer(TIME_MAX)]
 TimesText = app_commands.Transform[str, TextTransformer(TIMES_MAX)]
+ZoneText = app_commands.Transform[str, TextTransformer(ZONE_MAX)]
 LichessName = app_commands.Transform[str, TextTransformer(NAME_MAX)]
 GameText = app_commands.Transform[str, TextTransformer(GAME_MAX)]
 GameLink = app_commands.Transform[str, TextTransformer(URL_MAX)]

@@ -149,6 +149,8 @@ class Player(Base):
     disqualification_reason: Mapped[str | None] = mapped_column(Text)
     # When the daily check first saw a Lichess tosViolation mark (rule VII.C).
     tos_marked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The tz database zone (/timezone) /offer reads the player's times in when they give none.
+    time_zone: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
     registration: Mapped[Registration | None] = relationship(back_populates="player")

@@ -31,15 +31,24 @@ __all__ = [
     "ARMAGEDDON_MIN_BID_S",
     "CHALLENGER",
     "CHAMPION",
+    "EXTENDED",
+    "LEAD_RULE_DROPPED",
+    "TIEBREAK_EXTENDED",
     "FinalStatus",
+    "FinalTurn",
     "armageddon_white",
     "armageddon_winner",
     "status",
+    "turn_after",
 ]
 
 CHAMPION = "champion"
 CHALLENGER = "challenger"
 ARMAGEDDON = "armageddon"
+#: What the Final turns into after a game (see :func:`turn_after`).
+EXTENDED = "extended"  # III.G.3: no two-point lead at a checkpoint, two more games
+LEAD_RULE_DROPPED = "lead_rule_dropped"  # III.G.4-5: equal after 24, any lead wins, 2+0
+TIEBREAK_EXTENDED = "tiebreak_extended"  # III.G.5: still equal after a 2+0 block
 SIDES = (CHAMPION, CHALLENGER)
 
 #: Black has 3 minutes (rule III.G.6.a), so White's bid is at most that.
@@ -250,3 +259,66 @@ def armageddon_winner(white: str, white_result: float) -> str:
     result = _check_result(white_result, 1)
     black = CHALLENGER if white == CHAMPION else CHAMPION
     return white if result == 1.0 else black
+
+
+@dataclass(frozen=True)
+class FinalTurn:
+    """What happens to the Final's structure after its last game (rules III.G.3-6).
+
+    ``kind`` is :data:`EXTENDED`, :data:`LEAD_RULE_DROPPED`, :data:`TIEBREAK_EXTENDED`,
+    :data:`ARMAGEDDON` or None (mid-block, before game ``base_games`` is played, or
+    decided). ``block_end`` is the last game of the games just added (None unless
+    extended). ``lead_rule_ends`` says the games just added end where the two-point rule is
+    dropped (rule III.G.4): after them any lead wins.
+    """
+
+    kind: str | None
+    status: FinalStatus
+    block_end: int | None = None
+    lead_rule_ends: bool = False
+
+
+def turn_after(
+    games: Sequence[float],
+    *,
+    base_games: int = 12,
+    lead: float = 2.0,
+    extension_games: int = 2,
+    lead_rule_games: int = 24,
+    tiebreak_extension_games: int = 2,
+    armageddon_after: int = 30,
+    time_control: str = "2+5",
+    tiebreak_time_control: str = "2+0",
+    armageddon_white: str | None = None,
+) -> FinalTurn:
+    """Whether the game just played extends the Final, and how (rules III.G.3-6): at
+    6.5-5.5 after 12 games two more games follow (III.G.3); at 12-12 after 24 the two-point
+    rule is dropped (III.G.4) and the clock becomes 2+0 (III.G.5); still equal after a 2+0
+    block, two more (III.G.5); equal after 30, the Armageddon (III.G.6). The parameters
+    are :func:`status`'s; ``ValueError`` as there."""
+    st = status(
+        games,
+        base_games=base_games,
+        lead=lead,
+        extension_games=extension_games,
+        lead_rule_games=lead_rule_games,
+        tiebreak_extension_games=tiebreak_extension_games,
+        armageddon_after=armageddon_after,
+        time_control=time_control,
+        tiebreak_time_control=tiebreak_time_control,
+        armageddon_white=armageddon_white,
+    )
+    n = st.games_played
+    if st.winner is not None or n < base_games:
+        return FinalTurn(None, st)
+    if st.next_game == ARMAGEDDON:
+        return FinalTurn(ARMAGEDDON if n == armageddon_after else None, st)
+    if n < lead_rule_games:
+        if (n - base_games) % extension_games:
+            return FinalTurn(None, st)
+        end = n + extension_games
+        return FinalTurn(EXTENDED, st, end, lead_rule_ends=end == lead_rule_games)
+    if (n - lead_rule_games) % tiebreak_extension_games:
+        return FinalTurn(None, st)
+    kind = LEAD_RULE_DROPPED if n == lead_rule_games else TIEBREAK_EXTENDED
+    return FinalTurn(kind, st, n + tiebreak_extension_games)

@@ -25,11 +25,13 @@ __all__ = [
     "DEFAULT_TOO_LATE_MARGIN",
     "DEFAULT_WEEKEND_OFFSET",
     "Deadlines",
+    "counted_offer_problems",
     "deadlines",
     "fault_at_offers_due",
     "fmt_utc",
     "in_past",
     "offer_problems",
+    "offers_that_count",
     "proposed_time_problems",
     "too_late",
 ]
@@ -116,6 +118,48 @@ def offer_problems(
                 f"at most {max_per_date} per date (rule V.D)"
             )
     return problems
+
+
+def offers_that_count(
+    counted: Sequence[datetime],
+    new: Sequence[datetime],
+    *,
+    in_time: bool,
+    required: int = DEFAULT_REQUIRED_OFFERS,
+) -> list[datetime]:
+    """The offers rule V.D constrains once ``new`` is added: "the 3 offered times" a
+    player owes (rule V.C), not every time they ever offer.
+
+    ``counted`` are the player's offers that already count (made in time, not withdrawn,
+    oldest first); ``new`` are the times offered now, in the order given. The new times
+    fill the slots still owed, in order; a time offered once the player owes nothing, or
+    after the offers deadline (``in_time`` False), counts for nothing and is not checked.
+    Only the first ``required`` of ``counted`` are kept (older data may hold more).
+    """
+    if isinstance(required, bool) or not isinstance(required, int) or required < 0:
+        raise ValueError(f"required must be a non-negative integer, got {required!r}")
+    kept = list(counted[:required])
+    slots = required - len(kept) if in_time else 0
+    return [*kept, *new[:slots]]
+
+
+def counted_offer_problems(
+    counted: Sequence[datetime],
+    new: Sequence[datetime],
+    *,
+    in_time: bool,
+    required: int = DEFAULT_REQUIRED_OFFERS,
+    min_gap: timedelta = DEFAULT_MIN_GAP,
+    max_per_date: int = DEFAULT_MAX_PER_DATE,
+) -> list[str]:
+    """What rule V.D finds wrong among the offers that count once ``new`` is made (see
+    :func:`offers_that_count`); empty = the new offers may be made. A fourth offer close
+    to an earlier one is fine: the player already owes nothing."""
+    return offer_problems(
+        offers_that_count(counted, new, in_time=in_time, required=required),
+        min_gap=min_gap,
+        max_per_date=max_per_date,
+    )
 
 
 @dataclass(frozen=True)

@@ -9,29 +9,43 @@ Accepted, case-insensitive, one time per piece:
 * ``YYYY-MM-DD HH:MM`` (or ``YYYY-MM-DDTHH:MM``), seconds optional;
 * ``<weekday> HH:MM`` with a full or three-letter weekday name, meaning that
   day of the current round;
-* either form optionally followed by ``Z``, ``UTC``, ``GMT`` or an offset
-  ``+HH:MM`` / ``+HHMM``.
+* either form optionally followed by ``Z``, ``UTC``, ``GMT``, an offset
+  ``+HH:MM`` / ``+HHMM`` or a zone name of the tz database (``Europe/Berlin``,
+  any case), read with that zone's clock changes on that day;
+* without a zone the time is UTC, or the player's own zone when the caller
+  passes one (``zone=``, the zone a player saved with ``/timezone``).
+
+Whatever the zone, the answer is the UTC instant: that is what the rules record
+and what the bot shows back.
 
 Everything else is refused with a :class:`TimeInputError` whose message says
 what was wrong and ends with :data:`ACCEPTED_FORMATS`: 12-hour times, ``18h``,
-day/month dates, dates without times, times without a day, impossible dates.
+day/month dates, dates without times, times without a day, impossible dates,
+zone abbreviations (``CEST``: ambiguous), unknown zone names (with the closest
+names), and local times a clock change skips or repeats.
 
-Pure: no clock (the caller passes the round window), no I/O.  Whether a time is
+Pure: no clock (the caller passes the round window); the only data read is the
+tz database (``zoneinfo``, with the ``tzdata`` package as its fallback).  Whether a time is
 inside the round, in the future, or a duplicate is the caller's business.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
+from functools import cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 __all__ = [
     "ACCEPTED_FORMATS",
     "MAX_TIMES",
     "TimeInputError",
+    "available_zone_names",
     "parse_time",
     "parse_times",
+    "zone_named",
 ]
 
 #: Most times accepted in one message.
@@ -40,8 +54,9 @@ MAX_TIMES = 10
 ACCEPTED_FORMATS = (
     "Accepted formats (24-hour clock, UTC unless you add an offset): "
     "`YYYY-MM-DD HH:MM` or `<weekday> HH:MM` (weekday of this round, e.g. `wed` or "
-    "`wednesday`), optionally followed by `UTC`, `Z` or an offset such as `+02:00`; "
-    "separate several times with commas, e.g. `2019-10-02 18:00, thu 21:30`."
+    "`wednesday`), optionally followed by `UTC`, `Z`, an offset such as `+02:00` or a zone "
+    "such as `Europe/Berlin`; separate several times with commas, e.g. "
+    "`2019-10-02 18:00, thu 21:30 Europe/Berlin`."
 )
 
 #: Longest piece quoted back in an error message (Discord messages are short).
@@ -81,7 +96,9 @@ _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 _TIME = re.compile(r"([0-9]{2}):([0-9]{2})(?::([0-9]{2}))?")
 _ZONE_WORD = re.compile(r"z|utc|gmt")
 _OFFSET = re.compile(r"([+-])([0-9]{2}):?([0-9]{2})")
-_ZONE = re.compile(rf"{_ZONE_WORD.pattern}|{_OFFSET.pattern}")
+# "europe/berlin", "america/argentina/buenos_aires": a tz database name, lower-cased.
+_ZONE_NAME = re.compile(r"[a-z][a-z0-9_+-]*(?:/[a-z0-9_+-]+)+")
+_ZONE = re.compile(rf"{_ZONE_WORD.pattern}|{_OFFSET.pattern}|{_ZONE_NAME.pattern}")
 # "2019-10-02T18:00Z": one token holding date, time and zone.
 _DATE_T_REST = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})t(.+)")
 # "18:00Z", "18:00utc", "18:00+02:00": a time with its zone attached.
@@ -127,18 +144,21 @@ class _Pieces:
 
     day: str  # "YYYY-MM-DD" or a weekday name
     clock: str  # "HH:MM" or "HH:MM:SS"
-    zone: str | None  # "z", "utc", "gmt", "+HH:MM", "+HHMM"
+    zone: str | None  # "z", "utc", "gmt", "+HH:MM", "+HHMM", "europe/berlin"
 
 
 # --- public API ----------------------------------------------------------------
 
 
-def parse_times(text: str, *, round_start: datetime, round_end: datetime) -> list[datetime]:
+def parse_times(
+    text: str, *, round_start: datetime, round_end: datetime, zone: tzinfo | None = None
+) -> list[datetime]:
     """Split on commas / semicolons / newlines / ' and ' ... and parse each time.
 
     Returns aware UTC datetimes in input order; duplicates are kept (the caller
-    refuses them).  Raises :class:`TimeInputError` for the first piece that does
-    not read, for empty input and for more than :data:`MAX_TIMES` times.
+    refuses them). A time given without a zone is read in ``zone`` (UTC if None).
+    Raises :class:`TimeInputError` for the first piece that does not read, for
+    empty input and for more than :data:`MAX_TIMES` times.
     """
     _check_round(round_start, round_end)
     pieces = _split(text)
@@ -151,23 +171,40 @@ def parse_times(text: str, *, round_start: datetime, round_end: datetime) -> lis
     results: list[datetime] = []
     for index, piece in enumerate(pieces, start=1):
         try:
-            results.append(_parse_piece(piece, round_start, round_end))
+            results.append(_parse_piece(piece, round_start, round_end, zone))
         except _Refusal as refusal:
             where = f"time {index} of {len(pieces)}, " if len(pieces) > 1 else ""
             raise TimeInputError(refusal.message(piece, where), piece=piece) from None
     return results
 
 
-def parse_time(text: str, *, round_start: datetime, round_end: datetime) -> datetime:
+def parse_time(
+    text: str, *, round_start: datetime, round_end: datetime, zone: tzinfo | None = None
+) -> datetime:
     """Parse exactly one time; see the module docstring for the accepted forms."""
     _check_round(round_start, round_end)
     piece = _clean(text)
     if not piece:
         raise TimeInputError(f"No time given. {ACCEPTED_FORMATS}")
     try:
-        return _parse_piece(piece, round_start, round_end)
+        return _parse_piece(piece, round_start, round_end, zone)
     except _Refusal as refusal:
         raise TimeInputError(refusal.message(piece), piece=piece) from None
+
+
+def zone_named(name: str) -> ZoneInfo:
+    """The tz database zone called ``name``, in any case (``europe/berlin``), or ``UTC``.
+
+    Raises :class:`TimeInputError` saying what was wrong: an abbreviation (``CEST`` names
+    no rule for the clock changes), or an unknown name, with the closest known names.
+    """
+    cleaned = name.strip().strip("`").strip()
+    if not cleaned:
+        raise TimeInputError(f"No time zone given. {_ZONE_EXAMPLES}")
+    try:
+        return _known_zone(cleaned.lower())
+    except _Refusal as refusal:
+        raise TimeInputError(f"{_quote(cleaned)}: {refusal.detail}", piece=cleaned) from None
 
 
 # --- splitting -------------------------------------------------------------------
@@ -201,16 +238,17 @@ def _quote(piece: str) -> str:
 # --- one piece -------------------------------------------------------------------
 
 
-def _parse_piece(piece: str, round_start: datetime, round_end: datetime) -> datetime:
+def _parse_piece(
+    piece: str, round_start: datetime, round_end: datetime, default: tzinfo | None
+) -> datetime:
     parts = _tokens(piece)
-    zone = _zone(parts.zone)
+    zone = _zone(parts.zone) if parts.zone is not None else (default or UTC)
     hour, minute, second = _clock(parts.clock)
     clock = time(hour, minute, second)
     try:
         if parts.day in _WEEKDAYS:
             return _round_day(parts.day, clock, zone, round_start, round_end)
-        local = datetime.combine(_date(parts.day), clock, tzinfo=zone)
-        return local.astimezone(UTC)
+        return _instant(_date(parts.day), clock, zone)
     except OverflowError:
         raise _Refusal("that time is out of range.") from None
 
@@ -279,10 +317,7 @@ def _diagnose_token(token: str) -> str:
     if token in _RELATIVE:
         return "relative days and times are not accepted; give the date or the weekday."
     if token in _ZONE_NAMES:
-        return (
-            "time zone names are not accepted; give the time in UTC, "
-            "or add an offset such as +02:00."
-        )
+        return f"time zone abbreviations are ambiguous and not accepted. {_ZONE_EXAMPLES}"
     if _SLASH_DOT_DATE.search(token):
         return "ambiguous; write dates as YYYY-MM-DD (year-month-day) and times as HH:MM."
     if _SHORT_HOUR.search(token) or _LONG_HOUR.search(token):
@@ -294,9 +329,68 @@ def _diagnose_token(token: str) -> str:
     return "unknown word."
 
 
+_ZONE_EXAMPLES = (
+    "Give a zone name of the tz database such as `Europe/Berlin` or `America/New_York`, "
+    "an offset such as +02:00, or UTC."
+)
+
+
+@cache
+def _zone_names() -> dict[str, str]:
+    """Every Area/Location zone name the tz database knows, by its lower-case spelling
+    (the bare names it also has, such as ``CET`` or ``Japan``, are abbreviations or aliases)."""
+    return {name.lower(): name for name in available_timezones() if "/" in name}
+
+
+def available_zone_names() -> list[str]:
+    """Every zone name :func:`zone_named` accepts (``UTC`` and the Area/Location names)."""
+    return sorted({"UTC", *_zone_names().values()})
+
+
+def _known_zone(lowered: str) -> ZoneInfo:
+    if _ZONE_WORD.fullmatch(lowered):
+        return ZoneInfo("UTC")
+    if lowered in _ZONE_NAMES:
+        raise _Refusal(f"time zone abbreviations are ambiguous and not accepted. {_ZONE_EXAMPLES}")
+    name = _zone_names().get(lowered)
+    if name is None:
+        close = difflib.get_close_matches(lowered, list(_zone_names()), n=3, cutoff=0.6)
+        hint = (
+            "did you mean " + " or ".join(f"`{_zone_names()[c]}`" for c in close) + "? "
+            if close
+            else ""
+        )
+        raise _Refusal(f"not a time zone I know; {hint}{_ZONE_EXAMPLES}", lowered)
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):  # pragma: no cover - listed but unreadable
+        raise _Refusal(f"not a time zone I know. {_ZONE_EXAMPLES}", lowered) from None
+
+
+def _instant(day: date, clock: time, zone: tzinfo) -> datetime:
+    """The UTC instant of a wall-clock time in ``zone``: refused when a clock change skips
+    it (it never happens there) or repeats it (it happens twice)."""
+    local = datetime.combine(day, clock, tzinfo=zone)
+    if local.utcoffset() != local.replace(fold=1).utcoffset():
+        name = getattr(zone, "key", str(zone))
+        back = local.astimezone(UTC).astimezone(zone)
+        if back.replace(tzinfo=None) != local.replace(tzinfo=None):
+            raise _Refusal(
+                f"that time does not exist in {name}: the clocks go forward then. "
+                "Give another time, or the time in UTC."
+            )
+        raise _Refusal(
+            f"that time happens twice in {name}: the clocks go back then. Give the time "
+            "with its offset (e.g. +02:00) or in UTC."
+        )
+    return local.astimezone(UTC)
+
+
 def _zone(text: str | None) -> tzinfo:
     if text is None or _ZONE_WORD.fullmatch(text):
         return UTC
+    if _ZONE_NAME.fullmatch(text):
+        return _known_zone(text)
     match = _OFFSET.fullmatch(text)
     if match is None:  # pragma: no cover - _tokens only lets zones through
         raise _Refusal("not a time zone.", text)
@@ -355,7 +449,7 @@ def _round_day(
     ahead = timedelta(days=(weekday - first.weekday()) % 7)
     day = first + ahead if date.max - first >= ahead else date.max
     while day <= last and day.weekday() == weekday and len(inside) < 2:
-        instant = datetime.combine(day, clock, tzinfo=zone).astimezone(UTC)
+        instant = _instant(day, clock, zone)
         candidates.append(instant)
         if round_start <= instant <= round_end:
             inside.append(instant)

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.rules import final
 from bot.rules.final import FinalStatus, armageddon_white, armageddon_winner, status
 
 W, D, L = 1.0, 0.5, 0.0  # from the champion's side
@@ -343,3 +344,50 @@ def test_first_block_brute_force(prefix: list[float]) -> None:
         assert len(leaders) > 1 or leaders == {None}
     else:
         assert leaders == {s.winner}
+
+
+# --- turn_after: what a game does to the Final's structure (III.G.3-6) -------------------------
+
+
+def test_turns_of_the_2019_final() -> None:
+    """6.5-5.5 after 12: extended by two (III.G.3); the extension from 22 is the last with
+    the two-point rule (III.G.4); 12-12 after 24: the rule dropped and 2+0 (III.G.4-5);
+    still equal after 26: two more at 2+0 (III.G.5); equal after 30: the Armageddon."""
+    twelve = [1.0, 0.0] * 5 + [1.0, 0.5]
+    turn = final.turn_after(twelve)
+    assert (turn.kind, turn.block_end, turn.lead_rule_ends) == (final.EXTENDED, 14, False)
+    assert turn.status.next_game == "2+5"
+    assert final.turn_after(twelve[:11]).kind is None  # before game 12: nothing yet
+    assert final.turn_after([*twelve, 0.5]).kind is None  # mid-extension
+    equal = [1.0, 0.0] * 15
+    turn = final.turn_after(equal[:22])
+    assert (turn.kind, turn.block_end, turn.lead_rule_ends) == (final.EXTENDED, 24, True)
+    turn = final.turn_after(equal[:24])
+    assert (turn.kind, turn.block_end) == (final.LEAD_RULE_DROPPED, 26)
+    assert turn.status.next_game == "2+0"
+    turn = final.turn_after(equal[:26])
+    assert (turn.kind, turn.block_end) == (final.TIEBREAK_EXTENDED, 28)
+    turn = final.turn_after(equal)
+    assert (turn.kind, turn.block_end) == (final.ARMAGEDDON, None)
+    assert final.turn_after([*equal, 1.0]).kind is None  # the Armageddon decided it
+
+
+def test_a_deciding_game_is_no_turn() -> None:
+    assert final.turn_after([1.0, 0.0] * 5 + [1.0, 1.0]).kind is None  # 7-5 after 12
+    assert final.turn_after([1.0, 0.0] * 11 + [1.0, 0.5]).kind is None  # 12.5-11.5 after 24
+    assert final.turn_after([]).kind is None
+
+
+@given(st.lists(st.sampled_from([0.0, 0.5, 1.0]), max_size=30))
+def test_a_turn_only_at_a_checkpoint_of_an_undecided_final(games: list[float]) -> None:
+    try:
+        status = final.status(games)
+    except ValueError:
+        return  # results after the decision: not a Final
+    turn = final.turn_after(games)
+    n = len(games)
+    checkpoint = (n >= 12 and n % 2 == 0) and n <= 30
+    assert (turn.kind is not None) == (status.winner is None and checkpoint)
+    if turn.kind in (final.EXTENDED, final.LEAD_RULE_DROPPED, final.TIEBREAK_EXTENDED):
+        assert turn.block_end == n + 2
+        assert turn.status.next_game == ("2+5" if n < 24 else "2+0")

@@ -10,10 +10,12 @@ from hypothesis import strategies as st
 
 from bot.rules.negotiation import (
     Deadlines,
+    counted_offer_problems,
     deadlines,
     fault_at_offers_due,
     in_past,
     offer_problems,
+    offers_that_count,
     proposed_time_problems,
     too_late,
 )
@@ -232,3 +234,56 @@ def test_proposed_time_problems() -> None:
 def test_too_late_does_not_overflow_near_the_end_of_time() -> None:
     end = datetime(2019, 10, 6, 23, 59, 59, tzinfo=UTC)
     assert too_late(datetime(9999, 12, 31, 23, 59, tzinfo=UTC), end)
+
+
+# --- offers_that_count, counted_offer_problems (rules V.C, V.D) ------------------------------
+
+
+def test_a_fourth_offer_is_not_held_to_rule_v_d() -> None:
+    """Three valid offers made: the player owes nothing, so a fourth an hour from the first
+    (and a third on that date) is not refused."""
+    three = [utc(1, 18), utc(2, 18), utc(3, 18)]
+    assert counted_offer_problems(three, [utc(1, 19)], in_time=True) == []
+    assert offers_that_count(three, [utc(1, 19)], in_time=True) == three
+
+
+def test_an_owed_offer_is_held_to_rule_v_d() -> None:
+    two = [utc(1, 18), utc(2, 18)]
+    assert counted_offer_problems(two, [utc(1, 19)], in_time=True) == [
+        "2019-10-01 18:00 UTC and 2019-10-01 19:00 UTC are less than 3 hours apart (rule V.D)"
+    ]
+    assert counted_offer_problems(two, [utc(4, 12)], in_time=True) == []
+
+
+def test_new_offers_fill_the_owed_slots_in_order() -> None:
+    """One offer owed, two made in one message: the first counts (and is checked), the
+    second is an extra."""
+    two = [utc(1, 18), utc(2, 18)]
+    assert offers_that_count(two, [utc(4, 12), utc(1, 19)], in_time=True) == [*two, utc(4, 12)]
+    assert counted_offer_problems(two, [utc(4, 12), utc(1, 19)], in_time=True) == []
+    assert counted_offer_problems(two, [utc(1, 19), utc(4, 12)], in_time=True) != []
+    # Three owed, all in one message: all three are checked together.
+    assert counted_offer_problems([], [utc(1, 18), utc(1, 19)], in_time=True) != []
+
+
+def test_offers_after_the_deadline_count_for_nothing() -> None:
+    assert offers_that_count([utc(1, 18)], [utc(4, 18), utc(4, 19)], in_time=False) == [utc(1, 18)]
+    assert counted_offer_problems([utc(1, 18)], [utc(4, 18), utc(4, 19)], in_time=False) == []
+
+
+def test_only_the_first_required_earlier_offers_count() -> None:
+    four = [utc(1, 18), utc(2, 18), utc(3, 18), utc(1, 19)]
+    assert offers_that_count(four, [utc(5, 1)], in_time=True) == four[:3]
+    with pytest.raises(ValueError):
+        offers_that_count([], [], in_time=True, required=-1)
+
+
+@given(st.lists(offer_st, max_size=4), st.lists(offer_st, max_size=4), st.booleans())
+def test_what_counts_is_at_most_required_and_starts_with_the_earlier(
+    counted: list[datetime], new: list[datetime], in_time: bool
+) -> None:
+    got = offers_that_count(counted, new, in_time=in_time, required=3)
+    assert len(got) <= 3
+    assert got[: min(len(counted), 3)] == counted[:3]
+    # What does not count is never a problem: the answer is V.D over what counts.
+    assert counted_offer_problems(counted, new, in_time=in_time) == offer_problems(got)

@@ -15,6 +15,7 @@ from bot.rules.timeinput import (
     TimeInputError,
     parse_time,
     parse_times,
+    zone_named,
 )
 
 # Qualification round 1 of the 2019 edition: Monday 30 September to Sunday 6 October.
@@ -297,8 +298,12 @@ def test_error_in_a_list_names_the_piece_and_its_place() -> None:
         ("tomorrow 18:00", "tomorrow", "relative"),
         ("tonight", "tonight", "relative"),
         ("wed noon", "noon", "relative"),
-        ("2019-10-02 18:00 CEST", "cest", "zone names"),
-        ("wed 13:00 EST", "est", "zone names"),
+        ("2019-10-02 18:00 CEST", "cest", "abbreviations are ambiguous"),
+        ("wed 13:00 EST", "est", "abbreviations are ambiguous"),
+        ("wed 18:00 Europe/Berlinn", "europe/berlinn", "did you mean `Europe/Berlin`"),
+        ("wed 18:00 Mars/Olympus", "mars/olympus", "not a time zone I know"),
+        ("2019-03-31 02:30 Europe/Berlin", "europe/berlin", "does not exist in Europe/Berlin"),
+        ("2019-10-27 02:30 Europe/Berlin", "europe/berlin", "happens twice in Europe/Berlin"),
         ("2019-10-02 18:00 UTC+2", "utc+2", "+HH:MM"),
         ("2019-10-02 18:00 GMT -5", "gmt -5", "+HH:MM"),
         ("2019-10-02 18:00 +2", "+2", "+HH:MM"),
@@ -490,3 +495,62 @@ def test_any_mix_of_known_pieces_reads_or_is_refused_politely(words: list[str]) 
 @given(st.text(max_size=80))
 def test_any_text_reads_or_is_refused_politely(text: str) -> None:
     check_reads_or_is_refused_politely(text)
+
+
+# --- named zones and the player's own zone (rule V.B: the answer is UTC) ---------------------
+
+
+def test_named_zones_are_read_with_their_clock_changes() -> None:
+    """Europe/Berlin is +02:00 in summer time (2 October) and +01:00 after 27 October."""
+    assert one("wed 18:00 Europe/Berlin") == datetime(2019, 10, 2, 16, 0, tzinfo=UTC)
+    assert one("2019-10-02 18:00 europe/berlin") == datetime(2019, 10, 2, 16, 0, tzinfo=UTC)
+    assert one("2019-10-28 18:00 Europe/Berlin") == datetime(2019, 10, 28, 17, 0, tzinfo=UTC)
+    assert one("wed 14:00 America/New_York") == WED_18
+    assert one("2019-10-02T18:00 Asia/Kolkata") == datetime(2019, 10, 2, 12, 30, tzinfo=UTC)
+    assert many("wed 20:00 Europe/Berlin, thu 20:00") == [
+        WED_18,
+        datetime(2019, 10, 3, 20, 0, tzinfo=UTC),
+    ]
+
+
+def test_a_saved_zone_reads_times_without_one() -> None:
+    berlin = zone_named("Europe/Berlin")
+    got = parse_times(
+        "wed 20:00, thu 20:00 UTC, fri 20:00 +00:00, sat 20:00 America/New_York",
+        round_start=ROUND_START,
+        round_end=ROUND_END,
+        zone=berlin,
+    )
+    assert got == [
+        WED_18,
+        datetime(2019, 10, 3, 20, 0, tzinfo=UTC),  # an explicit zone wins
+        datetime(2019, 10, 4, 20, 0, tzinfo=UTC),
+        datetime(2019, 10, 6, 0, 0, tzinfo=UTC),
+    ]
+    one_time = parse_time("wed 20:00", round_start=ROUND_START, round_end=ROUND_END, zone=berlin)
+    assert one_time == WED_18
+
+
+def test_zone_named() -> None:
+    assert zone_named("Europe/Berlin").key == "Europe/Berlin"
+    assert zone_named(" `america/new_york` ").key == "America/New_York"
+    assert zone_named("utc").key == "UTC"
+    for bad, why in (
+        ("", "No time zone given"),
+        ("CEST", "abbreviations are ambiguous"),
+        ("Europe/Berln", "did you mean `Europe/Berlin`"),
+        ("Nowhere", "not a time zone I know"),
+    ):
+        with pytest.raises(TimeInputError) as info:
+            zone_named(bad)
+        assert why in info.value.message, info.value.message
+        assert "Europe/Berlin" in info.value.message
+
+
+@given(st.sampled_from(sorted(["Europe/Berlin", "America/New_York", "Asia/Kolkata", "UTC"])))
+def test_a_zones_wall_time_round_trips(name: str) -> None:
+    zone = zone_named(name)
+    got = one(f"wed 18:00 {name}")
+    local = got.astimezone(zone)
+    assert (local.day, local.hour, local.minute) == (2, 18, 0)
+    assert got.tzinfo is UTC

@@ -31,6 +31,7 @@ RULES: dict[str, str] = {
     "accept": "V.G",
     "reschedule": "V.G",
     "choose": "V.E, V.I",
+    "timezone": "V.B",
     "game": "III.E.1, VI.B",
     "noshow": "VI.D",
     "break": "VI.A",

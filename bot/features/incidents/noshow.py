@@ -1,12 +1,15 @@
 """No-shows (rule VI.D): the report, the grace period, the second message, claim or reschedule.
 
+The two clocks (the grace from the match time, the second message after the first) are
+`bot.rules.match_conduct`'s.
+
 A claim is open from the agreed time until a game of the match has been counted, whether
 or not the game link is out; a game between the two players cancels it.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -27,6 +30,7 @@ from bot.features.incidents.core import (
 )
 from bot.features.incidents.types import IncidentResult
 from bot.features.matches.round_post import queue_round_post_update
+from bot.rules.match_conduct import noshow_clocks, noshow_report_timing
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import (
@@ -64,7 +68,12 @@ class NoShows(IncidentCore):
             agreed = await self._noshow_allowed(session, ctx, now)
             if await self._live_incident(session, ctx.match.id, IncidentKind.NO_SHOW):
                 raise WrongStage(wording.noshow_open())
-            grace_end = now + timedelta(minutes=md.noshow_grace_minutes)
+            clocks = noshow_clocks(
+                agreed,
+                now,
+                grace_minutes=md.noshow_grace_minutes,
+                second_message_minutes=md.noshow_second_message_minutes,
+            )
             incident = MatchIncident(
                 match_id=ctx.match.id,
                 kind=IncidentKind.NO_SHOW,
@@ -72,8 +81,13 @@ class NoShows(IncidentCore):
                 reporter_id=ctx.me.id,
                 against_id=ctx.opponent.id,
                 created_at=now,
-                ends_at=grace_end,
-                details={"agreed_time": agreed.isoformat(), "first_check": seen},
+                ends_at=clocks.confirm_from,
+                details={
+                    "agreed_time": agreed.isoformat(),
+                    "first_check": seen,
+                    "grace_end": clocks.grace_end.isoformat(),
+                    "second_message_due": clocks.second_message_due.isoformat(),
+                },
             )
             session.add(incident)
             await session.flush()
@@ -82,7 +96,7 @@ class NoShows(IncidentCore):
                 kind=DueKind.NOSHOW_CHECK,
                 subject_type=SUBJECT,
                 subject_id=incident.id,
-                due_at=grace_end,
+                due_at=clocks.confirm_from,
             )
             notify_td(
                 session,
@@ -94,6 +108,7 @@ class NoShows(IncidentCore):
                     ctx.opponent.lichess_username,
                     agreed,
                     seen,
+                    clocks.grace_end,
                 ),
             )
             self._dm(
@@ -101,7 +116,9 @@ class NoShows(IncidentCore):
                 ctx,
                 ctx.opponent,
                 now,
-                wording.noshow_opponent_dm(ctx.me.lichess_username, grace_end),
+                wording.noshow_opponent_dm(
+                    ctx.me.lichess_username, clocks.grace_end, clocks.confirm_from, now
+                ),
             )
             record(
                 session,
@@ -115,7 +132,12 @@ class NoShows(IncidentCore):
             return IncidentResult(
                 incident.id,
                 incident.state,
-                wording.noshow_reply(ctx.opponent.lichess_username, grace_end),
+                wording.noshow_reply(
+                    ctx.opponent.lichess_username,
+                    clocks.grace_end,
+                    clocks.confirm_from,
+                    now,
+                ),
             )
 
     async def _noshow_allowed(
@@ -128,17 +150,20 @@ class NoShows(IncidentCore):
         agreed = ctx.match.agreed_time
         if agreed is None:
             raise WrongStage(wording.noshow_no_time())
-        if now < agreed:
-            raise WrongStage(wording.noshow_too_early(agreed))
         window = self.config.match_day.noshow_claim_window_minutes
-        if now > agreed + timedelta(minutes=window):
+        timing = noshow_report_timing(agreed, now, window_minutes=window)
+        if timing == "early":
+            raise WrongStage(wording.noshow_too_early(agreed))
+        if timing == "late":
             raise WrongStage(wording.noshow_too_late(agreed, window))
         return agreed
 
     async def on_noshow_check(
         self, session: AsyncSession, action: DueAction, now: datetime
     ) -> None:
-        """After the grace period: ask the claimant, with buttons, if the opponent is absent."""
+        """The grace period is over and the second message is due (rule VI.D's two clocks,
+        both in the incident's `ends_at`): ask the claimant, with buttons, if the opponent is
+        still absent."""
         await self._ask_claimant(
             session,
             action.subject_id,
@@ -157,7 +182,7 @@ class NoShows(IncidentCore):
             incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
             self._require(incident, IncidentKind.NO_SHOW, IncidentState.OPEN)
             if incident.ends_at and now < incident.ends_at:
-                raise WrongStage("The grace period is not over yet; I will ask you when it is.")
+                raise WrongStage(wording.second_message_not_yet(incident.ends_at))
             since = datetime.fromisoformat(incident.details["agreed_time"]) - self._margin()
         seen = await self._games_between(ctx.me, ctx.opponent, since, required=True)
         async with transaction(self.sessions) as session:

@@ -62,35 +62,64 @@ def noshow_games_found(urls: list[str]) -> str:
 
 
 def noshow_td_first(
-    match_id: int, claimant: str, absent: str, agreed: datetime, seen: list[str] | None
+    match_id: int,
+    claimant: str,
+    absent: str,
+    agreed: datetime,
+    seen: list[str] | None,
+    grace_end: datetime,
 ) -> str:
     return (
         f"🚩 No-show report, match #{match_id} (rule VI.D), first message on behalf of "
         f"**{claimant}**: **{absent}** has not shown up for the match agreed for "
-        f"{discord_time(agreed)}. {games_seen(seen)}"
+        f"{discord_time(agreed)}; their grace period runs until {discord_time(grace_end, 'T')}. "
+        f"{games_seen(seen)}"
     )
 
 
-def noshow_reply(absent: str, grace_end: datetime) -> str:
+def _grace(grace_end: datetime, now: datetime) -> str:
+    """The absent player's clock: it runs from the match time, not from the report."""
+    when = discord_time(grace_end, "T")
+    if now < grace_end:
+        return f"has until {when} to come online and start the game"
+    return f"had until {when} to come online; that grace period is over"
+
+
+def noshow_reply(absent: str, grace_end: datetime, ask_at: datetime, now: datetime) -> str:
     return (
-        f"Reported: the tournament director has been told that {absent} is not here. "
-        f"They have until {discord_time(grace_end, 'T')} to come online (rule VI.D); then I "
-        "will ask you whether they are still absent."
+        f"Reported: the tournament director has been told that {absent} is not here (your "
+        f"first message). {absent} {_grace(grace_end, now)} (rule VI.D: the grace period "
+        f"runs from the match time). At {discord_time(ask_at, 'T')} I will ask you "
+        "whether they are still absent: that is your second message (rule VI.D)."
     )
 
 
-def noshow_opponent_dm(claimant: str, grace_end: datetime) -> str:
+def noshow_opponent_dm(claimant: str, grace_end: datetime, ask_at: datetime, now: datetime) -> str:
+    if now < grace_end:
+        return (
+            f"⚠️ {claimant} reports that you have not shown up for your match. Come online and "
+            f"start the game by {discord_time(grace_end, 'T')} (rule VI.D: the grace period "
+            "runs from the match time), or you may lose the match by forfeit."
+        )
     return (
-        f"⚠️ {claimant} reports that you have not shown up for your match. Come online and "
-        f"start the game by {discord_time(grace_end, 'T')} (rule VI.D), or you may lose the "
-        "match by forfeit."
+        f"⚠️ {claimant} reports that you have not shown up for your match. Your grace period "
+        f"ended at {discord_time(grace_end, 'T')} (rule VI.D: it runs from the match time): "
+        f"come online and start the game now. If you are still absent at "
+        f"{discord_time(ask_at, 'T')}, {claimant} may claim the win by forfeit."
     )
 
 
 def noshow_check_dm(absent: str) -> str:
     return (
-        f"The grace period is over. Is {absent} still absent? Press a button: "
-        "confirming sends the tournament director the second message (rule VI.D)."
+        f"{absent}'s grace period is over, and so is the wait after your first message. Is "
+        f"{absent} still absent? Press a button: confirming sends the tournament director the "
+        "second message (rule VI.D)."
+    )
+
+
+def second_message_not_yet(when: datetime) -> str:
+    return (
+        f"Your second message is due at {discord_time(when, 'T')} (rule VI.D); I will ask you then."
     )
 
 

@@ -8,8 +8,9 @@ one agreed time and the loser is told which. Each agreement publishes `MatchAgre
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from typing import Any, cast
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -33,7 +34,7 @@ from bot.features.negotiation.types import (
 )
 from bot.outbox import enqueue_channel
 from bot.rules.negotiation import in_past, too_late
-from bot.rules.timeinput import TimeInputError, parse_time, parse_times
+from bot.rules.timeinput import TimeInputError, parse_time, parse_times, zone_named
 from bot.service import Service
 from db.engine import transaction
 from db.models import (
@@ -106,6 +107,33 @@ def counted_offers(offers: Sequence[TimeOffer], player_id: int, before: datetime
     )
 
 
+def counted_offer_times(
+    offers: Sequence[TimeOffer], player_id: int, before: datetime
+) -> list[datetime]:
+    """The times of the offers that count for rule V.C (see `counted_offers`), oldest first:
+    the ones rule V.D constrains (`bot.rules.negotiation.offers_that_count` keeps 3)."""
+    mine = [
+        o
+        for o in offers
+        if o.offered_by_id == player_id
+        and o.kind is OfferKind.OFFER
+        and o.state is not OfferState.WITHDRAWN
+        and o.created_at < before
+    ]
+    return [o.proposed_time for o in sorted(mine, key=lambda o: (o.created_at, o.id))]
+
+
+def saved_zone(player: Player) -> ZoneInfo | None:
+    """The zone the player set with /timezone; None for UTC, or for a name the tz database
+    no longer has (then times are read in UTC, and the reply says so)."""
+    if not player.time_zone:
+        return None
+    try:
+        return zone_named(player.time_zone)
+    except TimeInputError:
+        return None
+
+
 def require_open_match(ctx: MatchContext) -> Player:
     if ctx.b is None or ctx.match.state is MatchState.BYE:
         raise WrongStage(wording.bye())
@@ -164,15 +192,21 @@ class AgreementBase(Service):
             ]
         return []
 
-    def _parse_many(self, raw: str, round_: Round) -> list[datetime]:
+    def _parse_many(self, raw: str, round_: Round, zone: tzinfo | None = None) -> list[datetime]:
+        """The UTC instants of the times a player typed (rule V.B); a time without a zone
+        is read in `zone`, the player's own (`saved_zone`), or UTC."""
         try:
-            return parse_times(raw, round_start=round_.starts_at, round_end=round_.deadline)
+            return parse_times(
+                raw, round_start=round_.starts_at, round_end=round_.deadline, zone=zone
+            )
         except TimeInputError as exc:
             raise InvalidInput(exc.message) from None
 
-    def _parse_one(self, raw: str, round_: Round) -> datetime:
+    def _parse_one(self, raw: str, round_: Round, zone: tzinfo | None = None) -> datetime:
         try:
-            return parse_time(raw, round_start=round_.starts_at, round_end=round_.deadline)
+            return parse_time(
+                raw, round_start=round_.starts_at, round_end=round_.deadline, zone=zone
+            )
         except TimeInputError as exc:
             raise InvalidInput(exc.message) from None
 

@@ -16,6 +16,7 @@ from cogs.common import (
     OfferId,
     TimesText,
     TimeText,
+    ZoneText,
     bot_of,
     kick_outbox,
     reply_in_parts,
@@ -54,14 +55,14 @@ class NegotiationCog(commands.Cog):
 
     @app_commands.command(name="offer", description="Offer one or more times for your match")
     @app_commands.describe(
-        times="UTC times, comma-separated: `2019-10-02 18:00`, `wed 18:00`, `thu 20:00 +02:00`"
+        times="Comma-separated: `2019-10-02 18:00`, `wed 18:00`, `thu 20:00 Europe/Berlin`"
     )
     @app_commands.guild_only()
     async def offer(self, interaction: discord.Interaction, times: TimesText) -> None:
         result = await self.bot.svc.negotiation.offer(discord_id=interaction.user.id, text=times)
         await interaction.response.send_message(
             wording.offers_made(
-                result.offers, result.opponent, result.still_owed, result.offers_due
+                result.offers, result.opponent, result.still_owed, result.offers_due, result.read_in
             ),
             ephemeral=True,
         )
@@ -106,6 +107,24 @@ class NegotiationCog(commands.Cog):
             wording.agreed_reply(agreement.time, agreement.previous), ephemeral=True
         )
         await kick_outbox(interaction)
+
+    @app_commands.command(name="timezone", description="The zone /offer reads your times in")
+    @app_commands.describe(zone="A zone name such as `Europe/Berlin`, or `UTC` to go back to UTC")
+    async def timezone(self, interaction: discord.Interaction, zone: ZoneText) -> None:
+        setting = await self.bot.svc.negotiation.set_time_zone(
+            discord_id=interaction.user.id, zone=zone
+        )
+        await interaction.response.send_message(
+            wording.zone_set_reply(setting.zone, setting.previous, setting.example_utc),
+            ephemeral=True,
+        )
+
+    @timezone.autocomplete("zone")
+    async def timezone_names(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        names = self.bot.svc.negotiation.zone_suggestions(current)
+        return [app_commands.Choice(name=n, value=n) for n in names]
 
 
 async def setup(bot: ChampionshipBot) -> None:

@@ -30,12 +30,14 @@ from bot.features.negotiation.agreement import (
     OFFER_SUBJECT,
     AgreementBase,
     Lost,
+    counted_offer_times,
     counted_offers,
     offer_info,
     offers_due_at,
     offers_of,
     require_open_match,
     rowcount,
+    saved_zone,
 )
 from bot.features.negotiation.types import (
     Agreement,
@@ -44,7 +46,7 @@ from bot.features.negotiation.types import (
     RescheduleResult,
 )
 from bot.outbox import enqueue_channel
-from bot.rules.negotiation import in_past, offer_problems
+from bot.rules.negotiation import counted_offer_problems, in_past
 from db.engine import transaction
 from db.models import (
     MatchState,
@@ -107,15 +109,10 @@ class PlayerOffers(AgreementBase):
             if ctx.match.agreed_time is not None:
                 raise WrongStage(wording.already_agreed(ctx.match.agreed_time))
             opponent = ctx.opponent_of(player.id)
-            times = self._parse_many(text, ctx.round_)
+            zone = saved_zone(player)
+            times = self._parse_many(text, ctx.round_, zone)
             existing = await offers_of(session, ctx.match.id)
-            mine = [
-                o
-                for o in existing
-                if o.offered_by_id == player.id
-                and o.kind is OfferKind.OFFER
-                and o.state is not OfferState.WITHDRAWN
-            ]
+            due_at = offers_due_at(ctx.round_, self.config)
             problems: list[str] = []
             fine: list[datetime] = []
             for t in times:
@@ -132,10 +129,13 @@ class PlayerOffers(AgreementBase):
                     problems += [p for p in found if p not in problems]
                 else:
                     fine.append(t)
-            problems += [
+            problems += [  # rule V.D binds only the offers that count (rule V.C)
                 wording.with_discord_times(p)
-                for p in offer_problems(
-                    [o.proposed_time for o in mine] + fine,
+                for p in counted_offer_problems(
+                    counted_offer_times(existing, player.id, due_at),
+                    fine,
+                    in_time=now < due_at,
+                    required=neg.required_offers,
                     min_gap=timedelta(hours=neg.min_gap_hours),
                     max_per_date=neg.max_offers_per_date,
                 )
@@ -148,7 +148,6 @@ class PlayerOffers(AgreementBase):
                 made.append(
                     await self._new_offer(session, ctx, player, opponent, OfferKind.OFFER, t, now)
                 )
-            due_at = offers_due_at(ctx.round_, self.config)
             counted = counted_offers([*existing, *made], player.id, due_at)
             return OfferResult(
                 match_id=ctx.match.id,
@@ -156,6 +155,7 @@ class PlayerOffers(AgreementBase):
                 offers=[offer_info(ctx, o, player.id) for o in made],
                 still_owed=max(0, neg.required_offers - counted),
                 offers_due=due_at,
+                read_in=zone.key if zone else None,
             )
 
     async def _next_final_session(
@@ -283,7 +283,7 @@ class PlayerOffers(AgreementBase):
                     "Your match has no agreed time yet: make offers with /offer instead."
                 )
             opponent = ctx.opponent_of(player.id)
-            t = self._parse_one(text, ctx.round_)
+            t = self._parse_one(text, ctx.round_, saved_zone(player))
             problems = self._time_problems(t, ctx.round_, now)
             if t == current:
                 problems.append(wording.same_as_agreed(t))
@@ -317,7 +317,7 @@ class PlayerOffers(AgreementBase):
         if ctx.match.chooser_id != player.id or ctx.match.td_assigns:
             chooser = ctx.name(ctx.match.chooser_id) if ctx.match.chooser_id else None
             raise NotAllowed(wording.not_chooser(chooser, ctx.match.td_assigns))
-        t = self._parse_one(text, ctx.round_)
+        t = self._parse_one(text, ctx.round_, saved_zone(player))
         problems = self._time_problems(t, ctx.round_, now)
         if problems:
             raise InvalidInput(wording.offer_refused(problems))

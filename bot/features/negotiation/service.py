@@ -16,7 +16,9 @@ from bot.features.negotiation.types import (
     OfferInfo,
     OfferResult,
     RescheduleResult,
+    ZoneSetting,
 )
+from bot.features.negotiation.zones import PlayerZones
 from bot.service import Subscription
 
 __all__ = [
@@ -31,11 +33,12 @@ __all__ = [
     "OfferInfo",
     "OfferResult",
     "RescheduleResult",
+    "ZoneSetting",
     "schedule_match_deadlines",
 ]
 
 
-class NegotiationService(PlayerOffers, TDRulings, NegotiationDeadlines):
+class NegotiationService(PlayerOffers, PlayerZones, TDRulings, NegotiationDeadlines):
     """Rule V end to end; `bot.wiring` registers its deadlines and subscriptions."""
 
     def due_handlers(self) -> dict[DueKind, Handler]:

@@ -14,7 +14,7 @@ from discord.utils import format_dt
 
 from bot.features.matches.text import progress_board
 from bot.features.negotiation.types import MatchView, OfferInfo
-from bot.timefmt import deadline_time, discord_time
+from bot.timefmt import deadline_time, discord_time, utc_text
 from db.models import OfferKind, OfferState
 
 KIND_LABELS = {
@@ -133,7 +133,13 @@ def same_as_agreed(t: datetime) -> str:
     return f"{discord_time(t)} is already the agreed time."
 
 
-def offers_made(result_offers: Sequence[OfferInfo], opponent: str, owed: int, due: datetime) -> str:
+def offers_made(
+    result_offers: Sequence[OfferInfo],
+    opponent: str,
+    owed: int,
+    due: datetime,
+    read_in: str | None = None,
+) -> str:
     lines = [f"Offered to **{opponent}**:"]
     lines += [f"- #{o.id}: {discord_time(o.time)}" for o in result_offers]
     if owed:
@@ -142,7 +148,40 @@ def offers_made(result_offers: Sequence[OfferInfo], opponent: str, owed: int, du
             "(rule V.C)."
         )
     lines.append(f"{opponent} can accept with the button or /accept.")
+    lines.append(recorded_in_utc(read_in))
     return "\n".join(lines)
+
+
+def recorded_in_utc(read_in: str | None) -> str:
+    """The rules record UTC (rule V.B): said with every time a player's typing set."""
+    if read_in:
+        return (
+            f"Times you gave without a zone were read in **{read_in}** (your /timezone); the "
+            "rules record the UTC time shown in brackets (rule V.B)."
+        )
+    return "The rules record the UTC time shown in brackets (rule V.B)."
+
+
+# --- /timezone ---------------------------------------------------------------------------------
+
+
+def bad_zone(problem: str) -> str:
+    return f"Time zone not changed. {problem}"
+
+
+def zone_set_reply(zone: str | None, previous: str | None, example_utc: datetime) -> str:
+    if zone is None:
+        was = f" (was {previous})" if previous else ""
+        return (
+            f"Your times are read in UTC again{was}: `wed 18:00` means 18:00 UTC, as the rules "
+            "record it (rule V.B)."
+        )
+    return (
+        f"Your times are now read in **{zone}** when you give no zone: `wed 18:00` means "
+        f"18:00 in {zone}, and the rules record it in UTC (rule V.B): 18:00 today in {zone} "
+        f"is {utc_text(example_utc)}. Every reply shows the UTC time beside yours. "
+        "`/timezone zone:UTC` goes back to UTC."
+    )
 
 
 def offer_posted(offerer: str, opponent: str, t: datetime, offer_id: int) -> str:

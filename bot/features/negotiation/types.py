@@ -51,6 +51,7 @@ class OfferResult:
     offers: list[OfferInfo]
     still_owed: int
     offers_due: datetime
+    read_in: str | None = None  # the player's zone (/timezone) times without one were read in
 
 
 @dataclass(frozen=True)
@@ -74,3 +75,12 @@ class FaultRuling:
     match_id: int
     at_fault: str | None  # None: nobody, the TD assigns
     chooser: str | None
+
+
+@dataclass(frozen=True)
+class ZoneSetting:
+    """A player's zone for reading their times (/timezone): None is UTC."""
+
+    zone: str | None
+    previous: str | None
+    example_utc: datetime  # an example: "wed 18:00" in the zone, as the rules record it

@@ -251,13 +251,15 @@ class ResultsCore(StageRules):
                 return None
             await session.flush()
             settled = await self._settle(session, ctx, actor, now)
-            if ctx.stage.kind is StageKind.FINAL and not settled.finished:
-                await self._final_next_game(session, ctx, now)
+            if ctx.stage.kind is StageKind.FINAL:
+                await self._final_game_posts(session, ctx, list(stored.values()), now)
             return Settled(
                 settled.match_id, settled.score_a, settled.score_b, settled.finished, stored
             )
 
-    async def _ask_for_bids(self, session: AsyncSession, ctx: MatchRecord, now: datetime) -> None:
+    async def _ask_for_bids(
+        self, session: AsyncSession, ctx: MatchRecord, now: datetime, played: int
+    ) -> None:
         """30 games and still equal: each finalist bids privately for White (III.G.6)."""
         key = ARMAGEDDON_KEY + str(ctx.match.id)
         if await session.get(Setting, key) is not None:
@@ -269,37 +271,57 @@ class ResultsCore(StageRules):
                 player,
                 thread_id=ctx.thread_id,
                 now=now,
-                content=wording.armageddon_bid_request(),
+                content=wording.armageddon_bid_request(played),
                 view=(BID_VIEW, {"match_id": ctx.match.id}),
             )
 
-    async def _final_next_game(
-        self, session: AsyncSession, ctx: MatchRecord, now: datetime
+    async def _final_game_posts(
+        self, session: AsyncSession, ctx: MatchRecord, new: Sequence[Game], now: datetime
     ) -> None:
-        """After each Final game: the score and the next game's time control to both players
-        and the thread; a new time control gets a new game link (rules III.G.3-6)."""
+        """Every Final game read gets its post in the thread, however many one poll reads:
+        the score, what the game did to the match (an extension, the two-point rule dropped,
+        the 2+0 clock, the Armageddon, each with its rule) and the next game. The players get
+        a DM of the poll's last post and of each that changes the match (the Armageddon's is
+        the bid request). A game that decides the Final gets none: the champion's post says
+        it. A new time control read in the poll gets a new game link (rules III.G.3-6)."""
         results = [g.result_a for g in ctx.games if g.counted]
-        status = self._final_status(results)
-        if status.next_game is None:
+        new_ids = {g.id for g in new}
+        played = [k for k, g in enumerate(g for g in ctx.games if g.counted) if g.id in new_ids]
+        if not played:
             return
-        if status.next_game == final_rules.ARMAGEDDON and ctx.armageddon_white is None:
-            await self._ask_for_bids(session, ctx, now)
-            ctx.match.challenge_url = None  # the Armageddon's link comes with the reveal
-        elif self.final_clock_changed(ctx, results):
-            ctx.match.challenge_url = None  # the sweep opens the link with the new clock
-        text = wording.final_next_game(
-            ctx.a.lichess_username,
-            ctx.b.lichess_username,
-            ctx.match.score_a,
-            ctx.match.score_b,
-            len(results) + 1,
-            status.next_game,
-            new_link=ctx.match.challenge_url is None,
-        )
-        if ctx.thread_id:
-            enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=text)
-        for player in (ctx.a, ctx.b):
-            message_player(session, player, thread_id=ctx.thread_id, now=now, content=text)
+        status = self._final_status(results, ctx.armageddon_white)
+        bids = status.next_game == final_rules.ARMAGEDDON and ctx.armageddon_white is None
+        if bids or (
+            status.next_game
+            and any(self.final_clock_changed(ctx, results[: k + 1]) for k in played)
+        ):  # the Armageddon's link comes with the reveal, a new clock's with the next sweep
+            ctx.match.challenge_url = None
+        shape = self.final_shape()
+        dms: list[str] = []
+        for k in (k + 1 for k in played):
+            turn = self._final_turn(results[:k], ctx.armageddon_white)
+            if turn.status.next_game is None:
+                continue
+            last = k == len(results)
+            text = wording.final_game_post(
+                ctx.a.lichess_username,
+                ctx.b.lichess_username,
+                turn.status.champion_score,
+                turn.status.challenger_score,
+                k,
+                turn.status.next_game,
+                wording.final_turn_text(turn.kind, k, turn.block_end, turn.lead_rule_ends, shape),
+                new_link=last and ctx.match.challenge_url is None,
+            )
+            if ctx.thread_id:
+                enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=text)
+            if (turn.kind or last) and turn.kind != final_rules.ARMAGEDDON:
+                dms.append(text)
+        for text in dms:
+            for player in (ctx.a, ctx.b):
+                message_player(session, player, thread_id=ctx.thread_id, now=now, content=text)
+        if bids:
+            await self._ask_for_bids(session, ctx, now, len(results))
 
     async def _settle(
         self, session: AsyncSession, ctx: MatchRecord, actor: Actor, now: datetime

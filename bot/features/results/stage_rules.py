@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot.features.matches.types import PLAYED_ON
+from bot.features.results.types import FinalShape
 from bot.lichess.models import LichessGame
 from bot.rules import final as final_rules
 from bot.rules.attribution import split_at_end
@@ -87,6 +88,29 @@ class StageRules(Service):
             armageddon_after=st.final_armageddon_after,
             time_control=str(tc),
             tiebreak_time_control=str(st.final_tiebreak_time_control),
+        )
+
+    def _final_turn(
+        self, results: Sequence[float], white: str | None = None
+    ) -> final_rules.FinalTurn:
+        """What the last of these Final games did to the match (rules III.G.3-6)."""
+        st, tc = self.config.stages, self.config.tournament.time_control
+        return final_rules.turn_after(
+            results,
+            base_games=st.final_games,
+            lead=st.final_lead,
+            extension_games=st.final_extension_games,
+            lead_rule_games=st.final_lead_rule_games,
+            armageddon_after=st.final_armageddon_after,
+            time_control=str(tc),
+            tiebreak_time_control=str(st.final_tiebreak_time_control),
+            armageddon_white=white,
+        )
+
+    def final_shape(self) -> FinalShape:
+        st = self.config.stages
+        return FinalShape(
+            st.final_lead, st.final_lead_rule_games, str(st.final_tiebreak_time_control)
         )
 
     def _clock_for(self, kind: StageKind, results: Sequence[float]) -> tuple[int, int]:

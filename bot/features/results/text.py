@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bot.features.matches.text import game_link, score
+from bot.features.results.types import FinalShape
 from bot.message_text import quote
 from bot.timefmt import discord_time
 
@@ -140,40 +141,83 @@ def no_match_under_way(agreed_time: datetime | None) -> str:
     return f"Your match has not started yet: it starts {discord_time(agreed_time)}."
 
 
-def final_next_game(
+def _lead_rule(lead: float) -> str:
+    return "two-point rule" if lead == 2 else f"{lead:g}-point rule"
+
+
+def final_turn_text(
+    kind: str | None, played: int, block_end: int | None, lead_rule_ends: bool, shape: FinalShape
+) -> str:
+    """What the game just played did to the Final, with its rule; empty when nothing."""
+    games = f"games {played + 1}–{block_end}" if block_end else ""
+    if kind == "extended":
+        text = (
+            f" Nobody leads by {shape.lead:g} points after {played} games, so the match is "
+            f"**extended by {(block_end or played) - played} games** (rule III.G.3): {games}."
+        )
+        if lead_rule_ends:
+            text += (
+                f" After game {shape.lead_rule_games} the {_lead_rule(shape.lead)} is "
+                "dropped: any lead wins (rule III.G.4)."
+            )
+        return text
+    if kind == "lead_rule_dropped":
+        return (
+            f" Equal after {played} games: the **{_lead_rule(shape.lead)} is dropped** "
+            "(rule III.G.4), so any lead at the end of a block of games wins, and the clock "
+            f"becomes **{shape.tiebreak_time_control}** until the tie is broken "
+            f"(rule III.G.5): {games}."
+        )
+    if kind == "tiebreak_extended":
+        return (
+            f" Still equal after {played} games: **two more games at "
+            f"{shape.tiebreak_time_control}** (rule III.G.5): {games}."
+        )
+    if kind == "armageddon":
+        return (
+            f" Equal after {played} games: an **Armageddon** game decides the Final "
+            "(rule III.G.6). Both of you bid a time for White and the lower bid plays White "
+            "(rule III.G.6.b; equal bids: the previous champion, rule III.G.6.c); Black has "
+            "3:00 and draw odds (rule III.G.6.a); no increment (rule III.G.6.d). The bot asks "
+            "each of you for your bid privately."
+        )
+    return ""
+
+
+def final_game_post(
     a: str,
     b: str,
     score_a: float,
     score_b: float,
-    number: int,
-    time_control: str,
+    played: int,
+    next_game: str,
+    turn: str,
     *,
     new_link: bool,
 ) -> str:
-    """The Final after a game: the score, and how the next game is played (III.G)."""
-    if time_control == "armageddon":
-        how = (
-            "an **Armageddon** game (rule III.G.6): both of you bid a time for White; the "
-            "bot asks you for your bid privately."
-        )
-    else:
-        how = f"**{time_control}**" + (
-            " — a new time control: a new game link follows at once." if new_link else "."
-        )
-    return f"👑 Final: **{a}** {score(score_a)}–{score(score_b)} **{b}**. Game {number} is " + how
+    """The Final after one game: the score, what the game did to the match (`turn`, from
+    `final_turn_text`) and how the next game is played (III.G)."""
+    head = f"👑 Final, game {played}: **{a}** {score(score_a)}–{score(score_b)} **{b}**."
+    if next_game == "armageddon":
+        return head + turn + f" Game {played + 1} is the Armageddon."
+    how = f"**{next_game}**" + (
+        " — a new time control: a new game link follows at once." if new_link else "."
+    )
+    return head + turn + f" Game {played + 1} is " + how
 
 
 def clock_text(seconds: int) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def armageddon_bid_request() -> str:
+def armageddon_bid_request(played: int) -> str:
     return (
-        "⚖️ The Final is equal after 30 games: an **Armageddon** game decides it "
-        "(rule III.G.6). Black has 3:00 and draw odds; White has the time of the lower bid, "
-        "no increment. Press **Bid for White** and give the time you would play White with "
-        "(m:ss, 0:01 to 3:00). Your opponent does not see your bid until both are in; equal "
-        "bids give White to the previous champion."
+        f"⚖️ The Final is equal after {played} games: an **Armageddon** game decides it "
+        "(rule III.G.6). Black has 3:00 and draw odds (rule III.G.6.a); White has the time "
+        "of the lower bid (rule III.G.6.b); no increment (rule III.G.6.d). Press **Bid for "
+        "White** and give the time you would play White with (m:ss, 0:01 to 3:00). Your "
+        "opponent does not see your bid until both are in; equal bids give White to the "
+        "previous champion (rule III.G.6.c)."
     )
 
 
@@ -222,8 +266,8 @@ def armageddon_reveal(
     return (
         f"⚖️ Armageddon bids: **{champion}** {clock_text(champion_bid)}, **{challenger}** "
         f"{clock_text(challenger_bid)}. **{white}** plays White ({why}) with "
-        f"{clock_text(white_bid)}; **{black}** plays Black with 3:00 and draw odds; no "
-        "increment (rule III.G.6).\n"
+        f"{clock_text(white_bid)} (rule III.G.6.{'c' if equal else 'b'}); **{black}** plays "
+        "Black with 3:00 and draw odds (rule III.G.6.a); no increment (rule III.G.6.d).\n"
         f"How to play it: Lichess cannot give the two sides different clocks, so the game "
         f"link that follows is 3+0. **{white}** joins as White and must treat "
         f"{clock_text(180 - white_bid)} of their clock as already used: they lose if their "

@@ -56,3 +56,12 @@ class BidReceipt:
 
     seconds: int
     revealed: bool
+
+
+@dataclass(frozen=True)
+class FinalShape:
+    """The Final's structure as configured (rule III.G), for the words that explain it."""
+
+    lead: float
+    lead_rule_games: int
+    tiebreak_time_control: str

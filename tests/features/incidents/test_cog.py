@@ -102,6 +102,59 @@ async def test_noshow_to_claim_through_buttons_and_td_overrule(
         assert any("overruled" in x.text for x in h.dms_to(BOB))
 
 
+async def test_noshow_runs_rule_vi_d_two_clocks(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    """A claim at 18:05 for an 18:00 match: Bob must start by 18:10 (the grace runs from the
+    match time), and Alice's second message is due at 18:15 (10 minutes after her first)."""
+    async with running_bot() as (bot, h):
+        await setup(bot, h, config, clock, fake)
+        clock.set(AGREED + timedelta(minutes=5))
+        rec = await h.slash("noshow", user=ALICE)
+        assert rec.ephemeral and "until <t:" in rec.text, rec.text
+        assert "(2019-10-02 18:10 UTC) to come online" in rec.text, rec.text
+        assert "At <t:" in rec.text and "(2019-10-02 18:15 UTC) I will ask you" in rec.text
+        warned = h.dms_to(BOB)[-1].text
+        assert "start the game by" in warned and "(2019-10-02 18:10 UTC)" in warned, warned
+        assert "18:15" not in warned
+        first = [m.text for m in h.dms_to(TD_ID) if "first message" in m.text]
+        assert len(first) == 1 and "grace period runs until" in first[0], first
+        assert "(2019-10-02 18:10 UTC)" in first[0]
+
+        clock.set(AGREED + timedelta(minutes=10))  # Bob's grace is over, the wait is not
+        await tick(bot)
+        assert not any(h.buttons(m) for m in h.dms_to(ALICE))
+        clock.set(AGREED + timedelta(minutes=15))
+        await tick(bot)
+        question = h.dms_to(ALICE)[-1]
+        assert "still absent" in question.text, question.text
+        assert [b["label"] for b in h.buttons(question)] == ["Still absent", "They are here"]
+
+
+async def test_a_late_noshow_claim_tells_the_absent_player_their_grace_is_over(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    """A claim at 18:25: the grace ended at 18:10 whatever the claim's time; Bob is told
+    to start now and when the claim can be made, Alice is asked at 18:35."""
+    async with running_bot() as (bot, h):
+        await setup(bot, h, config, clock, fake)
+        clock.set(AGREED + timedelta(minutes=25))
+        rec = await h.slash("noshow", user=ALICE)
+        assert "(2019-10-02 18:10 UTC) to come online; that grace period is over" in rec.text
+        warned = h.dms_to(BOB)[-1].text
+        assert "grace period ended at" in warned and "(2019-10-02 18:10 UTC)" in warned, warned
+        assert "start the game now" in warned and "(2019-10-02 18:35 UTC)" in warned, warned
+        clock.set(AGREED + timedelta(minutes=34))
+        await tick(bot)
+        assert not any(h.buttons(m) for m in h.dms_to(ALICE))
+        clock.set(AGREED + timedelta(minutes=35))
+        await tick(bot)
+        assert [b["label"] for b in h.buttons(h.dms_to(ALICE)[-1])] == [
+            "Still absent",
+            "They are here",
+        ]
+
+
 async def test_break_and_left_through_commands(
     running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
 ) -> None:

@@ -124,6 +124,33 @@ async def test_accept_command_and_refusals(
         assert "moved from" in h.in_channel(ROUND_THREAD)[-1].text
 
 
+async def test_rule_v_d_binds_the_three_offers_that_count_not_a_fourth(
+    running_bot: RunningBot, config: Config, clock: FakeClock
+) -> None:
+    """While Alice owes offers, one within 3 hours of an earlier offer is refused (rule V.D);
+    once her 3 offers are made she owes nothing, and a 4th close to an earlier one is made."""
+    async with running_bot() as (bot, h):
+        await setup_round(bot, h, config, clock)
+        await h.slash("offer", user=ALICE, options={"times": "tue 18:00, wed 18:00"})
+        owed = await h.slash("offer", user=ALICE, options={"times": "tue 19:00"})
+        assert owed.ephemeral and "Offer refused" in owed.text and "rule V.D" in owed.text
+        assert "less than 3 hours apart" in owed.text, owed.text
+        third = await h.slash("offer", user=ALICE, options={"times": "thu 20:00"})
+        assert "Offer refused" not in third.text, third.text
+        view = await h.slash("match", user=ALICE)
+        assert "you 0" in view.text, view.text
+
+        fourth = await h.slash("offer", user=ALICE, options={"times": "tue 19:00"})
+        assert "Offer refused" not in fourth.text, fourth.text
+        tue_19 = TUE_18 + timedelta(hours=1)
+        assert discord_time(tue_19) in fourth.text, fourth.text
+        assert discord_time(tue_19) in h.dms_to(BOB)[-1].text
+        # Bob still owes 3: his own second offer within 3 hours of his first is refused.
+        await h.slash("offer", user=BOB, options={"times": "wed 08:00"})
+        bob = await h.slash("offer", user=BOB, options={"times": "wed 10:00"})
+        assert bob.ephemeral and "rule V.D" in bob.text, bob.text
+
+
 async def test_closed_dms_fall_back_to_the_thread(
     running_bot: RunningBot, config: Config, clock: FakeClock
 ) -> None:

@@ -296,7 +296,7 @@ async def test_bids_through_the_button_and_the_private_form(
         add_games(fake, thirty, clocks=clocks_for(thirty, config))
         clock.set(AGREED + timedelta(minutes=10 * 30 + 5))
         await bot.svc.results.run_once()
-        await bot.outbox.flush()
+        await bot.outbox.flush(limit=None)  # 30 posts, one per game read, and the DMs
         # both finalists open the form before either submits: each bid must still arrive
         forms: dict[int, str] = {}
         for user_id in (701, 702):
@@ -374,3 +374,75 @@ async def test_sessions_are_agreed_with_offer_and_accept_and_the_score_is_posted
         assert any(f"**{CHAMPION}** is the" in p for p in posts)
         board = next(p for p in posts if "```" in p and "2+5" in p)  # the game-by-game table
         assert CHALLENGER in board
+
+
+async def final_read_in_one_poll(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess, n: int
+) -> tuple[list[str], list[str], list[str]]:
+    """The first `n` games of a Final at 1-0 each way, read in one results poll: what the
+    thread shows, and the DMs each finalist got."""
+    clock.set(AGREED)
+    async with running_bot() as (bot, h):
+        assert bot.sessions is not None and bot.outbox is not None
+        h.add_text_channel(ROUND_THREAD, "final")
+        for user_id, name in ((701, "arimakat"), (702, "chall")):
+            h.add_member(user_id, name)
+        await final_match(bot.sessions, fake)
+        await bot.svc.results.run_once()  # the game link
+        await bot.outbox.flush()
+        games = ([1.0, 0.0] * 15)[:n]
+        add_games(fake, games, clocks=clocks_for(games, config))
+        clock.set(AGREED + timedelta(minutes=10 * n + 5))
+        await bot.svc.results.run_once()
+        await bot.outbox.flush(limit=None)
+        return (
+            [m.text for m in h.in_channel(ROUND_THREAD) if m.text.startswith("👑 Final, game")],
+            [m.text for m in h.dms_to(701)],
+            [m.text for m in h.dms_to(702)],
+        )
+
+
+async def test_every_game_read_gets_its_post_and_each_extension_its_rule(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    """24 games read in one poll: 24 posts, one per game. The 12th says the match is
+    extended by two games (III.G.3), the 22nd that the two-point rule ends after game 24
+    (III.G.4), the 24th that it is dropped and the clock becomes 2+0 (III.G.4, III.G.5)."""
+    posts, dms, _ = await final_read_in_one_poll(running_bot, config, clock, fake, 24)
+    assert [p.split(":", 1)[0] for p in posts] == [f"👑 Final, game {k}" for k in range(1, 25)]
+    assert f"game 7: **{CHAMPION}** 4–3 **{CHALLENGER}**. Game 8 is **2+5**." in posts[6]
+    assert "rule III" not in posts[10]  # game 11: nothing changes
+    assert "**extended by 2 games** (rule III.G.3): games 13–14." in posts[11], posts[11]
+    assert "rule III.G.4" not in posts[11]
+    assert "(rule III.G.3): games 23–24." in posts[21], posts[21]
+    assert (
+        "After game 24 the two-point rule is dropped: any lead wins (rule III.G.4)" in (posts[21])
+    )
+    last = posts[23]
+    assert "12–12" in last and "the **two-point rule is dropped** (rule III.G.4)" in last, last
+    assert "the clock becomes **2+0**" in last and "(rule III.G.5): games 25–26" in last
+    assert "Game 25 is **2+0** — a new time control: a new game link follows" in last
+    # The finalists get the posts that change the match (games 12, 14, ..., 24), not all 24.
+    finals = [d for d in dms if d.startswith("👑 Final, game")]
+    assert [d.split(":", 1)[0] for d in finals] == [f"👑 Final, game {k}" for k in range(12, 25, 2)]
+
+
+async def test_the_2_0_extensions_and_the_armageddon_are_announced_with_their_rules(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    posts, dms, other = await final_read_in_one_poll(running_bot, config, clock, fake, 30)
+    assert len(posts) == 30
+    assert (
+        "Still equal after 26 games: **two more games at 2+0** (rule III.G.5): games "
+        in (posts[25])
+    )
+    armageddon = posts[29]
+    assert "15–15" in armageddon and "an **Armageddon** game decides the Final" in armageddon
+    for rule in ("III.G.6)", "III.G.6.a", "III.G.6.b", "III.G.6.c", "III.G.6.d"):
+        assert rule in armageddon, (rule, armageddon)
+    assert "Game 31 is the Armageddon." in armageddon
+    # The finalists get the Armageddon once, as the bid request with its button.
+    for received in (dms, other):
+        about = [d for d in received if "Armageddon" in d]
+        assert len(about) == 1 and "after 30 games" in about[0], about
+        assert "Black has 3:00 and draw odds (rule III.G.6.a)" in about[0]

@@ -1,4 +1,4 @@
-"""outbox attachment: a file drawn at send time (the standings picture)
+"""player time zone: the zone /offer reads a player's times in (rule V.B: shown back in UTC)
 
 Revision ID: 0006
 Revises: 0005
@@ -17,10 +17,10 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("outbox", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("attachment", sa.JSON(), nullable=True))
+    with op.batch_alter_table("players", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("time_zone", sa.String(length=64), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("outbox", schema=None) as batch_op:
-        batch_op.drop_column("attachment")
+    with op.batch_alter_table("players", schema=None) as batch_op:
+        batch_op.drop_column("time_zone")
