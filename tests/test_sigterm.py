@@ -28,10 +28,10 @@ async def child(db: Path, journal: Path, *extra: str) -> asyncio.subprocess.Proc
     )  # fmt: skip
 
 
-async def finished(proc: asyncio.subprocess.Process, timeout: float) -> tuple[bytes, bytes]:
+async def finished(proc: asyncio.subprocess.Process, within: float) -> tuple[bytes, bytes]:
     """The child's output once it exits; if it hangs, every thread's stack in the failure."""
     try:
-        return await asyncio.wait_for(proc.communicate(), timeout=timeout)
+        return await asyncio.wait_for(proc.communicate(), timeout=within)
     except TimeoutError:
         proc.send_signal(signal.SIGUSR1)
         await asyncio.sleep(1)
@@ -56,7 +56,7 @@ async def test_sigterm_mid_flush_leaves_nothing_half_sent(tmp_path: Path) -> Non
     ready = await asyncio.wait_for(first.stdout.readline(), timeout=60)
     assert ready.strip() == b"READY", ready
     first.send_signal(signal.SIGTERM)
-    out, err = await finished(first, timeout=30)
+    out, err = await finished(first, within=30)
     assert first.returncode == 0, err.decode()
     assert b"STOPPED" in out
     with sqlite3.connect(db) as rows:
@@ -66,6 +66,6 @@ async def test_sigterm_mid_flush_leaves_nothing_half_sent(tmp_path: Path) -> Non
         assert sent.fetchone()[0] == sum(posted(journal).values()) >= 1  # each post marked
 
     again = await child(db, journal, "--again")
-    out, err = await finished(again, timeout=60)
+    out, err = await finished(again, within=60)
     assert again.returncode == 0 and b"FINISHED" in out, err.decode()
     assert posted(journal) == Counter({f"post {n}": 1 for n in range(POSTS)})

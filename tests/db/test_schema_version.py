@@ -64,7 +64,7 @@ async def test_a_child_process_migrates_the_database(db_url: str) -> None:
 
 def test_the_bot_and_the_simulation_import_without_alembic() -> None:
     probe = (
-        "import sys, bot.app, bot.sim.run\n"
+        "import sys, bot.app, acwc_sim.run\n"
         "print(sorted(m for m in sys.modules if m.startswith(('alembic', 'mako'))))"
     )
     found = subprocess.run(
