@@ -14,6 +14,8 @@ COPY bot ./bot
 COPY cogs ./cogs
 COPY db ./db
 COPY migrations ./migrations
+# The bot only: the simulator (sim/, a distribution of its own) stays out of the image;
+# `acwc simulate` here says how to add it.
 RUN pip install -c constraints.txt .
 
 USER acwc

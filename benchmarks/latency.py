@@ -39,13 +39,13 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from acwc_sim.harness import DiscordHarness, discord_harness
 from bot.app import ChampionshipBot
 from bot.clock import FakeClock
 from bot.config import Config, DiscordConfig, Secrets, load_config
 from bot.features.negotiation.deadlines import schedule_match_deadlines
 from bot.rules.match import is_over, match_points
 from bot.rules.swiss import number_of_rounds
-from bot.sim.harness import DiscordHarness, discord_harness
 from db import migrate
 from db.engine import make_engine, make_sessionmaker, transaction
 from db.models import (

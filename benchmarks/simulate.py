@@ -32,9 +32,9 @@ sys.path.insert(0, str(ROOT))  # this checkout's code, not an installed copy
 
 def child(players: int, seed: int, out: Path) -> None:
     """One championship in this process; prints its figures as one JSON line."""
+    from acwc_sim import run
+    from acwc_sim.fake_lichess import FakeLichess
     from bot.features.results.service import ResultsService
-    from bot.sim import run
-    from bot.sim.fake_lichess import FakeLichess
 
     fakes: list[FakeLichess] = []
     polls = {"active": 0, "active_requests": 0, "matches": 0, "idle": 0, "idle_requests": 0}

@@ -111,9 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not 4 <= args.players <= 256:
             print("--players must be from 4 to 256.", file=sys.stderr)
             return EXIT_USAGE
-        from bot.sim.run import run_cli
-
-        return run_cli(args.players, args.seed, args.out, faults=args.faults, fresh=args.fresh)
+        return _simulate(args)
     try:
         config = load_config(getattr(args, "config", None))
     except ConfigError as exc:
@@ -129,6 +127,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(database_failure(args.command, config.database.url, failure), file=sys.stderr)
         return EXIT_FAILURE
+
+
+SIMULATOR_MISSING = (
+    "acwc simulate needs the simulator, which is installed apart from the bot: "
+    "from the repository, run  pip install -c constraints.txt -e ./sim"
+)
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    """Run the offline championship if the simulator (the acwc-sim distribution in sim/) is
+    installed; the bot's own install leaves it out, so say how to add it."""
+    try:
+        from acwc_sim.run import run_cli
+    except ModuleNotFoundError as missing:
+        if (missing.name or "").partition(".")[0] != "acwc_sim":
+            raise  # the simulator is there but something it needs is not: show that
+        print(SIMULATOR_MISSING, file=sys.stderr)
+        return EXIT_FAILURE
+    return run_cli(args.players, args.seed, args.out, faults=args.faults, fresh=args.fresh)
 
 
 def database_failure(command: str, url: str, failure: BaseException) -> str:

@@ -6,7 +6,7 @@ Past any of these Discord answers HTTP 400 (code 50035, Invalid Form Body) and s
 nothing, so a reply over them leaves the user without an answer and an outbox row over them
 is never delivered. The numbers come from Discord's developer documentation (discord-api-docs:
 "Message Resource", "Embed Limits", "Component Reference", "Receiving and Responding",
-"Threads", "Allowed Mentions"). The recorded Discord of the tests (`bot.sim.harness`) refuses
+"Threads", "Allowed Mentions"). The recorded Discord of the tests (`acwc_sim.harness`) refuses
 every payload these functions find a problem in, and the bot uses the same numbers where it
 cuts or splits a text (`bot.message_text`).
 """

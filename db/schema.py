@@ -1,15 +1,15 @@
 """Whether a database is at the latest schema, and migrating it in a child process, without
-loading Alembic.
+loading Alembic in the bot.
 
 Alembic pulls in Mako and Pygments (about 11 MB of a 100 MB bot). A running bot needs
 them only when the schema changes, so `acwc run` and `acwc simulate` migrate in a short
-child process and the bot's start-up only checks the revision (:func:`at_head`); it
-migrates in its own process only when it finds the schema behind (tests, embedders).
+child process and the bot's start-up only checks the revision (:func:`at_head`, which asks a
+child for the head Alembic finds); it migrates in its own process only when it finds the
+schema behind (tests, embedders).
 """
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import os
 import re
@@ -28,42 +28,45 @@ URL_VARIABLE = "ACWC_MIGRATE_URL"  # the URL reaches the child here, not on its 
 _RAISED = re.compile(r"^[A-Za-z_][\w.]*: .*$", re.M)  # an exception line of a traceback
 
 
-def _assigned(script: Path) -> dict[str, object]:
-    """A migration's module-level `revision` and `down_revision`, read with `ast` (a merge
-    migration's `down_revision` is a tuple; the first migration's is None)."""
-    found: dict[str, object] = {}
-    for node in ast.parse(script.read_text(encoding="utf-8")).body:
-        target, value = None, None
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            target, value = node.target, node.value
-        if isinstance(target, ast.Name) and target.id in ("revision", "down_revision"):
-            found[target.id] = ast.literal_eval(value) if value is not None else None
-    return found
+HEAD_SECONDS = 60.0  # reading the head in a child takes well under a second
+_heads: dict[Path, str] = {}  # by folder: the migrations do not change under a running process
 
 
-def head_revision(versions: Path = VERSIONS) -> str:
-    """The revision no other migration builds on: the one `alembic upgrade head` ends at.
+class SchemaCheckFailed(RuntimeError):
+    """The child that reads the migrations' head failed, hung or found more than one head."""
 
-    Read from the scripts without importing Alembic (which costs the bot 11 MB, see the
-    module docstring); tests/db checks that it agrees with Alembic's own `ScriptDirectory`,
-    merge migrations included."""
-    revisions: set[str] = set()
-    built_on: set[str] = set()
-    for script in versions.glob("*.py"):
-        found = _assigned(script)
-        if isinstance(found.get("revision"), str):
-            revisions.add(str(found["revision"]))
-        down = found.get("down_revision")
-        if isinstance(down, str):
-            built_on.add(down)
-        elif isinstance(down, tuple | list):
-            built_on.update(str(d) for d in down)
-    heads = revisions - built_on
-    if len(heads) != 1:
-        raise RuntimeError(f"migrations must have exactly one head, found {sorted(heads)}")
-    return heads.pop()
+
+async def head_revision(versions: Path = VERSIONS) -> str:
+    """The revision `alembic upgrade head` ends at, as Alembic's own `ScriptDirectory` finds
+    it (`db.heads`), read once per process in a child so that Alembic stays out of the bot's
+    memory (see the module docstring). Awaited, never blocking the event loop."""
+    if versions not in _heads:
+        child = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "db.heads",
+            str(versions),
+            env=_child_environment(),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        try:
+            async with asyncio.timeout(HEAD_SECONDS):
+                output, _ = await child.communicate()
+        except TimeoutError:
+            child.kill()
+            await child.wait()
+            limit = f"reading the migrations' head took over {HEAD_SECONDS} s"
+            raise SchemaCheckFailed(limit) from None
+        text_out = output.decode(errors="replace")
+        if child.returncode != 0:
+            cause = MigrationFailed(child.returncode or 1, text_out).cause
+            raise SchemaCheckFailed(f"reading the migrations' head failed: {cause}")
+        heads = text_out.split()
+        if len(heads) != 1:
+            raise SchemaCheckFailed(f"migrations must have exactly one head, found {heads}")
+        _heads[versions] = heads[0]
+    return _heads[versions]
 
 
 async def current_revision(url: str) -> str | None:
@@ -80,13 +83,15 @@ async def current_revision(url: str) -> str | None:
 
 
 async def at_head(url: str) -> bool:
-    return await current_revision(url) == head_revision()
+    return await current_revision(url) == await head_revision()
 
 
-def _child_environment(url: str) -> dict[str, str]:
-    """This checkout's code first on the child's path, as it is on ours."""
+def _child_environment(url: str | None = None) -> dict[str, str]:
+    """This checkout's code first on the child's path, as it is on ours (and the URL, which
+    never goes on a command line)."""
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, URL_VARIABLE: url, "PYTHONPATH": path}
+    found = {**os.environ, "PYTHONPATH": path}
+    return {**found, URL_VARIABLE: url} if url is not None else found
 
 
 class MigrationFailed(RuntimeError):

@@ -18,11 +18,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from acwc_sim.harness import RecordedRequest, discord_harness
 from bot.app import ChampionshipBot
 from bot.clock import FakeClock
 from bot.config import DiscordConfig, Secrets, load_config
 from bot.outbox import enqueue_channel
-from bot.sim.harness import RecordedRequest, discord_harness
 from db.engine import transaction
 
 GUILD, CHANNEL, POSTS = 9700, 9701, 6

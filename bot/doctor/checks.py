@@ -66,7 +66,7 @@ async def database_lines(setup: Setup) -> list[CheckLine]:
         return [failed(title, detail, "check database.url / DATABASE_URL and the server.")]
     finally:
         await engine.dispose()
-    current, head = await schema.current_revision(url), schema.head_revision()
+    current, head = await schema.current_revision(url), await schema.head_revision()
     if current != head:
         detail = f"at schema {current or 'none (empty)'}, not at the latest ({head})."
         return [failed(title, detail, "run `acwc db upgrade` (`acwc run` also migrates).")]

@@ -18,12 +18,12 @@ import pytest
 from discord import app_commands
 from hypothesis import strategies as st
 
+from acwc_sim.fake_lichess import fake_lichess
+from acwc_sim.harness import DiscordHarness, InteractionRecord, discord_harness
 from bot.app import ChampionshipBot
 from bot.clock import FakeClock
 from bot.config import DiscordConfig, Secrets, load_config
 from bot.lichess.client import LichessClient
-from bot.sim.fake_lichess import fake_lichess
-from bot.sim.harness import DiscordHarness, InteractionRecord, discord_harness
 from cogs.errors import UNEXPECTED
 from tests.factories import ROUND_THREAD, SeededRound, seed_round
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.sim.harness import InteractionRecord, RecordedMessage
+from acwc_sim.harness import InteractionRecord, RecordedMessage
 from cogs.common import STALE_BUTTON, STALE_FORM, IdButton
 from tests.cogs.fuzz_world import (
     GUILD,

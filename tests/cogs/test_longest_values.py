@@ -13,7 +13,7 @@ import pytest
 from discord import app_commands
 from sqlalchemy import select
 
-from bot.sim.harness import InteractionRecord, RecordedResponse
+from acwc_sim.harness import InteractionRecord, RecordedResponse
 from cogs.errors import UNEXPECTED
 from db.models import OutboxMessage
 from tests.cogs.fuzz_world import PLAYERS, TD, World, add_offer_and_report, open_world

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from bot.sim.harness import InteractionRecord
+from acwc_sim.harness import InteractionRecord
 from cogs.common import IdButton
 from tests.cogs.fuzz_world import (
     PLAYERS,

@@ -1,5 +1,5 @@
 """The start-up check of the schema revision, and migration in a child process: a running
-bot knows whether to migrate without loading Alembic."""
+bot knows whether to migrate without loading Alembic (Alembic finds the head, in a child)."""
 
 from __future__ import annotations
 
@@ -12,20 +12,15 @@ import pytest
 from db import migrate, schema
 
 
-def test_the_head_is_the_revision_no_migration_builds_on(tmp_path: Path) -> None:
+async def test_the_head_is_the_revision_no_migration_builds_on(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text('revision: str = "0001"\ndown_revision = None\n')
     (tmp_path / "b.py").write_text('revision = "0002"\ndown_revision: str | None = "0001"\n')
-    assert schema.head_revision(tmp_path) == "0002"
+    assert await schema.head_revision(tmp_path) == "0002"
 
 
-def test_a_merge_migration_is_read_as_alembic_reads_it(tmp_path: Path) -> None:
+async def test_a_merge_migration_has_one_head(tmp_path: Path) -> None:
     """Two branches and the migration that merges them (`down_revision` a tuple): one head,
-    the same as Alembic's own ScriptDirectory finds."""
-    from alembic.script import ScriptDirectory
-
-    versions = tmp_path / "versions"
-    versions.mkdir()
-    (tmp_path / "script.py.mako").write_text("")
+    found by Alembic itself (`db.heads`, in a child)."""
     scripts = {
         "a": ('"0001"', "None"),
         "b": ('"0002a"', '"0001"'),
@@ -33,27 +28,32 @@ def test_a_merge_migration_is_read_as_alembic_reads_it(tmp_path: Path) -> None:
         "d": ('"0003"', '("0002a", "0002b")'),
     }
     for name, (revision, down) in scripts.items():
-        (versions / f"{name}.py").write_text(
+        (tmp_path / f"{name}.py").write_text(
             f"revision: str = {revision}\ndown_revision = {down}\n"
             "branch_labels = None\ndepends_on = None\n"
             "def upgrade():\n    pass\ndef downgrade():\n    pass\n"
         )
-    alembic_heads = ScriptDirectory(str(tmp_path), version_locations=[str(versions)]).get_heads()
-    assert schema.head_revision(versions) == "0003" and alembic_heads == ["0003"]
+    assert await schema.head_revision(tmp_path) == "0003"
 
 
-def test_two_heads_are_refused(tmp_path: Path) -> None:
-    (tmp_path / "a.py").write_text('revision = "0001"\n')
-    (tmp_path / "b.py").write_text('revision = "0002"\n')
-    with pytest.raises(RuntimeError, match="exactly one head"):
-        schema.head_revision(tmp_path)
+async def test_two_heads_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text('revision = "0001"\ndown_revision = None\n')
+    (tmp_path / "b.py").write_text('revision = "0002"\ndown_revision = None\n')
+    with pytest.raises(schema.SchemaCheckFailed, match="exactly one head, found"):
+        await schema.head_revision(tmp_path)
+
+
+async def test_unreadable_migrations_are_an_error_with_their_cause(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("revision = (\n")
+    with pytest.raises(schema.SchemaCheckFailed, match="head failed: SyntaxError"):
+        await schema.head_revision(tmp_path)
 
 
 async def test_the_project_head_is_where_alembic_upgrades_to(db_url: str) -> None:
     assert await schema.current_revision(db_url) is None
     assert not await schema.at_head(db_url)
     await migrate.upgrade(db_url)
-    assert await schema.current_revision(db_url) == schema.head_revision()
+    assert await schema.current_revision(db_url) == await schema.head_revision()
     assert await schema.at_head(db_url)
 
 
@@ -62,9 +62,11 @@ async def test_a_child_process_migrates_the_database(db_url: str) -> None:
     assert await schema.at_head(db_url)
 
 
-def test_the_bot_and_the_simulation_import_without_alembic() -> None:
+def test_the_bot_and_the_simulation_import_and_read_the_head_without_alembic() -> None:
     probe = (
-        "import sys, bot.app, bot.sim.run\n"
+        "import asyncio, sys, bot.app, acwc_sim.run\n"
+        "from db import schema\n"
+        "assert asyncio.run(schema.head_revision())\n"
         "print(sorted(m for m in sys.modules if m.startswith(('alembic', 'mako'))))"
     )
     found = subprocess.run(

@@ -1,5 +1,5 @@
-"""The fake Lichess lives in the package (`bot.sim.fake_lichess`) so `acwc simulate` can use it."""
+"""The fake Lichess lives in the simulator (`acwc_sim.fake_lichess`): `acwc simulate` uses it."""
 
-from bot.sim.fake_lichess import FakeLichess, fake_lichess, ms
+from acwc_sim.fake_lichess import FakeLichess, fake_lichess, ms
 
 __all__ = ["FakeLichess", "fake_lichess", "ms"]

@@ -1,6 +1,6 @@
-"""The Discord harness lives in the package (`bot.sim.harness`) so `acwc simulate` can use it."""
+"""The Discord harness lives in the simulator (`acwc_sim.harness`) so `acwc simulate` can use it."""
 
-from bot.sim.harness import (
+from acwc_sim.harness import (
     DiscordHarness,
     InteractionRecord,
     RecordedMessage,

@@ -13,8 +13,8 @@ import pytest
 from discord import app_commands
 from discord.ext import commands
 
+from acwc_sim.harness import discord_harness
 from bot import discord_limits as limits
-from bot.sim.harness import discord_harness
 
 GUILD, USER, CHANNEL, FORUM = 600, 601, 602, 603
 Action = Callable[[discord.Interaction], Awaitable[Any]]

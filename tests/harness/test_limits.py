@@ -11,7 +11,7 @@ import pytest
 from discord import app_commands
 from discord.ext import commands
 
-from bot.sim.harness import DiscordHarness, discord_harness
+from acwc_sim.harness import DiscordHarness, discord_harness
 
 GUILD, USER, CHANNEL = 500, 501, 502
 

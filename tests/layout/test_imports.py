@@ -4,7 +4,9 @@
   has no cycle, and every module imports on its own in a fresh set of project modules.
 - Layers point down: rules import only rules; db imports no bot code; a feature reaches
   another feature only through the shared packages (`matches`, `discipline`); no feature
-  or core module imports the app.
+  or core module imports the app; the bot never imports the simulator (`acwc_sim`, a
+  distribution of its own: `acwc simulate` imports it when run, and says how to install it
+  when it is missing).
 - No module grows past the size where it usually does two jobs.
 """
 
@@ -19,26 +21,29 @@ import networkx as nx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("bot", "cogs", "db")
+# Each top-level package and its folder: the bot's, and the simulator's (sim/, installed apart).
+PACKAGES = {"bot": ROOT / "bot", "cogs": ROOT / "cogs", "db": ROOT / "db"}
+PACKAGES["acwc_sim"] = ROOT / "sim" / "acwc_sim"
+SIMULATOR = "acwc_sim"
 SHARED_FEATURES = {"matches", "discipline"}
 MAX_LINES = 500
 # Modules allowed to be longer, each with its reason.
 LONG_MODULES = {
     # discord.py's private APIs the harness needs stay in one module (a pinned minor version
     # of discord.py may move them; one file to fix then).
-    "bot.sim.harness": "private discord.py APIs in one place",
+    "acwc_sim.harness": "private discord.py APIs in one place",
 }
 # The programs that build the whole bot: they may import the app and its wiring.
-ENTRY_POINTS = {"bot.app", "bot.cli", "bot.sim.run"}
+ENTRY_POINTS = {"bot.app", "bot.cli", "acwc_sim.run"}
 # What the pure rules may read: each other, and the plain Lichess records they judge.
 PURE_DATA = ("bot.rules", "bot.lichess.models")
 
 
 def modules() -> dict[str, Path]:
     found: dict[str, Path] = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = path.relative_to(ROOT).with_suffix("").parts
+    for package, folder in PACKAGES.items():
+        for path in sorted(folder.rglob("*.py")):
+            parts = (package, *path.relative_to(folder).with_suffix("").parts)
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
             found[name] = path
     return found
@@ -89,7 +94,7 @@ def test_every_module_imports_on_its_own() -> None:
         f"names = {names!r}\n"
         "failed = []\n"
         "for name in names:\n"
-        "    for loaded in [m for m in sys.modules if m.split('.')[0] in ('bot', 'cogs', 'db')]:\n"
+        f"    for loaded in [m for m in sys.modules if m.split('.')[0] in {tuple(PACKAGES)!r}]:\n"
         "        del sys.modules[loaded]\n"
         "    try:\n"
         "        importlib.import_module(name)\n"
@@ -116,6 +121,8 @@ def test_layers_point_down() -> None:
             wrong.append(f"{source} -> {target}: rules are pure")
         if source.startswith("db") and target.startswith(("bot", "cogs")):
             wrong.append(f"{source} -> {target}: db is the bottom layer")
+        if target.startswith(SIMULATOR) and not source.startswith(SIMULATOR):
+            wrong.append(f"{source} -> {target}: the bot runs without the simulator")
         if target in ("bot.app", "bot.wiring") and source not in ENTRY_POINTS:
             wrong.append(f"{source} -> {target}: only the entry points build the bot")
         mine, theirs = _feature(source), _feature(target)

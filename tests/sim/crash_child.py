@@ -26,11 +26,11 @@ from typing import Any
 
 from sqlalchemy import event, select
 
+from acwc_sim.harness import RecordedRequest, discord_harness
 from bot.app import ChampionshipBot
 from bot.clock import FakeClock
 from bot.config import DiscordConfig, Secrets, load_config
 from bot.lichess.client import LichessClient
-from bot.sim.harness import RecordedRequest, discord_harness
 from db.models import Match, MatchState, OfferState, Player, Stage, TimeOffer
 from tests.factories import ROUND_THREAD, seed_round
 

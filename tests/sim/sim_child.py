@@ -25,11 +25,11 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
+from acwc_sim.harness import DiscordHarness
+from acwc_sim.resume import StepLog
 from bot.app import ChampionshipBot
 from bot.cli import main
 from bot.outbox import OutboxWorker
-from bot.sim.harness import DiscordHarness
-from bot.sim.resume import StepLog
 
 PHASES = ("command", "deadlines", "results", "outbox")
 

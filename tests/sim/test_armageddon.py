@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from bot.sim import games as sim_games
-from bot.sim.run import Simulation, simulate
+from acwc_sim import games as sim_games
+from acwc_sim.run import Simulation, simulate
 from db.models import Match, Player, Stage, StageKind
 
 pytestmark = pytest.mark.slow

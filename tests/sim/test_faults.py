@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.sim.run import simulate
+from acwc_sim.run import simulate
 
 pytestmark = pytest.mark.slow
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from acwc_sim.resume import Counters, RequestLog, StepLog
 from bot.cli import main
-from bot.sim.resume import Counters, RequestLog, StepLog
 from tests.sim.test_simulate_killed import child, steps_of
 
 pytestmark = pytest.mark.slow

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from acwc_sim.run import simulate
 from bot.cli import main
-from bot.sim.run import simulate
 
 pytestmark = pytest.mark.slow
 

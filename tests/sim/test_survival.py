@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.sim.fake_lichess import FakeLichess, fake_lichess
+from acwc_sim.fake_lichess import FakeLichess, fake_lichess
 from tests.sim.crash_child import PHASES, PLAYERS, agreed
 
 pytestmark = pytest.mark.slow

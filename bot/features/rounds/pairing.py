@@ -3,7 +3,7 @@
 The rule (`bot.rules.swiss.pair_round`) matches with rustworkx, which costs about 4 MB of
 resident memory and 10 ms to import. It pairs every measured round up to 512 players in
 under 0.2 s, but one family at 1,024 players (withdrawals) takes about 15 s
-(`benchmarks/pairing.py`, README "Measured"), so the rounds service pairs in a worker thread,
+(`benchmarks/pairing.py`, docs/MEASUREMENTS.md), so the rounds service pairs in a worker thread,
 never on the event loop. Earlier versions matched with networkx (23 MB)
 and paired in a child process to keep it out of the bot, at 150-200 ms a round; neither
 is worth it any more. networkx stays out of the bot: only the tests' independent check

@@ -195,7 +195,7 @@ class StageFlow(FinalStage):
         actor: Actor,
         now: datetime,
     ) -> None:
-        """The Swiss qualifiers (best first) and the pre-seeded Candidates (rule III.B.4)."""
+        """The Swiss qualifiers (best first) and the pre-seeded Candidates (rule III.D)."""
         pre_seeded = (
             await session.scalars(
                 select(Player).where(

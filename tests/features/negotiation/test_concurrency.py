@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 
 from sqlalchemy import select
 
+from acwc_sim.harness import InteractionRecord
 from bot.clock import FakeClock
 from bot.config import Config
-from bot.sim.harness import InteractionRecord
 from bot.timefmt import discord_time
 from cogs.errors import UNEXPECTED
 from db.models import Match, OfferState, TimeOffer

@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from bot.sim.fake_lichess import FakeLichess
+from acwc_sim.fake_lichess import FakeLichess
 
 FIRST = ["Ada", "Bo", "Cy", "Di", "Ed", "Flo", "Gil", "Hu", "Ivo", "Jo", "Kai", "Lu", "Mo"]
 LAST = ["vanDijk", "Rossi", "Ito", "Novak", "Berg", "Silva", "Kahn", "Moreau", "Lund"]

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
-from bot.sim.games import PENDING_TIE, TD, SimBase
+from acwc_sim.games import PENDING_TIE, TD, SimBase
 from db.models import (
     CheatReport,
     IncidentKind,

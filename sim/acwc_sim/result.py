@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from bot.sim.games import SimBase
+from acwc_sim.games import SimBase
 from db.models import Match, MatchState, Round, Setting, Stage, StageKind
 
 

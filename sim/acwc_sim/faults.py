@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bot.sim.fake_lichess import FakeLichess
-from bot.sim.harness import DiscordHarness, RecordedRequest, _http_error
+from acwc_sim.fake_lichess import FakeLichess
+from acwc_sim.harness import DiscordHarness, RecordedRequest, _http_error
 
 POST = ("POST", "/channels/{channel_id}/messages")
 

@@ -20,18 +20,18 @@ from typing import Any
 
 from sqlalchemy import select
 
+from acwc_sim.fake_lichess import fake_lichess
+from acwc_sim.faults import Faults
+from acwc_sim.games import ANNOUNCE, GUILD, PAIRINGS, PRESEEDED, START, TD, TD_ALERTS
+from acwc_sim.harness import RecordedMessage, discord_harness
+from acwc_sim.incidents import Incidents
+from acwc_sim.players import SimPlayer, add_account, make_players
+from acwc_sim.result import championship_result
+from acwc_sim.resume import RequestLog, StepLog
 from bot.app import ChampionshipBot
 from bot.clock import FakeClock, FakeClockPause
 from bot.config import Config, DiscordConfig, PreSeededPlayer, Secrets, load_config
 from bot.lichess.client import LichessClient
-from bot.sim.fake_lichess import fake_lichess
-from bot.sim.faults import Faults
-from bot.sim.games import ANNOUNCE, GUILD, PAIRINGS, PRESEEDED, START, TD, TD_ALERTS
-from bot.sim.harness import RecordedMessage, discord_harness
-from bot.sim.incidents import Incidents
-from bot.sim.players import SimPlayer, add_account, make_players
-from bot.sim.result import championship_result
-from bot.sim.resume import RequestLog, StepLog
 from db import schema
 from db.models import (
     Match,

@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bot.sim.journal import Journal, read_entries
+from acwc_sim.journal import Journal, read_entries
 
 
 @dataclass

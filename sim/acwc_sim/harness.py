@@ -72,6 +72,8 @@ from discord import app_commands
 from discord.ext import commands
 from discord.http import Route
 
+from acwc_sim import discord_setup
+from acwc_sim.journal import MessageJournal, message_entry
 from bot.command_limits import (
     MAX_COMMAND_CHARACTERS,
     MAX_COMMANDS_PER_SCOPE,
@@ -84,8 +86,6 @@ from bot.discord_limits import (
     thread_problems,
     walk_components,
 )
-from bot.sim import discord_setup
-from bot.sim.journal import MessageJournal, message_entry
 
 __all__ = [
     "DiscordHarness",
@@ -577,7 +577,7 @@ class DiscordHarness:
         self.guild_name = guild_name
         #: the permissions of the bot's own role (None: no role, only @everyone's)
         self.bot_permissions = bot_permissions
-        #: the setup Discord reports (bot.sim.discord_setup): a token other than this one is
+        #: the setup Discord reports (acwc_sim.discord_setup): a token other than this one is
         #: refused with 401 (None accepts any), the application's flags, whether the bot is
         #: in the guild (False: 403 50001 on the guild's endpoints)
         self.valid_token: str | None = None

@@ -16,19 +16,19 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Select, select
 
+from acwc_sim.fake_lichess import FakeLichess
+from acwc_sim.harness import DiscordHarness
+from acwc_sim.players import SimPlayer, game_result
+from acwc_sim.resume import RequestLog, StepLog
+from acwc_sim.transcript import Transcript
 from bot.clock import FakeClock
 from bot.rules import final as final_rules
 from bot.rules.match import is_over
-from bot.sim.fake_lichess import FakeLichess
-from bot.sim.harness import DiscordHarness
-from bot.sim.players import SimPlayer, game_result
-from bot.sim.resume import RequestLog, StepLog
-from bot.sim.transcript import Transcript
 from db.models import IncidentKind, Match, MatchIncident, Player, Setting, Stage, StageKind
 
 if TYPE_CHECKING:
+    from acwc_sim.faults import Faults
     from bot.app import ChampionshipBot
-    from bot.sim.faults import Faults
 
 GUILD, TD, TD_ALERTS, ANNOUNCE, PAIRINGS = 5000, 5001, 5002, 5003, 5004
 PRESEEDED = (("arimakat", "final", 5101, 2350), ("Ogul1", "candidates", 5102, 2250))

@@ -22,7 +22,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.sim.lichess_games import speed_of
+from acwc_sim.lichess_games import speed_of
 
 #: The clock limits (seconds) Lichess accepts for a real-time game.
 CLOCK_LIMITS = frozenset({0, 15, 30, 45, 60, 90, *range(120, 180 * 60 + 1, 60)})

@@ -22,7 +22,7 @@ Semantics copied from lila:
 * ``GET /api/user/{name}/rating-history``: one entry per perf, points derived from
   rated finished games (last rating after the game, per UTC day), month 0-based.
 * ``POST /api/challenge/open`` (form body; White is the first of ``users``),
-  ``POST /api/token/test`` and tokens with scopes: :mod:`bot.sim.lichess_access`.
+  ``POST /api/token/test`` and tokens with scopes: :mod:`acwc_sim.lichess_access`.
   ``POST /api/users`` (text body).
 
 Test controls: :meth:`FakeLichess.fail_next`, :meth:`FakeLichess.stall_next`,
@@ -48,9 +48,9 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.sim.lichess_access import LichessAccess
-from bot.sim.lichess_games import History, StoredGame, ms, new_game_id
-from bot.sim.lichess_misbehaviour import Handler, Misbehaviour
+from acwc_sim.lichess_access import LichessAccess
+from acwc_sim.lichess_games import History, StoredGame, ms, new_game_id
+from acwc_sim.lichess_misbehaviour import Handler, Misbehaviour
 
 _UNFINISHED = {"created", "started", "aborted"}
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bot.sim.harness import RecordedMessage
+    from acwc_sim.harness import RecordedMessage
 
 
 def message_entry(op: str, msg: RecordedMessage, nonce: Any = None) -> dict[str, Any]:

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
+from acwc_sim.harness import DiscordHarness, RecordedMessage
 from bot.clock import Clock
-from bot.sim.harness import DiscordHarness, RecordedMessage
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Lichess JSON of games, as the fake Lichess (:mod:`bot.sim.fake_lichess`) serves them: one
+"""Lichess JSON of games, as the fake Lichess (:mod:`acwc_sim.fake_lichess`) serves them: one
 game from its fields, and an account's history of alike games kept as a rule."""
 
 from __future__ import annotations

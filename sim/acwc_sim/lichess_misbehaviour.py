@@ -1,6 +1,6 @@
 """How the fake Lichess misbehaves on request: errors, slowness, stalls, cut-off streams.
 
-The fake server (:mod:`bot.sim.fake_lichess`) inherits these controls; tests and the
+The fake server (:mod:`acwc_sim.fake_lichess`) inherits these controls; tests and the
 simulation's faults use them to show that the bot survives a real Lichess's bad days.
 """
 

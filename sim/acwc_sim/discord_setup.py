@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 if TYPE_CHECKING:
-    from bot.sim.harness import DiscordHarness, RecordedRequest
+    from acwc_sim.harness import DiscordHarness, RecordedRequest
 
 NOT_MINE = object()  # the request is not about the setup: the harness answers it
 BOT_ROLE_NAME = "acwc-bot"  # the role Discord makes for a bot invited with permissions
