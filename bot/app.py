@@ -286,8 +286,16 @@ class ChampionshipBot(commands.Bot):
         return True
 
     async def close(self) -> None:
+        """Stop the jobs, then Discord, Lichess and the database, in that order: a job run
+        still under way (a close without `drain`, e.g. Discord ended the connection) is
+        cancelled and awaited first, so that no run outlives the engine it uses."""
         if self.scheduler is not None:
             self.scheduler.shutdown(wait=False)
+        running = [t for t in self.jobs_in_flight if not t.done()]
+        for task in running:
+            task.cancel()
+        if running:
+            await asyncio.wait(running, timeout=DRAIN_SECONDS)
         await super().close()
         await self.lichess.aclose()
         if self.engine is not None:

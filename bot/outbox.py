@@ -27,7 +27,6 @@ same text. Only a repeat after that memory (a send half done, then an outage) sh
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 import uuid
 from collections.abc import Callable, Sequence
@@ -43,6 +42,7 @@ from bot.channel_access import ChannelAccess, is_refusal
 from bot.clock import Clock
 from bot.config import DiscordConfig
 from bot.message_text import MESSAGE_LIMIT, fit, split_text
+from bot.outbox_attachments import AttachmentFactory, draw_attachment, send_with_file
 from bot.outbox_queue import enqueue_channel, enqueue_dm, enqueue_edit, enqueue_edit_of
 from db.engine import transaction
 from db.models import OutboxKind, OutboxMessage
@@ -84,8 +84,6 @@ LEASE = timedelta(seconds=120)
 # batch is small enough to be sent well within its lease (which is renewed if it runs low).
 CLAIM_BATCH = 50
 ViewFactory = Callable[[dict[str, Any]], discord.ui.View]
-# (file name, bytes) drawn from a row's plain args (OutboxWorker.register_attachment).
-AttachmentFactory = Callable[[dict[str, Any]], tuple[str, bytes]]
 
 
 @dataclass(frozen=True)
@@ -130,22 +128,9 @@ class OutboxWorker:
         self.views[kind] = factory
 
     def register_attachment(self, kind: str, factory: AttachmentFactory) -> None:
-        """Features register how to draw the file a stored message carries: (file name,
-        bytes) from the row's plain args. It runs in a worker thread (drawing takes a while)
-        and must give the same file every time: a retried send carries the same file."""
+        """Features register how to draw the file a stored message carries (see
+        bot.outbox_attachments)."""
         self.attachments[kind] = factory
-
-    async def _file(self, message: OutboxMessage) -> discord.File | None:
-        """The row's attachment, drawn now; a kind nobody registered is logged and the
-        message goes without it (the text is the message; it is never held back)."""
-        if not message.attachment:
-            return None
-        factory = self.attachments.get(message.attachment["kind"])
-        if factory is None:
-            log.error("outbox message %s: no attachment kind %r", message.id, message.attachment)
-            return None
-        name, data = await asyncio.to_thread(factory, message.attachment.get("args", {}))
-        return discord.File(io.BytesIO(data), filename=name)
 
     async def release_claims_left_by_a_dead_process(self) -> int:
         """At startup, before any send: free every claim (see the module's docstring). A
@@ -453,28 +438,10 @@ class OutboxWorker:
             kwargs = dict(payload) if last else {}
             kwargs["content"] = (prefix + part) or None
             nonce = nonce_of(message, nonce_part + (f"p{k}" if k else ""))
-            file = await self._file(message) if last else None
-            sent = await self._send_one(channel, kwargs, nonce, file)
+            file = await draw_attachment(message, self.attachments) if last else None
+            sent = await send_with_file(channel, kwargs, nonce, file)
             first = first or sent
         return first
-
-    async def _send_one(
-        self,
-        channel: discord.abc.Messageable,
-        kwargs: dict[str, Any],
-        nonce: str,
-        file: discord.File | None,
-    ) -> discord.Message:
-        """One message. Where the bot may post but not attach files (Attach Files missing:
-        Discord answers 403), it goes without the file rather than wait: the text is the
-        message, and `acwc doctor` names the missing permission."""
-        if file is None:
-            return await channel.send(**kwargs, nonce=nonce)
-        try:
-            return await channel.send(**kwargs, file=file, nonce=nonce)
-        except discord.Forbidden:
-            log.warning("posted without its file: the bot may not attach files in %s", channel)
-            return await channel.send(**kwargs, nonce=nonce)
 
     async def _dm_fallback(self, message: OutboxMessage) -> discord.Message | None:
         """Closed DMs: mention the user where they can see it, and tell the TD."""

@@ -774,9 +774,13 @@ class DiscordHarness:
 
     def _build_guild(self) -> None:
         state = self.bot._connection
+        # A part of what Discord gives @everyone in a new server (Embed Links and Attach
+        # Files among them): a bot that needs no more works without a role of its own.
         everyone = discord.Permissions(
             view_channel=True,
             send_messages=True,
+            embed_links=True,
+            attach_files=True,
             read_message_history=True,
             use_application_commands=True,
         )

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from bot.app import ChampionshipBot
 from bot.errors import InvalidInput
@@ -93,3 +94,36 @@ async def test_scheduler_runs_the_outbox_job_and_stops_on_close(
         jobs = sorted(job.id for job in bot.scheduler.get_jobs())
         assert jobs == ["accounts", "deadlines", "outbox", "results"]
     assert not bot.scheduler.running
+
+
+async def test_close_cancels_a_job_run_under_way_before_the_engine_goes(
+    running_bot: RunningBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A close without a drain (Discord ended the connection, a test's harness) used to leave
+    a periodic run working on a disposed engine; the event loop's last cleanup could then wait
+    on it forever (a CI run hung so). Now the run is cancelled and awaited first."""
+    order: list[str] = []
+    async with running_bot() as (bot, _h):
+        assert bot.sessions is not None and bot.engine is not None
+
+        async def job() -> None:
+            try:
+                async with bot.sessions() as session:  # type: ignore[misc]
+                    await session.execute(text("SELECT 1"))
+                    await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                order.append("job cancelled")
+                raise
+
+        task: asyncio.Task[object] = asyncio.create_task(job())
+        bot.jobs_in_flight.add(task)
+        await asyncio.sleep(0.05)
+        dispose = type(bot.engine).dispose
+
+        async def disposing(engine: object, *args: object, **kwargs: object) -> None:
+            order.append("engine disposed")
+            await dispose(engine, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(type(bot.engine), "dispose", disposing)
+    assert task.cancelled()
+    assert order == ["job cancelled", "engine disposed"]
