@@ -143,6 +143,8 @@ class SwissConfig(_Section):
     bye_points: float = Field(1.0, ge=0)
     confirm_before_publish: bool = False
     short_median_buchholz: Literal["sum", "drop"] = "sum"  # fewer than 3 opponents (III.E.5)
+    # A round the bot cannot pair within this many seconds is left to the TD, who is told.
+    pairing_timeout_seconds: float = Field(60.0, gt=0)
 
     _utc = field_validator("first_round_start")(_aware_utc)
 

@@ -14,6 +14,8 @@ import argparse
 import asyncio
 import faulthandler
 import signal
+import sys
+import traceback
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,25 @@ NOW = datetime(2019, 10, 1, 12, 0, tzinfo=UTC)
 
 
 async def main(db: str, journal: Path, again: bool) -> None:
+    """The run; an error is printed at once (asyncio.run's cleanup comes before its own
+    report, and the test wants to see the error even if that cleanup hangs)."""
+    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR2, _print_tasks)
+    try:
+        await _run(db, journal, again)
+    except BaseException:
+        traceback.print_exc()
+        sys.stderr.flush()
+        raise
+
+
+def _print_tasks() -> None:
+    """SIGUSR2: every task and where it waits (the test asks when the child hangs)."""
+    for task in asyncio.all_tasks():
+        task.print_stack(file=sys.stderr)
+    sys.stderr.flush()
+
+
+async def _run(db: str, journal: Path, again: bool) -> None:
     config = load_config(None, environ={"DATABASE_URL": db})
     server = DiscordConfig(guild_id=GUILD, announcement_channel_id=CHANNEL)
     config = config.model_copy(update={"discord": server})

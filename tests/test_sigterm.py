@@ -33,7 +33,9 @@ async def finished(proc: asyncio.subprocess.Process, within: float) -> tuple[byt
     try:
         return await asyncio.wait_for(proc.communicate(), timeout=within)
     except TimeoutError:
-        proc.send_signal(signal.SIGUSR1)
+        proc.send_signal(signal.SIGUSR2)  # its tasks (tests/stop_child.py)
+        await asyncio.sleep(1)
+        proc.send_signal(signal.SIGUSR1)  # its threads
         await asyncio.sleep(1)
         proc.kill()
         out, err = await proc.communicate()

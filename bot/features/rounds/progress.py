@@ -9,6 +9,7 @@ publisher's job (`bot.features.rounds.publisher`), which works from what is stor
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
@@ -20,13 +21,14 @@ from bot.due import DueKind, schedule
 from bot.errors import WrongStage
 from bot.events import RoundPublished
 from bot.features.matches.text import STAGE_LABELS
-from bot.features.rounds import pairing
+from bot.features.rounds import pairing, text
 from bot.features.rounds.text import round_out_text
-from bot.features.rounds.types import PairingLine, RoundPreview
+from bot.features.rounds.types import PairingFailed, PairingLine, RoundPreview
 from bot.outbox import enqueue_channel
 from bot.rules import stages as stage_rules
 from bot.rules import swiss
 from bot.service import Service
+from bot.td_alerts import notify_td
 from db.models import (
     Match,
     MatchState,
@@ -40,6 +42,7 @@ from db.models import (
     StageState,
 )
 
+log = logging.getLogger(__name__)
 DONE_STATES = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
 
 
@@ -244,14 +247,34 @@ class RoundProgress(Service):
         # Pairing a late round of a large field can take a while (benchmarks/pairing.py):
         # it runs in a worker thread so that the bot keeps answering meanwhile. The players
         # and results are plain loaded values; nothing there touches the session.
-        return await asyncio.to_thread(
+        number, limit = current.number + 1, self.config.swiss.pairing_timeout_seconds
+        paired = asyncio.to_thread(
             self._preview,
             players,
-            number=current.number + 1,
+            number=number,
             results=results,
             withdrawn=withdrawn,
             total_rounds=stage.total_rounds,
         )
+        try:
+            return await asyncio.wait_for(paired, timeout=limit)
+        except TimeoutError:  # the thread cannot be stopped; its answer is dropped
+            raise PairingFailed(text.pairing_failed(number, text.pairing_too_slow(limit))) from None
+        except ValueError as exc:
+            raise PairingFailed(
+                text.pairing_failed(number, text.no_valid_pairing(str(exc)))
+            ) from None
+
+    async def _pair_or_tell_td(self, session: AsyncSession, now: datetime) -> RoundPreview | None:
+        """The next round paired, or None when it cannot be (the TD is told, in this same
+        transaction): a round paired by the bot on its own must never undo the result that
+        completed the round before it."""
+        try:
+            return await self._next_preview(session)
+        except PairingFailed as exc:
+            log.warning("the next Swiss round was not paired: %s", exc)
+            notify_td(session, self.config, now=now, content=str(exc))
+            return None
 
     async def _open_matches(self, session: AsyncSession, round_id: int) -> list[Match]:
         return list(

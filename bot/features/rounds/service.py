@@ -356,8 +356,9 @@ class RoundService(StageFlow):
             return
         if self.config.swiss.confirm_before_publish:
             return
-        preview = await self._next_preview(session)
-        await self._publish(session, stage, preview, Actor.job(), now)
+        preview = await self._pair_or_tell_td(session, now)
+        if preview is not None:
+            await self._publish(session, stage, preview, Actor.job(), now)
 
 
 def _possible_points(value: float, games: int) -> bool:

@@ -69,7 +69,9 @@ class StageFlow(FinalStage):
                 ),
             )
             return ResultRecorded(round_id, True, None, False)
-        preview = await self._next_preview(session)
+        preview = await self._pair_or_tell_td(session, now)
+        if preview is None:
+            return ResultRecorded(round_id, True, None, False)
         published = await self._publish(session, stage, preview, actor, now)
         return ResultRecorded(round_id, True, published, False)
 

@@ -119,3 +119,20 @@ def round_out_text(
         f"📣 **{short_name}: {label} round {number}{of_total} is out!** {count}; every match "
         f"must be played by {discord_time(deadline)}.{bye_text}"
     )
+
+
+def pairing_failed(number: int, why: str) -> str:
+    """Round `number` could not be paired; what the TD can do (the results stand)."""
+    return (
+        f"⚠️ Round {number} could not be paired: {why}. The results recorded stand and "
+        "nothing was published. Try again with /td round publish; if it fails again, check "
+        "the withdrawals and the results of the earlier rounds."
+    )
+
+
+def pairing_too_slow(seconds: float) -> str:
+    return f"no pairing within {seconds:g} s (swiss.pairing_timeout_seconds)"
+
+
+def no_valid_pairing(reason: str) -> str:
+    return f"no valid pairing exists ({reason})"

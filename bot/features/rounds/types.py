@@ -5,6 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from bot.errors import WrongStage
+
+
+class PairingFailed(WrongStage):
+    """The next Swiss round could not be paired (no valid pairing, or not in time): the TD
+    is told, the result that completed the round stands, and nothing is published."""
+
 
 @dataclass(frozen=True)
 class PairingLine:
