@@ -55,7 +55,7 @@ class Value:
     """A pairing's objective, compared field by field: less is better."""
 
     largest: int
-    floaters: tuple[int, ...]  # per score group, best group first
+    crossings: tuple[int, ...]  # pairs across each score-group boundary, the top one first
     total: int
     shape: int
 
@@ -75,40 +75,38 @@ def best_pairing(fld: Field, players: list[int]) -> tuple[Pairs, Value] | None:
         if a in inside and b in inside:
             seen[a] += 1
             seen[b] += 1
-    bound = _lower_bound(fld, groups, max(seen.values()))
+    met_most = max(seen.values())
+    bound = _lower_bound(fld, groups, met_most)
     if bound is None:
         return None
     if max(len(g) for g in groups) <= _GROUP_BOUND_LIMIT:
-        least, assembled = _group_bound(fld, groups, bound.floaters, bound.largest)
+        least, assembled = _group_bound(fld, groups, bound.crossings, bound.largest)
         if assembled is not None:  # reaches every bound, so it is optimal
-            return assembled, Value(bound.largest, bound.floaters, bound.total, least)
+            return assembled, Value(bound.largest, bound.crossings, bound.total, least)
     slack = _shape_slack(fld, groups, bound.largest)
     widest = 2 * max(len(g) for g in groups) + 2
     limit = 8
     shape_bound: int | None = None
     while limit < widest:
         edges = _edges(fld, groups, limit, bound.largest)
-        found = _solve(edges, players, len(groups), bound.largest)
+        found = _solve(edges, players, len(groups), bound.largest, None)
         if found is None:
             limit *= 4
             continue
         value = found[1]
-        if (value.largest, value.floaters, value.total) != (
-            bound.largest,
-            bound.floaters,
-            bound.total,
-        ):
+        if (value.largest, value.crossings) != (bound.largest, bound.crossings):
             limit *= 4
             continue
         # a pairing with a pair outside the window has shape > limit + slack
         if value.shape <= limit + slack:
             return found
         if shape_bound is None and max(len(g) for g in groups) <= _GROUP_BOUND_LIMIT:
-            shape_bound = _group_bound(fld, groups, value.floaters, bound.largest)[0]
+            shape_bound = _group_bound(fld, groups, value.crossings, bound.largest)[0]
         if shape_bound is not None and value.shape <= shape_bound:
             return found
         limit *= 4
-    return _solve(_edges(fld, groups, None, None), players, len(groups), bound.largest)
+    every = _edges(fld, groups, None, None)
+    return _solve(every, players, len(groups), bound.largest, 2 * met_most + 1)
 
 
 def score_groups(fld: Field, players: list[int]) -> list[list[int]]:
@@ -165,56 +163,94 @@ def _edges(
 
 
 def _solve(
-    edges: list[_Edge], nodes: list[int], n_groups: int, largest_from: int
+    edges: list[_Edge], nodes: list[int], n_groups: int, largest_from: int, cap: int | None
 ) -> tuple[Pairs, Value] | None:
     """The optimum over ``edges``: the smallest largest difference (from ``largest_from``)
-    that pairs everyone, then the rest of the objective by one weighted matching."""
+    that pairs everyone, then the rest of the objective by one weighted matching.
+
+    ``cap``: when ``edges`` are every allowed pair up to each difference tried, no optimal
+    pairing crosses a boundary more than ``cap`` times (see :func:`_cut_weights`)."""
     diffs = sorted({e[4] for e in edges} | {largest_from})
     for threshold in (d for d in diffs if d >= largest_from):
-        found = _match([e for e in edges if e[4] <= threshold], nodes, n_groups)
+        found = _match([e for e in edges if e[4] <= threshold], nodes, n_groups, cap)
         if found is not None:
             return found
     return None
 
 
-def _match(edges: list[_Edge], nodes: list[int], n_groups: int) -> tuple[Pairs, Value] | None:
-    """Minimum-cost perfect matching; costs fold floaters per group (best group first), total
-    difference and shape into one integer, each level outweighing all the levels below."""
+def _cut_weights(
+    edges: list[_Edge], nodes: list[int], group_of: dict[int, int], n_groups: int, cap: int | None
+) -> list[int]:
+    """Integer weights per boundary (boundary ``k`` lies below group ``k``) such that a pair's
+    cost, the weights of the boundaries it crosses plus its shape, orders pairings like the
+    objective: each boundary outweighs what the optimum can save on all below it.
+
+    The crossings of boundary ``k`` have the parity of the players above it, so two pairings
+    that differ there differ by two or more.  Below it, the optimum saves at most what it
+    spends over that parity: no more crossings than the players who can cross from either
+    side, nor than ``cap``.  (Two pairs across one boundary whose upper players have not met
+    and whose lower players have not met could be re-paired upper with upper, lower with
+    lower: two crossings fewer there and none more anywhere.  So an optimum's uppers and
+    lowers there pair off in rematches, which ``r`` rounds allow ``2r + 1`` of at most.)
+    This bounds the weights by the rounds played, not by the field, so they fit rustworkx.
+    """
+    n_cuts = max(n_groups - 1, 0)
+    above: list[set[int]] = [set() for _ in range(n_cuts)]
+    below: list[set[int]] = [set() for _ in range(n_cuts)]
+    for a, b, ga, gb, _, _ in edges:
+        for k in range(ga, gb):
+            above[k].add(a)
+            below[k].add(b)
+    sizes = [0] * n_groups
+    for p in nodes:
+        sizes[group_of[p]] += 1
+    half = len(nodes) // 2
+    slack = half * max((e[5] for e in edges), default=0)  # shape: the optimum's at most
+    weights = [0] * n_cuts
+    running = sum(sizes)
+    parity = [0] * n_cuts
+    for k in range(n_cuts):
+        running -= sizes[k]
+        parity[k] = (sum(sizes) - running) % 2
+    for k in reversed(range(n_cuts)):
+        weights[k] = slack // 2 + 1
+        most = min(len(above[k]), len(below[k]), cap if cap is not None else half)
+        most -= (most - parity[k]) % 2
+        slack += weights[k] * max(most - parity[k], 0)
+    return weights
+
+
+def _match(
+    edges: list[_Edge], nodes: list[int], n_groups: int, cap: int | None
+) -> tuple[Pairs, Value] | None:
+    """Minimum-cost perfect matching; a pair costs the weights of the boundaries it crosses
+    (:func:`_cut_weights`) plus its shape.  The total difference follows from the crossings:
+    it is the sum over boundaries of crossings times the step in score there."""
     if len(nodes) % 2:
         return None
-    crossing: list[set[int]] = [set() for _ in range(n_groups)]
+    group_of: dict[int, int] = {}
     for a, b, ga, gb, _, _ in edges:
-        if ga != gb:
-            crossing[ga].add(a)
-            crossing[gb].add(b)
-    weight = [0] * n_groups  # one floater of group g outweighs every floater below it
-    below = 0
-    for g in reversed(range(n_groups)):
-        weight[g] = below + 1
-        below += weight[g] * len(crossing[g])
-    half = len(nodes) // 2
-    shape_unit = half * max((e[5] for e in edges), default=0) + 1
-    floater_unit = (half * max((e[4] for e in edges), default=0) + 1) * shape_unit
-    costs = [
-        (weight[ga] + weight[gb] if ga != gb else 0) * floater_unit + diff * shape_unit + shape
-        for _, _, ga, gb, diff, shape in edges
-    ]
+        group_of[a], group_of[b] = ga, gb
+    if len(group_of) < len(nodes):
+        return None
+    weights = _cut_weights(edges, nodes, group_of, n_groups, cap)
+    prefix = [0, *itertools.accumulate(weights)]
     index = {p: k for k, p in enumerate(nodes)}
     matching = min_cost_perfect(
-        len(nodes), [(index[e[0]], index[e[1]], c) for e, c in zip(edges, costs, strict=True)]
+        len(nodes),
+        [(index[a], index[b], prefix[gb] - prefix[ga] + shape) for a, b, ga, gb, _, shape in edges],
     )
     if 2 * len(matching) != len(nodes):
         return None
     keys = {(nodes[x], nodes[y]) for x, y in matching} | {(nodes[y], nodes[x]) for x, y in matching}
     chosen = [e for e in edges if (e[0], e[1]) in keys]
-    floaters = [0] * n_groups
+    crossings = [0] * max(n_groups - 1, 0)
     for _, _, ga, gb, _, _ in chosen:
-        if ga != gb:
-            floaters[ga] += 1
-            floaters[gb] += 1
+        for k in range(ga, gb):
+            crossings[k] += 1
     value = Value(
         max((e[4] for e in chosen), default=0),
-        tuple(floaters),
+        tuple(crossings),
         sum(e[4] for e in chosen),
         sum(e[5] for e in chosen),
     )
@@ -222,71 +258,50 @@ def _match(edges: list[_Edge], nodes: list[int], n_groups: int) -> tuple[Pairs, 
 
 
 def _group_bound(
-    fld: Field, groups: list[list[int]], floaters: tuple[int, ...], largest: int
+    fld: Field, groups: list[list[int]], crossings: tuple[int, ...], largest: int
 ) -> tuple[int, Pairs | None]:
-    """A lower bound on the shape of every pairing with these floaters per group.
+    """A lower bound on the shape of every pairing with these crossings per boundary.
 
     A pair across groups costs the upper player's distance from the bottom of their group
-    plus the lower one's from the top of theirs, so a pairing's shape is a sum over groups:
-    each group's inside pairs plus, for each of its floaters, that player's distance from
-    the edge of the group they leave by.  Each group's least such sum (its floaters
-    stand-ins that may take any player, by the cheaper edge open to them) bounds its share.
+    plus the lower one's from the top of theirs (more if it skips a group), so a pairing's
+    shape is at least a sum over groups: each group's inside pairs plus, for each of its
+    floaters, that player's distance from the edge they leave by.  Of the pairs across the
+    boundary above a group all but those that skip the group (``s``) end in it, and those
+    across the boundary below it less ``s`` leave it downwards; each group's least such sum
+    (its floaters stand-ins that may take any player), over every possible ``s``, bounds
+    its share.
 
-    When no pair can skip a group, each stand-in leaves by a known edge; if the players the
-    groups choose to float can then meet across each boundary without a rematch, those pairs
-    and each group's inside pairs are a pairing that reaches the bound: it is returned too.
+    When no group's least sum needs a skip and the players the groups choose to float can
+    meet across each boundary without a rematch, those pairs and each group's inside pairs
+    are a pairing that reaches the bound: it is returned too.
     """
     total = 0
     inside: Pairs = []
     going: list[tuple[list[int], list[int]]] = []  # per group: players floating up, down
+    cross = [0, *crossings, 0]
     scores = fld.scores
-    # when no pair can skip a group, the floaters tell how many pairs cross each boundary
-    skips = any(
-        scores[groups[g][0]] - scores[groups[g + 2][0]] <= largest for g in range(len(groups) - 2)
-    )
-    crossing = [0]
-    for f in floaters:
-        crossing.append(f - crossing[-1])
+    clean = True
     for g, group in enumerate(groups):
-        m = len(group)
-        has_up = g > 0 and scores[groups[g - 1][0]] - scores[group[0]] <= largest
-        has_down = g + 1 < len(groups) and scores[group[0]] - scores[groups[g + 1][0]] <= largest
-        exits = [min([i] * has_up + [m - 1 - i] * has_down, default=None) for i in range(m)]
-        ups = [i if has_up else None for i in range(m)]
-        downs = [m - 1 - i if has_down else None for i in range(m)]
-        exact = not skips and min(crossing) >= 0
-        if not exact:
-            ways = [exits] * floaters[g]
-        else:
-            ways = [ups] * crossing[g] + [downs] * crossing[g + 1]
-        edges: list[tuple[int, int, int]] = [
-            (i, j, internal_shape(i, j, m))
-            for i in range(m)
-            for j in range(i + 1, m)
+        skippable = 0 < g < len(groups) - 1
+        skippable = skippable and scores[groups[g - 1][0]] - scores[groups[g + 1][0]] <= largest
+        internal = [
+            (i, j, internal_shape(i, j, len(group)))
+            for i in range(len(group))
+            for j in range(i + 1, len(group))
             if (group[i], group[j]) not in fld.met
         ]
-        for k, way in enumerate(ways):
-            edges.extend((i, m + k, cost) for i, cost in enumerate(way) if cost is not None)
-        if not edges:
-            going.append(([], []))
-            continue
-        matching = min_cost_perfect(m + floaters[g], edges)
-        if 2 * len(matching) != m + floaters[g]:
+        best: tuple[int, int, Pairs, list[int], list[int]] | None = None
+        for skip in range(min(cross[g], cross[g + 1]) + 1 if skippable else 1):
+            share = _group_share(group, internal, cross[g] - skip, cross[g + 1] - skip)
+            if share is not None and (best is None or share[0] < best[0]):
+                best = (share[0], skip, *share[1:])
+        if best is None:
             return -1, None  # this group cannot be paired so: no bound
-        cost = {(a, b): c for a, b, c in edges}
-        total += sum(cost[(min(a, b), max(a, b))] for a, b in matching)
-        up: list[int] = []
-        down: list[int] = []
-        for a, b in matching:
-            i, k = min(a, b), max(a, b)
-            if k < m:
-                inside.append((group[i], group[k]))
-            elif exact and k - m < crossing[g]:
-                up.append(group[i])
-            else:
-                down.append(group[i])
-        going.append((sorted(up), sorted(down)))
-    if skips or min(crossing) < 0:
+        total += best[0]
+        clean = clean and best[1] == 0
+        inside.extend(best[2])
+        going.append((best[3], best[4]))
+    if not clean:
         return total, None
     across: Pairs = []
     for g in range(len(groups) - 1):
@@ -297,27 +312,49 @@ def _group_bound(
     return total, sorted(inside + across)
 
 
+def _group_share(
+    group: list[int], internal: list[tuple[int, int, int]], n_up: int, n_down: int
+) -> tuple[int, Pairs, list[int], list[int]] | None:
+    """A group's least shape with ``n_up`` and ``n_down`` floaters: the cost, its inside
+    pairs and the players floating up and down (None if it cannot be paired so)."""
+    m = len(group)
+    edges = list(internal)
+    for k in range(n_up + n_down):
+        edges.extend((i, m + k, i if k < n_up else m - 1 - i) for i in range(m))
+    if m + n_up + n_down == 0:
+        return 0, [], [], []
+    matching = min_cost_perfect(m + n_up + n_down, edges)
+    if 2 * len(matching) != m + n_up + n_down:
+        return None
+    cost = {(a, b): c for a, b, c in edges}
+    pairs: Pairs = []
+    up: list[int] = []
+    down: list[int] = []
+    total = 0
+    for a, b in matching:
+        i, k = min(a, b), max(a, b)
+        total += cost[(i, k)]
+        if k < m:
+            pairs.append((group[i], group[k]))
+        else:
+            (up if k - m < n_up else down).append(group[i])
+    return total, pairs, sorted(up), sorted(down)
+
+
 def _across(fld: Field, down: list[int], up: list[int]) -> Pairs | None:
     """Floaters of two neighbouring groups paired without a rematch (any way costs the same)."""
-    if len(down) != len(up) or len(down) > 6:
-        return None if len(down) != len(up) else _first_allowed(fld, down, up)
-    for order in itertools.permutations(up):
-        if all(fld.allowed(a, b) for a, b in zip(down, order, strict=True)):
-            return list(zip(down, order, strict=True))
-    return None
-
-
-def _first_allowed(fld: Field, down: list[int], up: list[int]) -> Pairs | None:
-    """Greedy pairs for many floaters at one boundary (None if greedy meets a rematch)."""
-    left = list(up)
-    pairs: Pairs = []
-    for a in down:
-        b = next((x for x in left if fld.allowed(a, x)), None)
-        if b is None:
-            return None
-        left.remove(b)
-        pairs.append((a, b))
-    return pairs
+    if len(down) != len(up):
+        return None
+    edges = [
+        (x, len(down) + y, 0)
+        for x, a in enumerate(down)
+        for y, b in enumerate(up)
+        if fld.allowed(a, b)
+    ]
+    matching = min_cost_perfect(2 * len(down), edges)
+    if 2 * len(matching) != 2 * len(down):
+        return None
+    return [(down[min(x, y)], up[max(x, y) - len(down)]) for x, y in matching]
 
 
 def min_cost_perfect(n: int, edges: list[tuple[int, int, int]]) -> set[tuple[int, int]]:
@@ -376,7 +413,7 @@ def _lower_bound(fld: Field, groups: list[list[int]], r: int) -> Value | None:
         above += len(groups[g])
         if above % 2:
             odd_cut = max(odd_cut, score[g] - score[g + 1])
-    found = _solve(edges, nodes, len(groups), odd_cut)
+    found = _solve(edges, nodes, len(groups), odd_cut, 2 * r + 1)
     return None if found is None else found[1]
 
 

@@ -1,4 +1,5 @@
-"""The Swiss pairing objective (issue 25): the nearest group before fewer floaters, exactly."""
+"""The Swiss pairing objective (issue 25): the nearest group first, then the fewest players
+sent down across each score-group boundary from the top, exactly."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import random
 from fractions import Fraction
 
 import networkx as nx
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -46,15 +48,17 @@ def top_six_have_met(seed: int) -> tuple[list[str], list[Result]]:
     return seeding, results
 
 
-def test_a_leader_whose_group_has_all_met_meets_the_nearest_group() -> None:
-    """The issue's case: the old objective (fewest floaters first) sent leaders of this field to
-    players 3 points below (largest difference 3.0); now the leader meets an unmet player of
-    the nearest group and nobody is more than a point apart.
+@pytest.mark.parametrize("seed", [2019, 2028, 1, 2, 3, 4, 5])
+def test_a_leader_whose_group_has_all_met_meets_the_nearest_group(seed: int) -> None:
+    """The issue's case: the first objective (fewest floaters first) sent leaders of this field
+    to players 3 points below; the leader now meets an unmet player of the nearest group below
+    and nobody is more than a point apart.
 
-    (In some such fields, seed 2019 for one, the objective keeps the 5.0 group whole and sends
-    the leader to 4.5 instead: floaters are counted group by group from the top, and a 5.0
-    player who meets a leader is a floater of the 5.0 group. See the report of issue 25.)"""
-    seeding, results = top_six_have_met(2028)
+    (This test once held for seed 2028 only: with floaters counted per group, a 5.0 player
+    who met a leader was a floater of the 5.0 group, so seed 2019 sent the leader to 4.5 to
+    keep the 5.0 group whole. That was the defect; now players sent down are counted at each
+    boundary they cross, and a pair from 5.5 to 4.5 crosses two.)"""
+    seeding, results = top_six_have_met(seed)
     table = standings(seeding, results)
     points = {row.player: row.points for row in table}
     leaders = [row.player for row in table if row.points == table[0].points]
