@@ -75,38 +75,80 @@ def best_pairing(fld: Field, players: list[int]) -> tuple[Pairs, Value] | None:
         if a in inside and b in inside:
             seen[a] += 1
             seen[b] += 1
-    met_most = max(seen.values())
-    bound = _lower_bound(fld, groups, met_most)
+    cap = 2 * max(seen.values()) + 1
+    bound = _lower_bound(fld, groups, cap)
     if bound is None:
         return None
-    if max(len(g) for g in groups) <= _GROUP_BOUND_LIMIT:
-        least, assembled = _group_bound(fld, groups, bound.crossings, bound.largest)
+    found = _by_segments(fld, groups, bound, cap)
+    if found is not None:
+        return found
+    every = _edges(fld, groups, None, None)
+    return _solve(every, players, len(groups), bound.largest, cap)
+
+
+def _by_segments(
+    fld: Field, groups: list[list[int]], bound: Value, cap: int
+) -> tuple[Pairs, Value] | None:
+    """The optimum when it reaches the bound's largest difference and crossings, or None.
+
+    A pairing with the bound's crossings has no pair across a boundary the bound leaves
+    uncrossed, so the groups between such boundaries are paired apart, each segment by its
+    own least shape: a few small matchings instead of one over the whole field."""
+    pairs: Pairs = []
+    largest = total = shape = 0
+    start = 0
+    for end in range(1, len(groups) + 1):
+        if end < len(groups) and bound.crossings[end - 1] > 0:
+            continue
+        part = bound.crossings[start : end - 1]
+        found = _segment(fld, groups[start:end], bound.largest, part, cap)
+        if found is None:
+            return None
+        pairs.extend(found[0])
+        largest = max(largest, found[1].largest)
+        total += found[1].total
+        shape += found[1].shape
+        start = end
+    return sorted(pairs), Value(largest, bound.crossings, total, shape)
+
+
+def _segment(
+    fld: Field, groups: list[list[int]], largest: int, crossings: tuple[int, ...], cap: int
+) -> tuple[Pairs, Value] | None:
+    """Score groups paired apart from the rest: the least shape with these crossings and no
+    pair further apart than ``largest``, or None if no pairing of them reaches that."""
+    players = [p for g in groups for p in g]
+    small = max(len(g) for g in groups) <= _GROUP_BOUND_LIMIT
+    shape_bound: int | None = None
+    if small:
+        shape_bound, assembled = _group_bound(fld, groups, crossings, largest)
         if assembled is not None:  # reaches every bound, so it is optimal
-            return assembled, Value(bound.largest, bound.crossings, bound.total, least)
-    slack = _shape_slack(fld, groups, bound.largest)
+            total = sum(
+                c * (fld.scores[groups[k][0]] - fld.scores[groups[k + 1][0]])
+                for k, c in enumerate(crossings)
+            )
+            steps = [
+                fld.scores[groups[k][0]] - fld.scores[groups[k + 1][0]]
+                for k, c in enumerate(crossings)
+                if c
+            ]
+            return assembled, Value(max(steps, default=0), crossings, total, shape_bound)
+    slack = _shape_slack(fld, groups, largest)
     widest = 2 * max(len(g) for g in groups) + 2
     limit = 8
-    shape_bound: int | None = None
     while limit < widest:
-        edges = _edges(fld, groups, limit, bound.largest)
-        found = _solve(edges, players, len(groups), bound.largest, None)
-        if found is None:
-            limit *= 4
-            continue
-        value = found[1]
-        if (value.largest, value.crossings) != (bound.largest, bound.crossings):
+        found = _solve(_edges(fld, groups, limit, largest), players, len(groups), largest, None)
+        if found is None or found[1].crossings != crossings:
             limit *= 4
             continue
         # a pairing with a pair outside the window has shape > limit + slack
-        if value.shape <= limit + slack:
+        if found[1].shape <= limit + slack:
             return found
-        if shape_bound is None and max(len(g) for g in groups) <= _GROUP_BOUND_LIMIT:
-            shape_bound = _group_bound(fld, groups, value.crossings, bound.largest)[0]
-        if shape_bound is not None and value.shape <= shape_bound:
+        if shape_bound is not None and found[1].shape <= shape_bound:
             return found
         limit *= 4
-    every = _edges(fld, groups, None, None)
-    return _solve(every, players, len(groups), bound.largest, 2 * met_most + 1)
+    found = _solve(_edges(fld, groups, None, largest), players, len(groups), largest, cap)
+    return found if found is not None and found[1].crossings == crossings else None
 
 
 def score_groups(fld: Field, players: list[int]) -> list[list[int]]:
@@ -382,9 +424,10 @@ def min_cost_perfect(n: int, edges: list[tuple[int, int, int]]) -> set[tuple[int
     return {(a, b) for a, b in nx.max_weight_matching(big_graph, maxcardinality=True)}
 
 
-def _lower_bound(fld: Field, groups: list[list[int]], r: int) -> Value | None:
-    """The relaxation of step 1 of the module's docstring (shape left at 0)."""
-    keep = 2 * r + 2
+def _lower_bound(fld: Field, groups: list[list[int]], cap: int) -> Value | None:
+    """The relaxation of step 1 of the module's docstring (shape left at 0); ``cap`` is
+    ``2r + 1``."""
+    keep = cap + 1
     nodes: list[int] = []
     group_of: dict[int, int] = {}
     real: set[int] = set()
@@ -413,7 +456,7 @@ def _lower_bound(fld: Field, groups: list[list[int]], r: int) -> Value | None:
         above += len(groups[g])
         if above % 2:
             odd_cut = max(odd_cut, score[g] - score[g + 1])
-    found = _solve(edges, nodes, len(groups), odd_cut, 2 * r + 1)
+    found = _solve(edges, nodes, len(groups), odd_cut, cap)
     return None if found is None else found[1]
 
 
