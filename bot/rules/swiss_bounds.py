@@ -7,7 +7,24 @@ pairing can do better, instead of matching the whole field.
 
 from __future__ import annotations
 
-from bot.rules.swiss_matching import Field, Pairs, internal_shape, min_cost_perfect
+from bot.rules.swiss_matching import (
+    Edge,
+    Field,
+    Pairs,
+    candidate_edges,
+    internal_shape,
+    match,
+    min_cost_perfect,
+)
+
+#: Neighbouring score groups of at most this many players together are bounded as one
+#: matching with their real pairs between them, so a rematch between the floaters of two
+#: small groups (a top group that has met the next) is seen by the bound, not assumed away.
+CLUSTER = 48
+
+#: A unit's share of a bound: its cost, the pairs it skips, its inside pairs, the players
+#: it sends up and down.
+_Share = tuple[int, int, Pairs, list[int], list[int]]
 
 
 def group_bound(
@@ -16,53 +33,175 @@ def group_bound(
     """A lower bound on the shape of every pairing with these crossings per boundary.
 
     A pair across groups costs the upper player's distance from the bottom of their group
-    plus the lower one's from the top of theirs (more if it skips a group), so a pairing's
-    shape is at least a sum over groups: each group's inside pairs plus, for each of its
-    floaters, that player's distance from the edge they leave by.  Of the pairs across the
-    boundary above a group all but those that skip the group (``s``) end in it, and those
-    across the boundary below it less ``s`` leave it downwards; each group's least such sum
-    (its floaters stand-ins that may take any player), over every possible ``s``, bounds
-    its share.
+    plus the lower one's from the top of theirs, and at least one more for each group it
+    skips, so a pairing's shape is at least a sum over units (a score group, or neighbouring
+    small groups): each unit's inside pairs plus, for each of its floaters, that player's
+    distance from the edge they leave by, plus the pairs that skip it.  Of the pairs across
+    the boundary above a unit all but those that skip it (``s``) end in it, and those across
+    the boundary below it less ``s`` leave it downwards; a unit's least such sum (its
+    floaters stand-ins that may take any player) bounds its share for each ``s``.  The least
+    sum over the skips that pairs no further apart than ``largest`` can make, unit by unit
+    from the top, is the bound.
 
-    When no group's least sum needs a skip and the players the groups choose to float can
-    meet across each boundary without a rematch, those pairs and each group's inside pairs
-    are a pairing that reaches the bound: it is returned too.
+    When that least sum needs no skip and the players the units choose to float can meet
+    across each boundary without a rematch, and that pairing costs the bound, it is optimal:
+    it is returned too.
     """
-    total = 0
-    inside: Pairs = []
-    going: list[tuple[list[int], list[int]]] = []  # per group: players floating up, down
     cross = [0, *crossings, 0]
+    units: list[tuple[int, int]] = []
+    shares: list[dict[int, _Share]] = []
+    for start, end in _units(groups):
+        options = _unit_options(fld, groups, start, end, cross, largest)
+        if options is None:  # bound its groups one by one instead
+            for g in range(start, end):
+                units.append((g, g + 1))
+                shares.append(_unit_options(fld, groups, g, g + 1, cross, largest) or {})
+        else:
+            units.append((start, end))
+            shares.append(options)
+    if not all(shares):
+        return -1, None  # a unit cannot be paired so: no bound
     scores = fld.scores
-    clean = True
-    for g, group in enumerate(groups):
-        skippable = 0 < g < len(groups) - 1
-        skippable = skippable and scores[groups[g - 1][0]] - scores[groups[g + 1][0]] <= largest
-        internal = [
-            (i, j, internal_shape(i, j, len(group)))
-            for i in range(len(group))
-            for j in range(i + 1, len(group))
-            if (group[i], group[j]) not in fld.met
-        ]
-        best: tuple[int, int, Pairs, list[int], list[int]] | None = None
-        for skip in range(min(cross[g], cross[g + 1]) + 1 if skippable else 1):
-            share = _group_share(group, internal, cross[g] - skip, cross[g + 1] - skip)
-            if share is not None and (best is None or share[0] < best[0]):
-                best = (share[0], skip, *share[1:])
-        if best is None:
-            return -1, None  # this group cannot be paired so: no bound
-        total += best[0]
-        clean = clean and best[1] == 0
-        inside.extend(best[2])
-        going.append((best[3], best[4]))
-    if not clean:
+    # per state, the starting groups of the pairs across the boundary below the units so far
+    # (those who go on past a unit are the latest to start: any later pair could too)
+    least: dict[tuple[int, ...], int] = {(): 0}
+    for (start, end), options in zip(units, shares, strict=True):
+        after: dict[tuple[int, ...], int] = {}
+        for state, so_far in least.items():
+            for skip, share in options.items():
+                going_on = state[len(state) - skip :] if skip else ()
+                if any(scores[groups[g][0]] - scores[groups[end][0]] > largest for g in going_on):
+                    continue
+                key = tuple(sorted(going_on + (end - 1,) * (cross[end] - skip)))
+                cost = so_far + share[0] + skip * (end - start)
+                after[key] = min(cost, after.get(key, cost))
+        least = after
+        if not least:
+            return -1, None
+    total = min(least.values())
+    if any(0 not in options for options in shares):
         return total, None
-    across: Pairs = []
-    for g in range(len(groups) - 1):
-        met = _across(fld, going[g][1], going[g + 1][0])
+    if sum(options[0][0] for options in shares) != total:
+        return total, None
+    pairs = [p for options in shares for p in options[0][2]]
+    for u in range(len(units) - 1):
+        met = _across(fld, shares[u][0][4], shares[u + 1][0][3])
         if met is None:
             return total, None
-        across.extend(met)
-    return total, sorted(inside + across)
+        pairs.extend(met)
+    reached = _shape_if_within(fld, groups, pairs, crossings, largest) == total
+    return total, sorted(pairs) if reached else None
+
+
+def _units(groups: list[list[int]]) -> list[tuple[int, int]]:
+    """Runs of neighbouring groups of at most :data:`CLUSTER` players, as ``(start, end)``."""
+    units: list[tuple[int, int]] = []
+    size = CLUSTER + 1
+    for g, group in enumerate(groups):
+        if size + len(group) <= CLUSTER:
+            units[-1] = (units[-1][0], g + 1)
+            size += len(group)
+        else:
+            units.append((g, g + 1))
+            size = len(group)
+    return units
+
+
+def _unit_options(
+    fld: Field, groups: list[list[int]], start: int, end: int, cross: list[int], largest: int
+) -> dict[int, _Share] | None:
+    """The least share of groups ``start..end-1`` for each number of pairs that may skip
+    them; None when a cluster's matching cannot tell (then its groups are bounded alone)."""
+    scores = fld.scores
+    skippable = 0 < start and end < len(groups)
+    skippable = skippable and scores[groups[start - 1][0]] - scores[groups[end][0]] <= largest
+    options: dict[int, _Share] = {}
+    internal = _internal(fld, groups[start]) if end - start == 1 else []
+    for skip in range(min(cross[start], cross[end]) + 1 if skippable else 1):
+        inner = tuple(c - skip for c in cross[start + 1 : end])
+        if end - start == 1:
+            share = _group_share(groups[start], internal, cross[start] - skip, cross[end] - skip)
+        else:
+            known, share = _cluster_share(
+                fld, groups, (start, end), (cross[start] - skip, inner, cross[end] - skip), largest
+            )
+            if not known:
+                return None
+        if share is not None:
+            options[skip] = (share[0], skip, *share[1:])
+    return options
+
+
+def _internal(fld: Field, group: list[int]) -> list[tuple[int, int, int]]:
+    m = len(group)
+    return [
+        (i, j, internal_shape(i, j, m))
+        for i in range(m)
+        for j in range(i + 1, m)
+        if (group[i], group[j]) not in fld.met
+    ]
+
+
+def _cluster_share(
+    fld: Field,
+    groups: list[list[int]],
+    unit: tuple[int, int],
+    crossing: tuple[int, tuple[int, ...], int],
+    largest: int,
+) -> tuple[bool, tuple[int, Pairs, list[int], list[int]] | None]:
+    """The least share of neighbouring groups with ``n_up`` floaters up, these crossings
+    between them and ``n_down`` down: one matching of their players and the floaters'
+    stand-ins, by the whole objective.  ``(False, None)`` when its best crossings are not
+    these (its shape then bounds nothing), ``(True, None)`` when they cannot be paired so."""
+    start, end = unit
+    n_up, inner, n_down = crossing
+    part = groups[start:end]
+    scores = fld.scores
+    edges: list[Edge] = [
+        (a, b, ga + 1, gb + 1, diff, shape)
+        for a, b, ga, gb, diff, shape in candidate_edges(fld, part, None, largest)
+    ]
+    ups = list(range(len(scores), len(scores) + n_up))
+    downs = list(range(len(scores) + n_up, len(scores) + n_up + n_down))
+    for h, group in enumerate(part):
+        for i, p in enumerate(group):
+            if ups and scores[groups[start - 1][0]] - scores[p] <= largest:
+                diff = scores[groups[start - 1][0]] - scores[p]
+                edges.extend((u, p, 0, h + 1, diff, i) for u in ups)
+            if downs and scores[p] - scores[groups[end][0]] <= largest:
+                diff = scores[p] - scores[groups[end][0]]
+                edges.extend((p, d, h + 1, len(part) + 1, diff, len(group) - 1 - i) for d in downs)
+    nodes = ups + [p for group in part for p in group] + downs
+    found = match(edges, nodes, len(part) + 2, None)
+    if found is None:
+        return True, None
+    if found[1].crossings != (n_up, *inner, n_down):
+        return False, None
+    real = [(a, b) for a, b in found[0] if b < len(scores)]
+    up = sorted(a for a, b in found[0] if b in ups)
+    down = sorted(a for a, b in found[0] if b in downs)
+    return True, (found[1].shape, real, up, down)
+
+
+def _shape_if_within(
+    fld: Field, groups: list[list[int]], pairs: Pairs, crossings: tuple[int, ...], largest: int
+) -> int | None:
+    """The shape of ``pairs`` if they have these crossings, no rematch and no pair further
+    apart than ``largest`` (None otherwise)."""
+    where = {p: (g, i, len(group)) for g, group in enumerate(groups) for i, p in enumerate(group)}
+    counted = [0] * len(crossings)
+    shape = 0
+    for x, y in pairs:
+        (ga, i, m), (gb, j, _) = sorted((where[x], where[y]))
+        if not fld.allowed(x, y) or abs(fld.scores[x] - fld.scores[y]) > largest:
+            return None
+        for k in range(ga, gb):
+            counted[k] += 1
+        if ga == gb:
+            shape += internal_shape(i, j, m)
+        else:
+            shape += (m - 1 - i) + j + (gb - ga - 1) * (m - i)
+    return shape if tuple(counted) == crossings else None
 
 
 def _group_share(

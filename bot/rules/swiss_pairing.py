@@ -107,28 +107,23 @@ def _segment(
                 c * (fld.scores[groups[k][0]] - fld.scores[groups[k + 1][0]])
                 for k, c in enumerate(crossings)
             )
-            steps = [
-                fld.scores[groups[k][0]] - fld.scores[groups[k + 1][0]]
-                for k, c in enumerate(crossings)
-                if c
-            ]
-            return assembled, Value(max(steps, default=0), crossings, total, shape_bound)
+            widest_pair = max((abs(fld.scores[a] - fld.scores[b]) for a, b in assembled), default=0)
+            return assembled, Value(widest_pair, crossings, total, shape_bound)
     slack = shape_slack(fld, groups, largest)
     widest = 2 * max(len(g) for g in groups) + 2
     limit = 8
     while limit < widest:
-        found = solve(
-            candidate_edges(fld, groups, limit, largest), players, len(groups), largest, None
-        )
+        window = candidate_edges(fld, groups, limit, largest)
+        found = solve(window, players, len(groups), largest, None)
         if found is None or found[1].crossings != crossings:
             limit *= 4
             continue
         # a pairing with a pair outside the window has shape > limit + slack
-        if found[1].shape <= limit + slack:
+        reached = found[1].shape
+        if reached <= limit + slack + 1 or (shape_bound is not None and reached <= shape_bound):
             return found
-        if shape_bound is not None and found[1].shape <= shape_bound:
-            return found
-        limit *= 4
+        # every pairing of less shape lies in this window, and the found one too
+        limit = min(4 * limit, reached - 1 - slack)
     found = solve(candidate_edges(fld, groups, None, largest), players, len(groups), largest, cap)
     return found if found is not None and found[1].crossings == crossings else None
 
