@@ -6,23 +6,27 @@ scores are integers (the caller scales half points).
 
 How it stays exact and fast:
 
-1. A lower bound on (largest difference, floaters per group, total difference) from a small
-   relaxation: every score group of more than ``2r + 3`` players (``r``: the most opponents
-   any player has met) is replaced by ``2r + 2`` interchangeable players (one more for an
-   odd group) who may meet anybody.  Ignoring rematches can only lower the optimum; and in an
-   optimal relaxed pairing no group sends more than ``r + 1`` floaters up, nor ``r + 1``
-   down (two floaters going the same way could meet each other while their partners, who
-   cannot all have met each other, meet instead: the group has two floaters fewer and no
-   pair a larger difference), so the stand-ins lose nothing.  Small groups keep their real
-   players and their real rematches: the bound sees a top group whose members have all met.
-2. The real field is then paired on a window of candidate pairs: the pairs within ``limit``
-   of "top half against bottom half" (shape at most ``limit``) and with a difference no
-   larger than the bound's.  If the result reaches the bound and no pairing with a pair
-   outside the window can have a smaller shape, it is optimal; otherwise the window widens,
-   up to every allowed pair (the exact whole-field solve).
+1. A lower bound on (largest difference, crossings of each score-group boundary, total
+   difference) from a small relaxation: every score group of more than ``2r + 3`` players
+   (``r``: the most opponents any player has met) is replaced by ``2r + 2`` interchangeable
+   players (one more for an odd group) who may meet anybody.  Ignoring rematches can only
+   lower the optimum; and in an optimal relaxed pairing no group sends more than ``r + 1``
+   players up, nor ``r + 1`` down (two of them crossing the same way could meet each other
+   while their partners, who cannot all have met each other, meet instead: two crossings
+   fewer, none more and no pair further apart), so the stand-ins lose nothing.  Small
+   groups keep their real players and rematches: the bound sees a top group that has met.
+2. A pairing with the bound's crossings crosses no boundary the bound leaves uncrossed, so
+   the segments of groups between such boundaries are paired apart.  For each: a bound on
+   its shape (`bot.rules.swiss_bounds`), and the pairing that reaches it when the floaters
+   it picks can meet; otherwise a window of candidate pairs, those within ``limit`` of "top
+   half against bottom half" and no further apart than the bound.  If the window's best
+   reaches the bound's crossings and no pairing with a pair outside the window can have
+   less shape, it is optimal; otherwise the window widens, only as far as a pairing of less
+   shape could reach, up to every allowed pair of the segment.
+3. If a segment cannot reach the bound's crossings, the whole field is matched over every
+   allowed pair.
 
-Each matching is rustworkx's maximum weight matching (the blossom algorithm, in Rust) with
-integer weights that encode the objective lexicographically.
+Each matching is one minimum-cost perfect matching (`bot.rules.swiss_matching`), in Rust.
 """
 
 from __future__ import annotations

@@ -130,7 +130,7 @@ def _matching(table: Table, players: list[str], engine: str) -> Objective | None
     With networkx the weights are unbounded (a boundary is crossed at most n/2 times).  With
     rustworkx (big fields) they use that an optimum crosses a boundary at most ``2r + 1``
     times after ``r`` rounds and that crossings keep the parity of the players above, as
-    argued in `bot.rules.swiss_pairing`, so that they fit its 128-bit integers."""
+    argued in `bot.rules.swiss_matching`, so that they fit its 128-bit integers."""
     table.paired(players)
     pairs = [
         (a, b)
