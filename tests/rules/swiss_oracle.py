@@ -30,7 +30,11 @@ class Table:
         self.place: dict[str, tuple[int, int]] = {}
 
     def paired(self, players: Sequence[str]) -> Table:
-        """Places inside the score groups of the players being paired (the bye left out)."""
+        """Score groups and places of the players being paired (the bye left out: a group
+        that was only the bye is no group of this round, and no pair skips it)."""
+        distinct = sorted({self.points[p] for p in players}, reverse=True)
+        self.group = {p: distinct.index(self.points[p]) for p in players}
+        self.n_groups = len(distinct)
         members: dict[int, list[str]] = {}
         for p in self.order:
             if p in set(players):
