@@ -133,12 +133,15 @@ def _unit_options(
 
 
 def _internal(fld: Field, group: list[int]) -> list[tuple[int, int, int]]:
+    """The allowed pairs inside a group as places, with their shape (`internal_shape`)."""
     m = len(group)
+    odd = m % 2
+    met = fld.met
     return [
-        (i, j, internal_shape(i, j, m))
+        (i, j, abs(2 * (j - i) - m) - odd)
         for i in range(m)
         for j in range(i + 1, m)
-        if (group[i], group[j]) not in fld.met
+        if (group[i], group[j]) not in met
     ]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 import rustworkx as rx
 
@@ -128,17 +129,33 @@ def _cut_weights(
     This bounds the weights by the rounds played, not by the field, so they fit rustworkx.
     """
     n_cuts = max(n_groups - 1, 0)
-    above: list[set[int]] = [set() for _ in range(n_cuts)]
-    below: list[set[int]] = [set() for _ in range(n_cuts)]
-    for a, b, ga, gb, _, _ in edges:
-        for k in range(ga, gb):
-            above[k].add(a)
-            below[k].add(b)
+    deepest: dict[int, int] = {}  # an upper player: the lowest group any pair of theirs reaches
+    highest: dict[int, int] = {}  # a lower player: the highest
+    widest_shape = 0
+    for a, b, ga, gb, _, shape in edges:
+        if shape > widest_shape:
+            widest_shape = shape
+        if ga != gb:
+            if deepest.get(a, ga) < gb:
+                deepest[a] = gb
+            if highest.get(b, gb) > ga:
+                highest[b] = ga
+    # above[k], below[k]: players who can cross boundary k from above, from below
+    above = [0] * (n_cuts + 1)
+    below = [0] * (n_cuts + 1)
+    for a, low in deepest.items():
+        above[group_of[a]] += 1
+        above[low] -= 1
+    for b, high in highest.items():
+        below[high] += 1
+        below[group_of[b]] -= 1
+    above = list(itertools.accumulate(above))
+    below = list(itertools.accumulate(below))
     sizes = [0] * n_groups
     for p in nodes:
         sizes[group_of[p]] += 1
     half = len(nodes) // 2
-    slack = half * max((e[5] for e in edges), default=0)  # shape: the optimum's at most
+    slack = half * widest_shape  # shape: the optimum's at most
     weights = [0] * n_cuts
     running = sum(sizes)
     parity = [0] * n_cuts
@@ -147,7 +164,7 @@ def _cut_weights(
         parity[k] = (sum(sizes) - running) % 2
     for k in reversed(range(n_cuts)):
         weights[k] = slack // 2 + 1
-        most = min(len(above[k]), len(below[k]), cap if cap is not None else half)
+        most = min(above[k], below[k], cap if cap is not None else half)
         most -= (most - parity[k]) % 2
         slack += weights[k] * max(most - parity[k], 0)
     return weights
@@ -200,7 +217,7 @@ def min_cost_perfect(n: int, edges: list[tuple[int, int, int]]) -> set[tuple[int
     if not edges:
         return set()
     half = n // 2 + 1
-    top = max(c for _, _, c in edges) + 1
+    top = max(map(itemgetter(2), edges)) + 1
     weighted = [(a, b, top - c) for a, b, c in edges]
     if (top * half).bit_length() < 120:
         graph = rx.PyGraph()
