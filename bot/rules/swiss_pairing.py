@@ -47,6 +47,9 @@ __all__ = ["Field", "Value", "best_pairing"]
 #: them is a candidate); a field with a larger group (nearly all draws) relies on the window.
 _GROUP_BOUND_LIMIT = 400
 
+#: The first window's shape limit; it grows fourfold, or as far as a better pairing could reach.
+_FIRST_WINDOW = 8
+
 
 def best_pairing(fld: Field, players: list[int]) -> tuple[Pairs, Value] | None:
     """The optimal pairing of ``players`` (positions, best first) and its value, or None."""
@@ -115,7 +118,7 @@ def _segment(
             return assembled, Value(widest_pair, crossings, total, shape_bound)
     slack = shape_slack(fld, groups, largest)
     widest = 2 * max(len(g) for g in groups) + 2
-    limit = 8
+    limit = _FIRST_WINDOW
     while limit < widest:
         window = candidate_edges(fld, groups, limit, largest)
         found = solve(window, players, len(groups), largest, None)
