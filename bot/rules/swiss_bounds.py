@@ -29,7 +29,7 @@ _Share = tuple[int, int, Pairs, list[int], list[int]]
 
 def group_bound(
     fld: Field, groups: list[list[int]], crossings: tuple[int, ...], largest: int
-) -> tuple[int, Pairs | None]:
+) -> tuple[int, Pairs | None, set[int]]:
     """A lower bound on the shape of every pairing with these crossings per boundary.
 
     A pair across groups costs the upper player's distance from the bottom of their group
@@ -45,7 +45,8 @@ def group_bound(
 
     When that least sum needs no skip and the players the units choose to float can meet
     across each boundary without a rematch, and that pairing costs the bound, it is optimal:
-    it is returned too.
+    it is returned too.  Last, every player some unit's least sum floats: the pairs of the
+    optimum across groups are likely among theirs.
     """
     cross = [0, *crossings, 0]
     units: list[tuple[int, int]] = []
@@ -59,8 +60,9 @@ def group_bound(
         else:
             units.append((start, end))
             shares.append(options)
+    floaters = {p for options in shares for share in options.values() for p in share[3] + share[4]}
     if not all(shares):
-        return -1, None  # a unit cannot be paired so: no bound
+        return -1, None, floaters  # a unit cannot be paired so: no bound
     scores = fld.scores
     # per state, the starting groups of the pairs across the boundary below the units so far
     # (those who go on past a unit are the latest to start: any later pair could too)
@@ -77,20 +79,20 @@ def group_bound(
                 after[key] = min(cost, after.get(key, cost))
         least = after
         if not least:
-            return -1, None
+            return -1, None, floaters
     total = min(least.values())
     if any(0 not in options for options in shares):
-        return total, None
+        return total, None, floaters
     if sum(options[0][0] for options in shares) != total:
-        return total, None
+        return total, None, floaters
     pairs = [p for options in shares for p in options[0][2]]
     for u in range(len(units) - 1):
         met = _across(fld, shares[u][0][4], shares[u + 1][0][3])
         if met is None:
-            return total, None
+            return total, None, floaters
         pairs.extend(met)
     reached = _shape_if_within(fld, groups, pairs, crossings, largest) == total
-    return total, sorted(pairs) if reached else None
+    return total, sorted(pairs) if reached else None, floaters
 
 
 def _units(groups: list[list[int]]) -> list[tuple[int, int]]:

@@ -10,6 +10,7 @@ lexicographically; :func:`_cut_weights` keeps them within its 128-bit integers.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from operator import itemgetter
 
@@ -60,9 +61,14 @@ def internal_shape(i: int, j: int, m: int) -> int:
 
 
 def candidate_edges(
-    fld: Field, groups: list[list[int]], limit: int | None, largest: int | None
+    fld: Field,
+    groups: list[list[int]],
+    limit: int | None,
+    largest: int | None,
+    floaters: Collection[int] = (),
 ) -> list[Edge]:
-    """Allowed pairs of shape at most ``limit`` and difference at most ``largest`` (None: any)."""
+    """Allowed pairs of shape at most ``limit`` and difference at most ``largest`` (None: any),
+    and every allowed pair across groups of one of ``floaters`` within ``largest``."""
     edges: list[Edge] = []
     scores = fld.scores
     met = fld.met
@@ -84,14 +90,21 @@ def candidate_edges(
             diff = scores[group[0]] - scores[lower[0]]
             if largest is not None and diff > largest:
                 break
+            hinted = [(j, b) for j, b in enumerate(lower) if b in floaters]
             for i, a in enumerate(group):
                 up = m - 1 - i
                 extra = (h - g - 1) * (m - i)  # a better-placed floater skips fewer groups
                 reach = len(lower) if limit is None else min(len(lower), limit - up - extra + 1)
+                reach = len(lower) if a in floaters else max(reach, 0)
                 edges.extend(
                     (a, b, g, h, diff, up + j + extra)
-                    for j, b in enumerate(lower[: max(reach, 0)])
+                    for j, b in enumerate(lower[:reach])
                     if (a, b) not in met
+                )
+                edges.extend(
+                    (a, b, g, h, diff, up + j + extra)
+                    for j, b in hinted
+                    if j >= reach and (a, b) not in met
                 )
     return edges
 

@@ -107,8 +107,9 @@ def _segment(
     players = [p for g in groups for p in g]
     small = max(len(g) for g in groups) <= _GROUP_BOUND_LIMIT
     shape_bound: int | None = None
+    floaters: set[int] = set()
     if small:
-        shape_bound, assembled = group_bound(fld, groups, crossings, largest)
+        shape_bound, assembled, floaters = group_bound(fld, groups, crossings, largest)
         if assembled is not None:  # reaches every bound, so it is optimal
             total = sum(
                 c * (fld.scores[groups[k][0]] - fld.scores[groups[k + 1][0]])
@@ -120,7 +121,7 @@ def _segment(
     widest = 2 * max(len(g) for g in groups) + 2
     limit = _FIRST_WINDOW
     while limit < widest:
-        window = candidate_edges(fld, groups, limit, largest)
+        window = candidate_edges(fld, groups, limit, largest, floaters)
         found = solve(window, players, len(groups), largest, None)
         if found is None or found[1].crossings != crossings:
             limit *= 4
