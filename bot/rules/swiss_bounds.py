@@ -11,6 +11,7 @@ from bot.rules.swiss_matching import (
     Edge,
     Field,
     Pairs,
+    TooWide,
     candidate_edges,
     internal_shape,
     match,
@@ -177,7 +178,10 @@ def _cluster_share(
                 diff = scores[p] - scores[groups[end][0]]
                 edges.extend((p, d, h + 1, len(part) + 1, diff, len(group) - 1 - i) for d in downs)
     nodes = ups + [p for group in part for p in group] + downs
-    found = match(edges, nodes, len(part) + 2, None)
+    try:
+        found = match(edges, nodes, len(part) + 2, None)
+    except TooWide:
+        return False, None
     if found is None:
         return True, None
     if found[1].crossings != (n_up, *inner, n_down):

@@ -198,6 +198,8 @@ def match(
         return None
     weights = _cut_weights(edges, nodes, group_of, n_groups, cap)
     prefix = [0, *itertools.accumulate(weights)]
+    if cap is None and not fits(len(nodes), prefix[-1] + max((e[5] for e in edges), default=0) + 1):
+        raise TooWide
     index = {p: k for k, p in enumerate(nodes)}
     matching = min_cost_perfect(
         len(nodes),
@@ -220,6 +222,20 @@ def match(
     return sorted((min(e[:2]), max(e[:2])) for e in chosen), value
 
 
+#: rustworkx's matching takes 128-bit integers; a matching whose costs reach this many bits
+#: (with the dual's headroom) goes to networkx's unbounded ones instead, much slower.
+RUST_BITS = 120
+
+
+class TooWide(Exception):
+    """A window's weights need more bits than rustworkx has; the caller solves otherwise."""
+
+
+def fits(n: int, top: int) -> bool:
+    """Whether costs below ``top`` on ``n`` nodes fit rustworkx's integers."""
+    return (top * (n // 2 + 1)).bit_length() < RUST_BITS
+
+
 def min_cost_perfect(n: int, edges: list[tuple[int, int, int]]) -> set[tuple[int, int]]:
     """A maximum matching of nodes ``0..n-1`` of least total cost (a perfect one if any).
 
@@ -229,10 +245,9 @@ def min_cost_perfect(n: int, edges: list[tuple[int, int, int]]) -> set[tuple[int
     """
     if not edges:
         return set()
-    half = n // 2 + 1
     top = max(map(itemgetter(2), edges)) + 1
     weighted = [(a, b, top - c) for a, b, c in edges]
-    if (top * half).bit_length() < 120:
+    if fits(n, top):
         graph = rx.PyGraph()
         graph.add_nodes_from(range(n))
         graph.add_edges_from(weighted)

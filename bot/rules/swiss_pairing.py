@@ -35,6 +35,7 @@ from bot.rules.swiss_bounds import group_bound, shape_slack
 from bot.rules.swiss_matching import (
     Field,
     Pairs,
+    TooWide,
     Value,
     candidate_edges,
     score_groups,
@@ -122,7 +123,10 @@ def _segment(
     limit = _FIRST_WINDOW
     while limit < widest:
         window = candidate_edges(fld, groups, limit, largest, floaters)
-        found = solve(window, players, len(groups), largest, None)
+        try:
+            found = solve(window, players, len(groups), largest, None)
+        except TooWide:  # the whole segment's weights are bounded by the rounds played
+            break
         if found is None or found[1].crossings != crossings:
             limit *= 4
             continue

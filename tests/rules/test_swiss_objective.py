@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bot.rules.swiss_bounds as swiss_bounds
+import bot.rules.swiss_matching as swiss_matching
 import bot.rules.swiss_pairing as swiss_pairing
 from bot.rules.swiss import Result, number_of_rounds, pair_round, standings
 from tests.rules.swiss_oracle import best, objective
@@ -230,3 +231,24 @@ def test_larger_swiss_fields_get_the_optimum(seed: int) -> None:
     assert (bye, objective(seeding, results, withdrawn, pairs)) == best(
         seeding, results, withdrawn, engine="rustworkx"
     )
+
+
+@BOUNDED
+@given(small_fields)
+def test_weights_too_wide_for_rustworkx_take_the_way_round(
+    case: tuple[list[str], list[str], list[str]],
+) -> None:
+    """With rustworkx's integers taken as tiny, windows give way to whole segments and the
+    rest goes to networkx's unbounded integers: the same optimum."""
+    seeding, results, withdrawn = case
+    checked = best(seeding, results, withdrawn)
+    if checked is None:
+        return
+    bits = swiss_matching.RUST_BITS
+    try:
+        swiss_matching.RUST_BITS = 12
+        pairs = pair_round(seeding, results, withdrawn=withdrawn)
+    finally:
+        swiss_matching.RUST_BITS = bits
+    bye = next((a for a, b in pairs if b is None), None)
+    assert (bye, objective(seeding, results, withdrawn, pairs)) == checked
