@@ -19,10 +19,11 @@ How it stays exact and fast:
    the segments of groups between such boundaries are paired apart.  For each: a bound on
    its shape (`bot.rules.swiss_bounds`), and the pairing that reaches it when the floaters
    it picks can meet; otherwise a window of candidate pairs, those within ``limit`` of "top
-   half against bottom half" and no further apart than the bound.  If the window's best
-   reaches the bound's crossings and no pairing with a pair outside the window can have
-   less shape, it is optimal; otherwise the window widens, only as far as a pairing of less
-   shape could reach, up to every allowed pair of the segment.
+   half against bottom half" and no further apart than the bound, and every pair across
+   groups of a player the bound floats.  If the window's best reaches the bound's crossings
+   and no pairing with a pair outside the window can have less shape, it is optimal;
+   otherwise the window widens, only as far as a pairing of less shape could reach, up to
+   every allowed pair of the segment (at once if a window's weights outgrow rustworkx).
 3. If a segment cannot reach the bound's crossings, the whole field is matched over every
    allowed pair.
 
