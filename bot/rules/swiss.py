@@ -13,10 +13,13 @@ in this order, each criterion deciding only between pairings equal on all before
    for whom the rest can still be paired.
 2. The score groups are paired from the top, each player inside their group where possible
    and otherwise with the nearest group: (a) the smallest largest score difference of any
-   pair; then (b) the fewest floaters (players paired outside their score group), counted
-   group by group from the best score group down, so a higher group keeps its players
-   together before a lower one does.
-3. The smallest total of the score differences of all pairs.
+   pair; then (b) the fewest players sent down across each boundary between two score
+   groups (the pairs that cross it, as FIDE counts downfloaters), boundary by boundary
+   from the top, so a higher boundary is crossed as little as possible before a lower one,
+   and a pair that skips a group counts at every boundary it crosses.
+3. The smallest total of the score differences of all pairs.  (Each pair's difference is
+   the sum of the score steps at the boundaries it crosses, so with the crossings of 2 (b)
+   equal the total is equal too: it never decides, and is listed as Swiss systems state it.)
 4. The closest to "top half against bottom half": inside a group of ``m``, places
    ``i < j`` cost ``|2 (j - i) - m|`` (less 1 when ``m`` is odd); across groups, how far
    the upper player is from the bottom of their group plus how far the lower one is from
@@ -24,8 +27,9 @@ in this order, each criterion deciding only between pairings equal on all before
    for each score group a pair skips, the upper player's height above the bottom of their
    group (``m - i``), so the better-placed of several floaters meets the nearer group.
 
-So a leader who has met everybody on their score meets an unmet player of the nearest
-group below, never a player at the bottom to save a floater elsewhere.
+So a leader whose whole score group has met meets an unmet player of the nearest group
+below wherever one is left for them: a pair that skips that group crosses two boundaries,
+a pair that ends in it one, and a player sent to the bottom crosses them all.
 
 Everything is deterministic: players are always handled in seeding or
 standings order, never in set or dict order, and point sums use

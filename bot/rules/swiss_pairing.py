@@ -6,62 +6,51 @@ scores are integers (the caller scales half points).
 
 How it stays exact and fast:
 
-1. A lower bound on (largest difference, floaters per group, total difference) from a small
-   relaxation: every score group of more than ``2r + 3`` players (``r``: the most opponents
-   any player has met) is replaced by ``2r + 2`` interchangeable players (one more for an
-   odd group) who may meet anybody.  Ignoring rematches can only lower the optimum; and in an
-   optimal relaxed pairing no group sends more than ``r + 1`` floaters up, nor ``r + 1``
-   down (two floaters going the same way could meet each other while their partners, who
-   cannot all have met each other, meet instead: the group has two floaters fewer and no
-   pair a larger difference), so the stand-ins lose nothing.  Small groups keep their real
-   players and their real rematches: the bound sees a top group whose members have all met.
-2. The real field is then paired on a window of candidate pairs: the pairs within ``limit``
-   of "top half against bottom half" (shape at most ``limit``) and with a difference no
-   larger than the bound's.  If the result reaches the bound and no pairing with a pair
-   outside the window can have a smaller shape, it is optimal; otherwise the window widens,
-   up to every allowed pair (the exact whole-field solve).
+1. A lower bound on (largest difference, crossings of each score-group boundary, total
+   difference) from a small relaxation: every score group of more than ``2r + 3`` players
+   (``r``: the most opponents any player has met) is replaced by ``2r + 2`` interchangeable
+   players (one more for an odd group) who may meet anybody.  Ignoring rematches can only
+   lower the optimum; and in an optimal relaxed pairing no group sends more than ``r + 1``
+   players up, nor ``r + 1`` down (two of them crossing the same way could meet each other
+   while their partners, who cannot all have met each other, meet instead: two crossings
+   fewer, none more and no pair further apart), so the stand-ins lose nothing.  Small
+   groups keep their real players and rematches: the bound sees a top group that has met.
+2. A pairing with the bound's crossings crosses no boundary the bound leaves uncrossed, so
+   the segments of groups between such boundaries are paired apart.  For each: a bound on
+   its shape (`bot.rules.swiss_bounds`), and the pairing that reaches it when the floaters
+   it picks can meet; otherwise a window of candidate pairs, those within ``limit`` of "top
+   half against bottom half" and no further apart than the bound, and every pair across
+   groups of a player the bound floats.  If the window's best reaches the bound's crossings
+   and no pairing with a pair outside the window can have less shape, it is optimal;
+   otherwise the window widens, only as far as a pairing of less shape could reach, up to
+   every allowed pair of the segment (at once if a window's weights outgrow rustworkx).
+3. If a segment cannot reach the bound's crossings, the whole field is matched over every
+   allowed pair.
 
-Each matching is rustworkx's maximum weight matching (the blossom algorithm, in Rust) with
-integer weights that encode the objective lexicographically.
+Each matching is one minimum-cost perfect matching (`bot.rules.swiss_matching`), in Rust.
 """
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass, field
+from bot.rules.swiss_bounds import group_bound, shape_slack
+from bot.rules.swiss_matching import (
+    Field,
+    Pairs,
+    TooWide,
+    Value,
+    candidate_edges,
+    score_groups,
+    solve,
+)
 
-import rustworkx as rx
-
-Pairs = list[tuple[int, int]]
+__all__ = ["Field", "Value", "best_pairing"]
 
 #: Score groups up to this size are solved one by one for the shape bound (every pair inside
 #: them is a candidate); a field with a larger group (nearly all draws) relies on the window.
 _GROUP_BOUND_LIMIT = 400
 
-
-@dataclass(frozen=True)
-class Field:
-    """The active players by placement: integer scores and who has met whom."""
-
-    scores: list[int]
-    met: set[tuple[int, int]] = field(default_factory=set)
-
-    def allowed(self, a: int, b: int) -> bool:
-        return (min(a, b), max(a, b)) not in self.met
-
-
-@dataclass(frozen=True, order=True)
-class Value:
-    """A pairing's objective, compared field by field: less is better."""
-
-    largest: int
-    floaters: tuple[int, ...]  # per score group, best group first
-    total: int
-    shape: int
-
-
-#: A candidate pair: (a, b, group of a, group of b, score difference, shape), a above b.
-_Edge = tuple[int, int, int, int, int, int]
+#: The first window's shape limit; it grows fourfold, or as far as a better pairing could reach.
+_FIRST_WINDOW = 8
 
 
 def best_pairing(fld: Field, players: list[int]) -> tuple[Pairs, Value] | None:
@@ -75,279 +64,87 @@ def best_pairing(fld: Field, players: list[int]) -> tuple[Pairs, Value] | None:
         if a in inside and b in inside:
             seen[a] += 1
             seen[b] += 1
-    bound = _lower_bound(fld, groups, max(seen.values()))
+    cap = 2 * max(seen.values()) + 1
+    bound = _lower_bound(fld, groups, cap)
     if bound is None:
         return None
-    if max(len(g) for g in groups) <= _GROUP_BOUND_LIMIT:
-        least, assembled = _group_bound(fld, groups, bound.floaters, bound.largest)
-        if assembled is not None:  # reaches every bound, so it is optimal
-            return assembled, Value(bound.largest, bound.floaters, bound.total, least)
-    slack = _shape_slack(fld, groups, bound.largest)
-    widest = 2 * max(len(g) for g in groups) + 2
-    limit = 8
-    shape_bound: int | None = None
-    while limit < widest:
-        edges = _edges(fld, groups, limit, bound.largest)
-        found = _solve(edges, players, len(groups), bound.largest)
-        if found is None:
-            limit *= 4
+    found = _by_segments(fld, groups, bound, cap)
+    if found is not None:
+        return found
+    every = candidate_edges(fld, groups, None, None)
+    return solve(every, players, len(groups), bound.largest, cap)
+
+
+def _by_segments(
+    fld: Field, groups: list[list[int]], bound: Value, cap: int
+) -> tuple[Pairs, Value] | None:
+    """The optimum when it reaches the bound's largest difference and crossings, or None.
+
+    A pairing with the bound's crossings has no pair across a boundary the bound leaves
+    uncrossed, so the groups between such boundaries are paired apart, each segment by its
+    own least shape: a few small matchings instead of one over the whole field."""
+    pairs: Pairs = []
+    largest = total = shape = 0
+    start = 0
+    for end in range(1, len(groups) + 1):
+        if end < len(groups) and bound.crossings[end - 1] > 0:
             continue
-        value = found[1]
-        if (value.largest, value.floaters, value.total) != (
-            bound.largest,
-            bound.floaters,
-            bound.total,
-        ):
+        part = bound.crossings[start : end - 1]
+        found = _segment(fld, groups[start:end], bound.largest, part, cap)
+        if found is None:
+            return None
+        pairs.extend(found[0])
+        largest = max(largest, found[1].largest)
+        total += found[1].total
+        shape += found[1].shape
+        start = end
+    return sorted(pairs), Value(largest, bound.crossings, total, shape)
+
+
+def _segment(
+    fld: Field, groups: list[list[int]], largest: int, crossings: tuple[int, ...], cap: int
+) -> tuple[Pairs, Value] | None:
+    """Score groups paired apart from the rest: the least shape with these crossings and no
+    pair further apart than ``largest``, or None if no pairing of them reaches that."""
+    players = [p for g in groups for p in g]
+    small = max(len(g) for g in groups) <= _GROUP_BOUND_LIMIT
+    shape_bound: int | None = None
+    floaters: set[int] = set()
+    if small:
+        shape_bound, assembled, floaters = group_bound(fld, groups, crossings, largest)
+        if assembled is not None:  # reaches every bound, so it is optimal
+            total = sum(
+                c * (fld.scores[groups[k][0]] - fld.scores[groups[k + 1][0]])
+                for k, c in enumerate(crossings)
+            )
+            widest_pair = max((abs(fld.scores[a] - fld.scores[b]) for a, b in assembled), default=0)
+            return assembled, Value(widest_pair, crossings, total, shape_bound)
+    slack = shape_slack(fld, groups, largest)
+    widest = 2 * max(len(g) for g in groups) + 2
+    limit = _FIRST_WINDOW
+    while limit < widest:
+        window = candidate_edges(fld, groups, limit, largest, floaters)
+        try:
+            found = solve(window, players, len(groups), largest, None)
+        except TooWide:  # the whole segment's weights are bounded by the rounds played
+            break
+        if found is None or found[1].crossings != crossings:
             limit *= 4
             continue
         # a pairing with a pair outside the window has shape > limit + slack
-        if value.shape <= limit + slack:
+        reached = found[1].shape
+        if reached <= limit + slack + 1 or (shape_bound is not None and reached <= shape_bound):
             return found
-        if shape_bound is None and max(len(g) for g in groups) <= _GROUP_BOUND_LIMIT:
-            shape_bound = _group_bound(fld, groups, value.floaters, bound.largest)[0]
-        if shape_bound is not None and value.shape <= shape_bound:
-            return found
-        limit *= 4
-    return _solve(_edges(fld, groups, None, None), players, len(groups), bound.largest)
+        # every pairing of less shape lies in this window, and the found one too
+        limit = min(4 * limit, reached - 1 - slack)
+    found = solve(candidate_edges(fld, groups, None, largest), players, len(groups), largest, cap)
+    return found if found is not None and found[1].crossings == crossings else None
 
 
-def score_groups(fld: Field, players: list[int]) -> list[list[int]]:
-    """Players split into score groups, best score first, each in placement order."""
-    groups: list[list[int]] = []
-    for p in players:  # players are sorted by placement, hence by score
-        if groups and fld.scores[groups[-1][0]] == fld.scores[p]:
-            groups[-1].append(p)
-        else:
-            groups.append([p])
-    return groups
-
-
-def internal_shape(i: int, j: int, m: int) -> int:
-    """Distance of places ``i``, ``j`` of a group of ``m`` from top half against bottom half."""
-    return abs(2 * abs(j - i) - m) - m % 2
-
-
-def _edges(
-    fld: Field, groups: list[list[int]], limit: int | None, largest: int | None
-) -> list[_Edge]:
-    """Allowed pairs of shape at most ``limit`` and difference at most ``largest`` (None: any)."""
-    edges: list[_Edge] = []
-    scores = fld.scores
-    met = fld.met
-    for g, group in enumerate(groups):
-        m = len(group)
-        odd = m % 2
-        for i, a in enumerate(group):
-            if limit is None:
-                low, high = i + 1, m - 1
-            else:  # |2 (j - i) - m| - m % 2 <= limit
-                reach = limit + m % 2
-                low, high = max(i + 1, i + (m - reach + 1) // 2), min(m - 1, i + (m + reach) // 2)
-            for j in range(low, high + 1):
-                b = group[j]
-                if (a, b) not in met:
-                    edges.append((a, b, g, g, 0, abs(2 * (j - i) - m) - odd))
-        for h in range(g + 1, len(groups)):
-            lower = groups[h]
-            diff = scores[group[0]] - scores[lower[0]]
-            if largest is not None and diff > largest:
-                break
-            for i, a in enumerate(group):
-                up = m - 1 - i
-                extra = (h - g - 1) * (m - i)  # a better-placed floater skips fewer groups
-                reach = len(lower) if limit is None else min(len(lower), limit - up - extra + 1)
-                edges.extend(
-                    (a, b, g, h, diff, up + j + extra)
-                    for j, b in enumerate(lower[: max(reach, 0)])
-                    if (a, b) not in met
-                )
-    return edges
-
-
-def _solve(
-    edges: list[_Edge], nodes: list[int], n_groups: int, largest_from: int
-) -> tuple[Pairs, Value] | None:
-    """The optimum over ``edges``: the smallest largest difference (from ``largest_from``)
-    that pairs everyone, then the rest of the objective by one weighted matching."""
-    diffs = sorted({e[4] for e in edges} | {largest_from})
-    for threshold in (d for d in diffs if d >= largest_from):
-        found = _match([e for e in edges if e[4] <= threshold], nodes, n_groups)
-        if found is not None:
-            return found
-    return None
-
-
-def _match(edges: list[_Edge], nodes: list[int], n_groups: int) -> tuple[Pairs, Value] | None:
-    """Minimum-cost perfect matching; costs fold floaters per group (best group first), total
-    difference and shape into one integer, each level outweighing all the levels below."""
-    if len(nodes) % 2:
-        return None
-    crossing: list[set[int]] = [set() for _ in range(n_groups)]
-    for a, b, ga, gb, _, _ in edges:
-        if ga != gb:
-            crossing[ga].add(a)
-            crossing[gb].add(b)
-    weight = [0] * n_groups  # one floater of group g outweighs every floater below it
-    below = 0
-    for g in reversed(range(n_groups)):
-        weight[g] = below + 1
-        below += weight[g] * len(crossing[g])
-    half = len(nodes) // 2
-    shape_unit = half * max((e[5] for e in edges), default=0) + 1
-    floater_unit = (half * max((e[4] for e in edges), default=0) + 1) * shape_unit
-    costs = [
-        (weight[ga] + weight[gb] if ga != gb else 0) * floater_unit + diff * shape_unit + shape
-        for _, _, ga, gb, diff, shape in edges
-    ]
-    index = {p: k for k, p in enumerate(nodes)}
-    matching = min_cost_perfect(
-        len(nodes), [(index[e[0]], index[e[1]], c) for e, c in zip(edges, costs, strict=True)]
-    )
-    if 2 * len(matching) != len(nodes):
-        return None
-    keys = {(nodes[x], nodes[y]) for x, y in matching} | {(nodes[y], nodes[x]) for x, y in matching}
-    chosen = [e for e in edges if (e[0], e[1]) in keys]
-    floaters = [0] * n_groups
-    for _, _, ga, gb, _, _ in chosen:
-        if ga != gb:
-            floaters[ga] += 1
-            floaters[gb] += 1
-    value = Value(
-        max((e[4] for e in chosen), default=0),
-        tuple(floaters),
-        sum(e[4] for e in chosen),
-        sum(e[5] for e in chosen),
-    )
-    return sorted((min(e[:2]), max(e[:2])) for e in chosen), value
-
-
-def _group_bound(
-    fld: Field, groups: list[list[int]], floaters: tuple[int, ...], largest: int
-) -> tuple[int, Pairs | None]:
-    """A lower bound on the shape of every pairing with these floaters per group.
-
-    A pair across groups costs the upper player's distance from the bottom of their group
-    plus the lower one's from the top of theirs, so a pairing's shape is a sum over groups:
-    each group's inside pairs plus, for each of its floaters, that player's distance from
-    the edge of the group they leave by.  Each group's least such sum (its floaters
-    stand-ins that may take any player, by the cheaper edge open to them) bounds its share.
-
-    When no pair can skip a group, each stand-in leaves by a known edge; if the players the
-    groups choose to float can then meet across each boundary without a rematch, those pairs
-    and each group's inside pairs are a pairing that reaches the bound: it is returned too.
-    """
-    total = 0
-    inside: Pairs = []
-    going: list[tuple[list[int], list[int]]] = []  # per group: players floating up, down
-    scores = fld.scores
-    # when no pair can skip a group, the floaters tell how many pairs cross each boundary
-    skips = any(
-        scores[groups[g][0]] - scores[groups[g + 2][0]] <= largest for g in range(len(groups) - 2)
-    )
-    crossing = [0]
-    for f in floaters:
-        crossing.append(f - crossing[-1])
-    for g, group in enumerate(groups):
-        m = len(group)
-        has_up = g > 0 and scores[groups[g - 1][0]] - scores[group[0]] <= largest
-        has_down = g + 1 < len(groups) and scores[group[0]] - scores[groups[g + 1][0]] <= largest
-        exits = [min([i] * has_up + [m - 1 - i] * has_down, default=None) for i in range(m)]
-        ups = [i if has_up else None for i in range(m)]
-        downs = [m - 1 - i if has_down else None for i in range(m)]
-        exact = not skips and min(crossing) >= 0
-        if not exact:
-            ways = [exits] * floaters[g]
-        else:
-            ways = [ups] * crossing[g] + [downs] * crossing[g + 1]
-        edges: list[tuple[int, int, int]] = [
-            (i, j, internal_shape(i, j, m))
-            for i in range(m)
-            for j in range(i + 1, m)
-            if (group[i], group[j]) not in fld.met
-        ]
-        for k, way in enumerate(ways):
-            edges.extend((i, m + k, cost) for i, cost in enumerate(way) if cost is not None)
-        if not edges:
-            going.append(([], []))
-            continue
-        matching = min_cost_perfect(m + floaters[g], edges)
-        if 2 * len(matching) != m + floaters[g]:
-            return -1, None  # this group cannot be paired so: no bound
-        cost = {(a, b): c for a, b, c in edges}
-        total += sum(cost[(min(a, b), max(a, b))] for a, b in matching)
-        up: list[int] = []
-        down: list[int] = []
-        for a, b in matching:
-            i, k = min(a, b), max(a, b)
-            if k < m:
-                inside.append((group[i], group[k]))
-            elif exact and k - m < crossing[g]:
-                up.append(group[i])
-            else:
-                down.append(group[i])
-        going.append((sorted(up), sorted(down)))
-    if skips or min(crossing) < 0:
-        return total, None
-    across: Pairs = []
-    for g in range(len(groups) - 1):
-        met = _across(fld, going[g][1], going[g + 1][0])
-        if met is None:
-            return total, None
-        across.extend(met)
-    return total, sorted(inside + across)
-
-
-def _across(fld: Field, down: list[int], up: list[int]) -> Pairs | None:
-    """Floaters of two neighbouring groups paired without a rematch (any way costs the same)."""
-    if len(down) != len(up) or len(down) > 6:
-        return None if len(down) != len(up) else _first_allowed(fld, down, up)
-    for order in itertools.permutations(up):
-        if all(fld.allowed(a, b) for a, b in zip(down, order, strict=True)):
-            return list(zip(down, order, strict=True))
-    return None
-
-
-def _first_allowed(fld: Field, down: list[int], up: list[int]) -> Pairs | None:
-    """Greedy pairs for many floaters at one boundary (None if greedy meets a rematch)."""
-    left = list(up)
-    pairs: Pairs = []
-    for a in down:
-        b = next((x for x in left if fld.allowed(a, x)), None)
-        if b is None:
-            return None
-        left.remove(b)
-        pairs.append((a, b))
-    return pairs
-
-
-def min_cost_perfect(n: int, edges: list[tuple[int, int, int]]) -> set[tuple[int, int]]:
-    """A maximum matching of nodes ``0..n-1`` of least total cost (a perfect one if any).
-
-    Same input, same answer: rustworkx walks nodes and edges in the order given (checked
-    across hash seeds and processes by the tests). A pseudo-random tie-break below the
-    objective was tried and made its blossom algorithm a hundred times slower.
-    """
-    if not edges:
-        return set()
-    half = n // 2 + 1
-    top = max(c for _, _, c in edges) + 1
-    weighted = [(a, b, top - c) for a, b, c in edges]
-    if (top * half).bit_length() < 120:
-        graph = rx.PyGraph()
-        graph.add_nodes_from(range(n))
-        graph.add_edges_from(weighted)
-        return set(rx.max_weight_matching(graph, max_cardinality=True, weight_fn=int))
-    import networkx as nx  # pragma: no cover - unbounded integers, no measured field needs them
-
-    big_graph = nx.Graph()
-    big_graph.add_nodes_from(range(n))
-    big_graph.add_weighted_edges_from(weighted)
-    return {(a, b) for a, b in nx.max_weight_matching(big_graph, maxcardinality=True)}
-
-
-def _lower_bound(fld: Field, groups: list[list[int]], r: int) -> Value | None:
-    """The relaxation of step 1 of the module's docstring (shape left at 0)."""
-    keep = 2 * r + 2
+def _lower_bound(fld: Field, groups: list[list[int]], cap: int) -> Value | None:
+    """The relaxation of step 1 of the module's docstring (shape left at 0); ``cap`` is
+    ``2r + 1``."""
+    keep = cap + 1
     nodes: list[int] = []
     group_of: dict[int, int] = {}
     real: set[int] = set()
@@ -376,37 +173,5 @@ def _lower_bound(fld: Field, groups: list[list[int]], r: int) -> Value | None:
         above += len(groups[g])
         if above % 2:
             odd_cut = max(odd_cut, score[g] - score[g + 1])
-    found = _solve(edges, nodes, len(groups), odd_cut)
+    found = solve(edges, nodes, len(groups), odd_cut, cap)
     return None if found is None else found[1]
-
-
-def _shape_slack(fld: Field, groups: list[list[int]], largest: int) -> int:
-    """How much shape the pairs of any pairing have at least, beyond one pair outside the window.
-
-    Every player's pair costs at least the least shape of any allowed pair of theirs (``mu``),
-    so a pairing costs at least half the sum of ``mu``; one pair outside the window costs
-    more than ``limit`` and covers two players, whose ``mu`` (at most the largest) it replaces.
-    """
-    mu: list[int] = []
-    scores = fld.scores
-    for g, group in enumerate(groups):
-        m = len(group)
-        has_up = g > 0 and scores[groups[g - 1][0]] - scores[group[0]] <= largest
-        has_down = g + 1 < len(groups) and scores[group[0]] - scores[groups[g + 1][0]] <= largest
-        by_shape = sorted(range(1, m), key=lambda d: abs(2 * d - m))
-        for i in range(m):
-            least = _least_internal(fld, group, i, by_shape)
-            mu.append(min([i] * has_up + [m - 1 - i] * has_down + [least]))
-    return max(0, (sum(mu) - 2 * max(mu, default=0)) // 2)
-
-
-def _least_internal(fld: Field, group: list[int], i: int, by_shape: list[int]) -> int:
-    """The least shape of an allowed pair of place ``i`` inside its own group (large if none).
-
-    ``by_shape``: the distances between places, best shape first."""
-    m = len(group)
-    for d in by_shape:
-        for j in (i + d, i - d):
-            if 0 <= j < m and fld.allowed(group[i], group[j]):
-                return internal_shape(i, j, m)
-    return 4 * m + 4

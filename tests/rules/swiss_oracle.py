@@ -30,7 +30,11 @@ class Table:
         self.place: dict[str, tuple[int, int]] = {}
 
     def paired(self, players: Sequence[str]) -> Table:
-        """Places inside the score groups of the players being paired (the bye left out)."""
+        """Score groups and places of the players being paired (the bye left out: a group
+        that was only the bye is no group of this round, and no pair skips it)."""
+        distinct = sorted({self.points[p] for p in players}, reverse=True)
+        self.group = {p: distinct.index(self.points[p]) for p in players}
+        self.n_groups = len(distinct)
         members: dict[int, list[str]] = {}
         for p in self.order:
             if p in set(players):
@@ -47,16 +51,21 @@ class Table:
             (ia, ma), (ib, mb) = (ib, mb), (ia, ma)
         return (ma - 1 - ia) + ib + skipped * (ma - ia)
 
+    def boundaries(self, a: str, b: str) -> range:
+        """The score-group boundaries a pair crosses (boundary k lies below group k)."""
+        ga, gb = sorted((self.group[a], self.group[b]))
+        return range(ga, gb)
+
     def value(self, pairs: Sequence[tuple[str, str]]) -> Objective:
-        floaters = [0] * self.n_groups
+        """(largest difference, pairs across each boundary from the top, total, shape)."""
+        crossings = [0] * max(self.n_groups - 1, 0)
         for a, b in pairs:
-            if self.group[a] != self.group[b]:
-                floaters[self.group[a]] += 1
-                floaters[self.group[b]] += 1
+            for boundary in self.boundaries(a, b):
+                crossings[boundary] += 1
         diffs = [abs(self.points[a] - self.points[b]) for a, b in pairs]
         return (
             max(diffs, default=Fraction(0)),
-            tuple(floaters),
+            tuple(crossings),
             sum(diffs, Fraction(0)),
             sum(self.shape(a, b) for a, b in pairs),
         )
@@ -119,7 +128,13 @@ def _brute(table: Table, players: list[str], engine: str) -> Objective | None:
 
 def _matching(table: Table, players: list[str], engine: str) -> Objective | None:
     """Every allowed pair; the largest difference by trying each bound from the smallest; the
-    rest as one integer cost per pair (unbounded integers, every level above all below)."""
+    rest as one integer cost per pair: the weights of the boundaries it crosses, each
+    outweighing every boundary below it and the shape, plus its shape.
+
+    With networkx the weights are unbounded (a boundary is crossed at most n/2 times).  With
+    rustworkx (big fields) they use that an optimum crosses a boundary at most ``2r + 1``
+    times after ``r`` rounds and that crossings keep the parity of the players above, as
+    argued in `bot.rules.swiss_matching`, so that they fit its 128-bit integers."""
     table.paired(players)
     pairs = [
         (a, b)
@@ -128,28 +143,19 @@ def _matching(table: Table, players: list[str], engine: str) -> Objective | None
         if frozenset((a, b)) not in table.met
     ]
     if not players:
-        return (Fraction(0), tuple([0] * table.n_groups), Fraction(0), 0)
-    scale = 2
-    for p in players:
-        scale = max(scale, table.points[p].denominator)
-    sizes = [0] * table.n_groups
-    for p in players:
-        sizes[table.group[p]] += 1
-    unit = [0] * table.n_groups
-    running = 0
-    for g in reversed(range(table.n_groups)):
-        unit[g] = running + 1
-        running += unit[g] * sizes[g]
+        return (Fraction(0), tuple([0] * max(table.n_groups - 1, 0)), Fraction(0), 0)
     n = len(players)
-    shape_base = n * n * n + 1
-    diff_base = shape_base * (n * int(max(table.points.values()) * scale + 1) + 1)
-    floater_base = diff_base * (n * (max(table.points.values()) * scale + 1) + 1)
+    rounds = max(sum(1 for q in players if frozenset((p, q)) in table.met) for p in players)
+    shape_most = (n // 2) * max((table.shape(a, b) for a, b in pairs), default=0)
+    ratio = n // 2 + 1 if engine == "networkx" else rounds + 1
+    weight = [0] * max(table.n_groups - 1, 0)
+    unit = shape_most + 1
+    for boundary in reversed(range(len(weight))):
+        weight[boundary] = unit
+        unit *= ratio
 
     def cost(a: str, b: str) -> int:
-        ga, gb = table.group[a], table.group[b]
-        floats = 0 if ga == gb else unit[ga] + unit[gb]
-        diff = int(abs(table.points[a] - table.points[b]) * scale)
-        return int(floats * floater_base + diff * diff_base + table.shape(a, b))
+        return sum(weight[k] for k in table.boundaries(a, b)) + table.shape(a, b)
 
     for bound in sorted({abs(table.points[a] - table.points[b]) for a, b in pairs}):
         usable = [(a, b) for a, b in pairs if abs(table.points[a] - table.points[b]) <= bound]

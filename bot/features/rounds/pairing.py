@@ -1,13 +1,12 @@
 """Pairing a Swiss round, in the bot's own process.
 
 The rule (`bot.rules.swiss.pair_round`) matches with rustworkx, which costs about 4 MB of
-resident memory and 10 ms to import. It pairs every measured round up to 512 players in
-under 0.2 s, but one family at 1,024 players (withdrawals) takes about 15 s
-(`benchmarks/pairing.py`, docs/MEASUREMENTS.md), so the rounds service pairs in a worker thread,
-never on the event loop. Earlier versions matched with networkx (23 MB)
-and paired in a child process to keep it out of the bot, at 150-200 ms a round; neither
-is worth it any more. networkx stays out of the bot: only the tests' independent check
-loads it.
+resident memory and 10 ms to import. Every measured round pairs in under 0.1 s up to 512
+players and under 0.5 s at 1,024 (`benchmarks/pairing.py`, docs/MEASUREMENTS.md); the rounds
+service still pairs in a worker thread, never on the event loop, with a time limit
+(`swiss.pairing_timeout_seconds`). Earlier versions matched with networkx (23 MB) in a child
+process, at 150-200 ms a round; neither is worth it any more. networkx is imported only for
+weights too large for rustworkx's integers, which no measured field reaches.
 """
 
 from __future__ import annotations
