@@ -3,7 +3,9 @@ use case."""
 
 from __future__ import annotations
 
+import asyncio
 import collections
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -120,9 +122,27 @@ class _OneTripCursor(AsyncAdapt_aiosqlite_cursor):
             self._rows = collections.deque(rows)
 
 
+# How long a connection SQLAlchemy terminates may take to close before it is stopped.
+GRACEFUL_CLOSE_SECONDS = 10.0
+
+
 class _OneTripConnection(AsyncAdapt_aiosqlite_connection):
     __slots__ = ()
     _cursor_cls = _OneTripCursor
+
+    async def _terminate_graceful_close(self) -> None:
+        """Close a connection SQLAlchemy terminates (invalidated, e.g. cancelled mid-query),
+        never waiting forever. aiosqlite's own close() ends by queueing a stop for its worker
+        thread and awaiting it, even when a stop SQLAlchemy forced meanwhile (the cancelled
+        case) has already ended that thread: it then waits forever, and so does the event
+        loop's last cleanup (a stopped bot hung so). Here the stop, which closes the SQLite
+        connection after what is queued and ends the thread, is awaited only while the thread
+        lives, and for a few seconds at most."""
+        worker = self._connection
+        done = worker.stop()
+        if done is not None and worker._thread.is_alive():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done, GRACEFUL_CLOSE_SECONDS)
 
 
 class _OneTripDBAPI(AsyncAdapt_aiosqlite_dbapi):
