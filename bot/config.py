@@ -167,6 +167,8 @@ class StagesConfig(_Section):
     final_extension_games: int = Field(2, ge=1)  # rule III.G.3
     final_lead_rule_games: int = Field(24, ge=2)  # rule III.G.4
     final_armageddon_after: int = Field(30, ge=2)  # rule III.G.6
+    # Rule III.G.6.a: Black's clock in the Armageddon (3:00); White bids 1 s up to it.
+    final_armageddon_black_seconds: int = Field(180, ge=2, le=3600)
     final_tiebreak_time_control: TimeControl = TimeControl(minutes=2, increment=0)  # III.G.5
     # Rule IV.C: the Final is played as the finalists see fit; the TD hears of it only if it
     # is still unfinished this many days after it is set up.

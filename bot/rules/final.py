@@ -27,7 +27,7 @@ from functools import lru_cache
 
 __all__ = [
     "ARMAGEDDON",
-    "ARMAGEDDON_MAX_BID_S",
+    "ARMAGEDDON_BLACK_S",
     "ARMAGEDDON_MIN_BID_S",
     "CHALLENGER",
     "CHAMPION",
@@ -51,9 +51,10 @@ LEAD_RULE_DROPPED = "lead_rule_dropped"  # III.G.4-5: equal after 24, any lead w
 TIEBREAK_EXTENDED = "tiebreak_extended"  # III.G.5: still equal after a 2+0 block
 SIDES = (CHAMPION, CHALLENGER)
 
-#: Black has 3 minutes (rule III.G.6.a), so White's bid is at most that.
+#: Black has 3 minutes (rule III.G.6.a; `stages.final_armageddon_black_seconds`), so White's
+#: bid is at most that.
 ARMAGEDDON_MIN_BID_S = 1
-ARMAGEDDON_MAX_BID_S = 180
+ARMAGEDDON_BLACK_S = 180
 
 _RESULTS = (0.0, 0.5, 1.0)
 
@@ -234,20 +235,20 @@ def status(
     return FinalStatus(winner, champion, challenger, played, next_game, armageddon_played)
 
 
-def armageddon_white(champion_bid_s: int, challenger_bid_s: int) -> str:
+def armageddon_white(
+    champion_bid_s: int, challenger_bid_s: int, *, black_s: int = ARMAGEDDON_BLACK_S
+) -> str:
     """Who plays White in the Armageddon: the lower time bid (rule III.G.6.b).
 
-    Bids are whole seconds from 1 to 180 (Black has 3 minutes, III.G.6.a).
+    Bids are whole seconds from 1 to Black's clock, ``black_s`` (3 minutes, III.G.6.a).
     Equal bids give White to the previous champion (III.G.6.c).  Anything else,
     including booleans and floats, raises ``ValueError``.
     """
     for name, bid in (("champion_bid_s", champion_bid_s), ("challenger_bid_s", challenger_bid_s)):
         if isinstance(bid, bool) or not isinstance(bid, int):
             raise ValueError(f"{name} must be whole seconds, got {bid!r}")
-        if not ARMAGEDDON_MIN_BID_S <= bid <= ARMAGEDDON_MAX_BID_S:
-            raise ValueError(
-                f"{name} must be {ARMAGEDDON_MIN_BID_S}..{ARMAGEDDON_MAX_BID_S} s, got {bid}"
-            )
+        if not ARMAGEDDON_MIN_BID_S <= bid <= black_s:
+            raise ValueError(f"{name} must be {ARMAGEDDON_MIN_BID_S}..{black_s} s, got {bid}")
     if challenger_bid_s < champion_bid_s:
         return CHALLENGER
     return CHAMPION

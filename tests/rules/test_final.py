@@ -391,3 +391,12 @@ def test_a_turn_only_at_a_checkpoint_of_an_undecided_final(games: list[float]) -
     if turn.kind in (final.EXTENDED, final.LEAD_RULE_DROPPED, final.TIEBREAK_EXTENDED):
         assert turn.block_end == n + 2
         assert turn.status.next_game == ("2+5" if n < 24 else "2+0")
+
+
+def test_the_armageddon_black_clock_is_configuration() -> None:
+    """Rule III.G.6.a gives Black 3:00 (the 2019 default); a later edition may give less, and
+    White's bid is then at most that (stages.final_armageddon_black_seconds)."""
+    assert armageddon_white(150, 149, black_s=150) == "challenger"
+    with pytest.raises(ValueError, match=r"1\.\.150 s"):
+        armageddon_white(160, 60, black_s=150)
+    assert armageddon_white(180, 179) == "challenger"  # the 2019 default: up to 3:00

@@ -29,7 +29,7 @@ from db.models import Setting
 _BID = re.compile(r"\s*(?:(\d{1,2})\s*[:m]\s*(\d{1,2})\s*s?|(\d{1,3})\s*s?)\s*", re.IGNORECASE)
 
 
-def parse_bid(text: str) -> int:
+def parse_bid(text: str, black_seconds: int = final_rules.ARMAGEDDON_BLACK_S) -> int:
     """A bid as whole seconds from `m:ss`, `2m17`, or seconds (`137`)."""
     found = _BID.fullmatch(text or "")
     if found is None:
@@ -41,7 +41,7 @@ def parse_bid(text: str) -> int:
         if int(seconds) > 59:
             raise InvalidInput(wording.bad_bid(text))
         value = int(minutes) * 60 + int(seconds)
-    low, high = final_rules.ARMAGEDDON_MIN_BID_S, final_rules.ARMAGEDDON_MAX_BID_S
+    low, high = final_rules.ARMAGEDDON_MIN_BID_S, black_seconds
     if not low <= value <= high:
         raise InvalidInput(wording.bid_out_of_range(low, high))
     return value
@@ -52,7 +52,8 @@ class ArmageddonBids(ResultsCore):
 
     async def submit_bid(self, *, discord_id: int, match_id: int, text: str) -> BidReceipt:
         """One bid per finalist, kept private; the second one reveals both at once."""
-        seconds = parse_bid(text)
+        black = self.config.stages.final_armageddon_black_seconds
+        seconds = parse_bid(text, black)
         now = self.clock.now()
         async with transaction(self.sessions) as session:
             player = await player_by_discord(session, discord_id)
@@ -80,7 +81,7 @@ class ArmageddonBids(ResultsCore):
                 row.value, row.updated_at = json.dumps(state), now
                 return BidReceipt(seconds, revealed=False)
             champion_bid, challenger_bid = bids[str(ctx.a.id)], bids[str(ctx.b.id)]
-            white = final_rules.armageddon_white(champion_bid, challenger_bid)
+            white = final_rules.armageddon_white(champion_bid, challenger_bid, black_s=black)
             state["white"], state["revealed_at"] = white, now.isoformat()
             row.value, row.updated_at = json.dumps(state), now
             ctx.match.challenge_url = None  # the sweep opens the 3+0 game link
@@ -105,6 +106,7 @@ class ArmageddonBids(ResultsCore):
                 black_player.lichess_username,
                 white_bid,
                 equal=champion_bid == challenger_bid,
+                black_clock=black,
             )
             if ctx.thread_id:
                 enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=reveal)
@@ -114,6 +116,8 @@ class ArmageddonBids(ResultsCore):
                 session,
                 self.config,
                 now=now,
-                content=wording.armageddon_td(match_id, white_player.lichess_username, white_bid),
+                content=wording.armageddon_td(
+                    match_id, white_player.lichess_username, white_bid, black
+                ),
             )
             return BidReceipt(seconds, revealed=True)

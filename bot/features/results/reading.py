@@ -271,7 +271,9 @@ class ResultsCore(StageRules):
                 player,
                 thread_id=ctx.thread_id,
                 now=now,
-                content=wording.armageddon_bid_request(played),
+                content=wording.armageddon_bid_request(
+                    played, self.config.stages.final_armageddon_black_seconds
+                ),
                 view=(BID_VIEW, {"match_id": ctx.match.id}),
             )
 

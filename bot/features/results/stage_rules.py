@@ -31,7 +31,6 @@ UNDER_WAY = (MatchState.SCHEDULED, MatchState.IN_PROGRESS)
 AFTER_END = "played after the match had ended"
 ARMAGEDDON = "Armageddon game: counted once both bids for White are in"
 ARMAGEDDON_KEY = "armageddon:"  # Setting key + match id: the bids and who plays White
-ARMAGEDDON_BLACK_SECONDS = 180  # rule III.G.6.a
 BID_VIEW = "armageddon_bid"
 TD_VOID = "voided by the TD: "
 
@@ -123,7 +122,7 @@ class StageRules(Service):
         except ValueError:  # already decided: whatever follows will not count anyway
             return self._base_clock()
         if next_game == final_rules.ARMAGEDDON:
-            return (ARMAGEDDON_BLACK_SECONDS, 0)
+            return (self.config.stages.final_armageddon_black_seconds, 0)  # III.G.6.a, d
         tiebreak = self.config.stages.final_tiebreak_time_control
         if next_game == str(tiebreak):
             return (tiebreak.limit_seconds, tiebreak.increment)

@@ -210,12 +210,13 @@ def clock_text(seconds: int) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def armageddon_bid_request(played: int) -> str:
+def armageddon_bid_request(played: int, black: int) -> str:
     return (
         f"⚖️ The Final is equal after {played} games: an **Armageddon** game decides it "
-        "(rule III.G.6). Black has 3:00 and draw odds (rule III.G.6.a); White has the time "
-        "of the lower bid (rule III.G.6.b); no increment (rule III.G.6.d). Press **Bid for "
-        "White** and give the time you would play White with (m:ss, 0:01 to 3:00). Your "
+        f"(rule III.G.6). Black has {clock_text(black)} and draw odds (rule III.G.6.a); White "
+        "has the time of the lower bid (rule III.G.6.b); no increment (rule III.G.6.d). Press "
+        "**Bid for White** and give the time you would play White with (m:ss, 0:01 to "
+        f"{clock_text(black)}). Your "
         "opponent does not see your bid until both are in; equal bids give White to the "
         "previous champion (rule III.G.6.c)."
     )
@@ -261,25 +262,30 @@ def armageddon_reveal(
     white_bid: int,
     *,
     equal: bool,
+    black_clock: int,
 ) -> str:
     why = "equal bids: the previous champion" if equal else "the lower bid"
     return (
         f"⚖️ Armageddon bids: **{champion}** {clock_text(champion_bid)}, **{challenger}** "
         f"{clock_text(challenger_bid)}. **{white}** plays White ({why}) with "
         f"{clock_text(white_bid)} (rule III.G.6.{'c' if equal else 'b'}); **{black}** plays "
-        "Black with 3:00 and draw odds (rule III.G.6.a); no increment (rule III.G.6.d).\n"
+        f"Black with {clock_text(black_clock)} and draw odds (rule III.G.6.a); no increment "
+        "(rule III.G.6.d).\n"
         f"How to play it: Lichess cannot give the two sides different clocks, so the game "
-        f"link that follows is 3+0. **{white}** joins as White and must treat "
-        f"{clock_text(180 - white_bid)} of their clock as already used: they lose if their "
-        f"clock falls below {clock_text(180 - white_bid)} (the TD checks the clocks). A "
+        f"link that follows gives both sides {clock_text(black_clock)} and no increment. "
+        f"**{white}** joins as White and must treat "
+        f"{clock_text(black_clock - white_bid)} of their clock as already used: they lose if "
+        f"their clock falls below {clock_text(black_clock - white_bid)} (the TD checks the "
+        "clocks). A "
         f"draw is a win for **{black}**. The game counts only with {white} as White."
     )
 
 
-def armageddon_td(match_id: int, white: str, white_bid: int) -> str:
+def armageddon_td(match_id: int, white: str, white_bid: int, black: int) -> str:
     return (
         f"⚖️ Final match #{match_id}: Armageddon bids revealed, {white} plays White with "
-        f"{clock_text(white_bid)} against 3:00. Lichess records 3+0 for both sides: when the "
-        "game is in, check that White's clock never fell below "
-        f"{clock_text(180 - white_bid)}, and void it with /td results void-game if not."
+        f"{clock_text(white_bid)} against {clock_text(black)}. Lichess gives both sides "
+        f"{clock_text(black)}: when the game is in, check that White's clock never "
+        f"fell below {clock_text(black - white_bid)}, and void it with /td results void-game "
+        "if not."
     )
