@@ -111,7 +111,9 @@ class SimBase:
         if entry is not None:
             return entry["value"]
         value = None if done is not None and await done() else await act()
-        if incident is not None:
+        # result.json lists what happened, not what was tried: a command the bot refused
+        # (a /break after the match was over, say) is no incident
+        if incident is not None and (done is None or await done()):
             self.counters.incidents.append(incident)
         self.log.record(key, value, self.clock.now(), self.counters)
         return value

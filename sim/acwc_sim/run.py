@@ -214,11 +214,14 @@ class Simulation(Incidents):
         self, key: str, stage: Stage, round_: Round, matches: list[Match], label: str
     ) -> None:
         players = await self.names()
-        wednesday = round_.starts_at + timedelta(days=2, hours=18)
+        # Every time offered falls after the last moment the run moves the clock to before
+        # the matches are played (Thursday 00:00:01, when the TD assigns a time): the clock
+        # then stops at each agreed time, and a match starts when it was agreed.
+        thursday_evening = round_.starts_at + timedelta(days=3, hours=18)
         left_to_td: list[Match] = []
         for board, match in enumerate(matches):
             a, b = players[match.player_a_id], players[match.player_b_id or 0]
-            when = wednesday + timedelta(hours=3 * (board % 2), days=board // 2 % 3)
+            when = thursday_evening + timedelta(hours=3 * (board % 2), days=board // 2 % 3)
             if stage.kind is StageKind.SWISS and round_.number == 1 and board == len(matches) - 1:
                 left_to_td.append(match)  # this pair never makes an offer: the TD assigns
             elif board % 3 == 2:  # a offers, b answers with another time (rule V.G), a accepts

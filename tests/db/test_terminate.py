@@ -34,6 +34,7 @@ async def test_a_terminated_connection_whose_thread_is_gone_closes(
             # aiosqlite's close then waits on a thread that has ended: without the bound it
             # never returns (this test's own 5 s limit says so)
             await asyncio.wait_for(closing, 5)
+            await asyncio.to_thread(worker._thread.join, 5)  # it ends right after answering
             assert not worker._thread.is_alive()
             await connection.invalidate()
     finally:
