@@ -16,6 +16,7 @@ from bot.events import StageFinished
 from bot.features.rounds.robin import RobinStages
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.rules.stages import next_monday
+from bot.rules.withdrawals import final_pairing_after_withdrawal
 from bot.td_alerts import notify_td
 from db.models import Match, MatchState, Player, Round, RoundState, Stage, StageKind, StageState
 
@@ -138,16 +139,20 @@ class FinalStage(RobinStages):
         candidates = await session.scalar(select(Stage).where(Stage.kind == StageKind.CANDIDATES))
         outcome = await self._outcome(session, candidates) if candidates else []
         runner_up = await session.get(Player, outcome[1]) if len(outcome) > 1 else None
-        champion_id, challenger_id = final.seeding[0], final.seeding[1]
-        stays = challenger_id if player_id == champion_id else champion_id
-        staying = await session.get(Player, stays)
-        if (
-            runner_up is None
-            or staying is None
-            or runner_up.withdrawn_at
-            or runner_up.disqualified_at
-            or runner_up.id in final.seeding
-        ):
+        available = runner_up is not None and not (
+            runner_up.withdrawn_at or runner_up.disqualified_at
+        )
+        try:  # rule VIII.C, decided by the pure rule over the players' ids
+            pair = final_pairing_after_withdrawal(
+                str(final.seeding[0]),
+                str(final.seeding[1]),
+                str(runner_up.id) if runner_up is not None and available else None,
+                str(player_id),
+            )
+        except ValueError:  # no runner-up to step in, or one who is a finalist already
+            pair = None
+        staying = await session.get(Player, int(pair.first)) if pair else None
+        if pair is None or runner_up is None or staying is None:
             notify_td(
                 session,
                 self.config,
