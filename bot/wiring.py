@@ -20,7 +20,9 @@ from bot.features.choices.service import ChoicesService
 from bot.features.console.service import ConsoleService
 from bot.features.discipline.td import DisciplineService
 from bot.features.fairplay.service import FairPlayService
-from bot.features.incidents.service import IncidentService
+from bot.features.incidents.breaks import Breaks
+from bot.features.incidents.noshow import NoShows
+from bot.features.incidents.td import Overrules
 from bot.features.negotiation.service import NegotiationService
 from bot.features.registration.service import RegistrationService
 from bot.features.results.service import ResultsService
@@ -42,7 +44,9 @@ class Services:
     rounds: RoundService
     fairplay: FairPlayService
     results: ResultsService
-    incidents: IncidentService
+    noshows: NoShows  # rule VI.D
+    breaks: Breaks  # rules VI.A, VI.E
+    overrules: Overrules  # the TD's overrule of an incident
     discipline: DisciplineService
     console: ConsoleService
     schedule: ScheduleService
@@ -72,7 +76,9 @@ def build_services(
         rounds=build(RoundService),
         fairplay=build(FairPlayService),
         results=build(ResultsService),
-        incidents=build(IncidentService),
+        noshows=build(NoShows),
+        breaks=build(Breaks),
+        overrules=build(Overrules),
         discipline=build(DisciplineService),
         console=build(ConsoleService),
         schedule=build(ScheduleService),

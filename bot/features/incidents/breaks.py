@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import due
 from bot.audit import Actor, record
-from bot.due import DueKind
+from bot.due import DueKind, Handler
 from bot.errors import WrongStage
 from bot.features.incidents import text as wording
 from bot.features.incidents.core import (
@@ -35,6 +35,9 @@ from db.models import (
 
 class Breaks(IncidentCore):
     """/break and /left: each a timer; /left counts as the absent player's break."""
+
+    def due_handlers(self) -> dict[DueKind, Handler]:
+        return {DueKind.BREAK_END: self.on_break_end, DueKind.LEFT_END: self.on_left_end}
 
     # --- /break (rule VI.A) -------------------------------------------------------------------
 

@@ -9,13 +9,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.features.incidents.service import (
-    LEFT_CLAIM_VIEW,
-    NOSHOW_CHECK_VIEW,
-    NOSHOW_CHOICE_VIEW,
-    IncidentResult,
-)
+from bot.features.incidents.core import LEFT_CLAIM_VIEW, NOSHOW_CHECK_VIEW, NOSHOW_CHOICE_VIEW
 from bot.features.incidents.td_cog import TD_COMMANDS
+from bot.features.incidents.types import IncidentResult
 from cogs.common import IdButton, bot_of, kick_outbox
 from cogs.td import add_td_commands
 
@@ -67,7 +63,7 @@ class StillAbsentButton(IdButton, template=r"acwc:inc:absent:(?P<id>\d+)"):
 
     async def run(self, interaction: discord.Interaction) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
-        result = await bot_of(interaction).svc.incidents.still_absent(
+        result = await bot_of(interaction).svc.noshows.still_absent(
             discord_id=interaction.user.id, incident_id=self.ident
         )
         await _followup(interaction, result)
@@ -79,7 +75,7 @@ class ArrivedButton(IdButton, template=r"acwc:inc:arrived:(?P<id>\d+)"):
     prefix, label, style = "acwc:inc:arrived", "They are here", discord.ButtonStyle.success
 
     async def run(self, interaction: discord.Interaction) -> None:
-        result = await bot_of(interaction).svc.incidents.arrived(
+        result = await bot_of(interaction).svc.noshows.arrived(
             discord_id=interaction.user.id, incident_id=self.ident
         )
         await _reply(interaction, result)
@@ -92,7 +88,7 @@ class ClaimWinButton(IdButton, template=r"acwc:inc:claim:(?P<id>\d+)"):
 
     async def run(self, interaction: discord.Interaction) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
-        result = await bot_of(interaction).svc.incidents.claim_win(
+        result = await bot_of(interaction).svc.noshows.claim_win(
             discord_id=interaction.user.id, incident_id=self.ident
         )
         await _followup(interaction, result)
@@ -105,7 +101,7 @@ class RescheduleButton(IdButton, template=r"acwc:inc:resched:(?P<id>\d+)"):
 
     async def run(self, interaction: discord.Interaction) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
-        result = await bot_of(interaction).svc.incidents.reschedule(
+        result = await bot_of(interaction).svc.noshows.reschedule(
             discord_id=interaction.user.id, incident_id=self.ident
         )
         await _followup(interaction, result)
@@ -138,19 +134,19 @@ class IncidentsCog(commands.Cog):
     @app_commands.guild_only()
     async def noshow(self, interaction: discord.Interaction) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
-        result = await self.bot.svc.incidents.noshow(discord_id=interaction.user.id)
+        result = await self.bot.svc.noshows.noshow(discord_id=interaction.user.id)
         await _followup(interaction, result)
 
     @app_commands.command(name="break", description="Take your one break between games (VI.A)")
     @app_commands.guild_only()
     async def take_break(self, interaction: discord.Interaction) -> None:
-        result = await self.bot.svc.incidents.take_break(discord_id=interaction.user.id)
+        result = await self.bot.svc.breaks.take_break(discord_id=interaction.user.id)
         await _reply(interaction, result)
 
     @app_commands.command(name="left", description="Report that your opponent left the match")
     @app_commands.guild_only()
     async def left(self, interaction: discord.Interaction) -> None:
-        result = await self.bot.svc.incidents.left(discord_id=interaction.user.id)
+        result = await self.bot.svc.breaks.left(discord_id=interaction.user.id)
         await _reply(interaction, result)
 
 

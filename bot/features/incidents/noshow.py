@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import due
 from bot.audit import Actor, record
-from bot.due import DueKind
+from bot.due import DueKind, Handler
 from bot.errors import WrongStage
 from bot.features.discipline import service as discipline
 from bot.features.incidents import text as wording
@@ -45,6 +45,12 @@ from db.models import (
 
 class NoShows(IncidentCore):
     """/noshow and the claimant's buttons; claiming the win also serves /left (VI.E)."""
+
+    def due_handlers(self) -> dict[DueKind, Handler]:
+        return {
+            DueKind.NOSHOW_CHECK: self.on_noshow_check,
+            DueKind.RESCHEDULE_DEADLINE: self.on_reschedule_deadline,
+        }
 
     # --- /noshow (rule VI.D) ------------------------------------------------------------------
 

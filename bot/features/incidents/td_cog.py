@@ -12,7 +12,7 @@ from cogs.td import TDCommand
 @app_commands.describe(incident="Incident number (from the TD message)", reason="Why")
 @app_commands.autocomplete(incident=incident_choices)
 async def overrule(interaction: discord.Interaction, incident: IncidentId, reason: Reason) -> None:
-    result = await bot_of(interaction).svc.incidents.overrule(
+    result = await bot_of(interaction).svc.overrules.overrule(
         td_id=interaction.user.id, incident_id=incident, reason=reason
     )
     await interaction.response.send_message(result.text, ephemeral=True)

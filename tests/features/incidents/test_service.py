@@ -12,7 +12,7 @@ from bot.clock import FakeClock
 from bot.config import Config
 from bot.due import DueActionRunner
 from bot.errors import NotAllowed, WrongStage
-from bot.features.incidents.service import NOSHOW_CHECK_VIEW, NOSHOW_CHOICE_VIEW, IncidentService
+from bot.features.incidents.core import NOSHOW_CHECK_VIEW, NOSHOW_CHOICE_VIEW
 from bot.lichess import LichessClient
 from bot.wiring import Services
 from db.engine import transaction
@@ -45,9 +45,10 @@ def services(
 
 
 @pytest.fixture
-def service(services: Services, clock: FakeClock) -> IncidentService:
+def service(services: Services, clock: FakeClock) -> Services:
+    """Rule VI's services (no-shows, breaks, the TD's overrule), at the match's start."""
     clock.set(AGREED + timedelta(minutes=3))
-    return services.incidents
+    return services
 
 
 @pytest.fixture
@@ -58,7 +59,7 @@ def runner(
 ) -> DueActionRunner:
     runner = DueActionRunner(sessions, clock)
     # The timers only: game links (a sweep step of the results feature) are not under test.
-    for owner in (services.incidents, services.negotiation, services.rounds):
+    for owner in (services.noshows, services.breaks, services.negotiation, services.rounds):
         for kind, handler in owner.due_handlers().items():
             runner.register(kind, handler)
     return runner
@@ -113,13 +114,11 @@ def dms(rows: list[OutboxMessage], user: int) -> list[OutboxMessage]:
     return [m for m in rows if m.kind is OutboxKind.DM and m.target_id == user]
 
 
-async def confirmed_noshow(
-    service: IncidentService, runner: DueActionRunner, clock: FakeClock
-) -> int:
-    reported = await service.noshow(discord_id=ALICE)
+async def confirmed_noshow(service: Services, runner: DueActionRunner, clock: FakeClock) -> int:
+    reported = await service.noshows.noshow(discord_id=ALICE)
     clock.advance(timedelta(minutes=10))
     assert await runner.sweep() >= 1
-    result = await service.still_absent(discord_id=ALICE, incident_id=reported.incident_id)
+    result = await service.noshows.still_absent(discord_id=ALICE, incident_id=reported.incident_id)
     assert result.state is IncidentState.CONFIRMED and result.view == NOSHOW_CHOICE_VIEW
     return reported.incident_id
 
@@ -129,18 +128,18 @@ async def confirmed_noshow(
 
 async def test_noshow_claimed_forfeits_the_match(
     sessions: async_sessionmaker[AsyncSession],
-    service: IncidentService,
+    service: Services,
     runner: DueActionRunner,
     clock: FakeClock,
     seeded: SeededRound,
 ) -> None:
-    reported = await service.noshow(discord_id=ALICE)
+    reported = await service.noshows.noshow(discord_id=ALICE)
     first = to_td(await messages(sessions))
     assert len(first) == 1 and "first message" in first[0] and "no game" in first[0]
     assert dms(await messages(sessions), BOB)  # Bob is warned
     # Too early to confirm; the due action asks after the grace period.
     with pytest.raises(WrongStage):
-        await service.still_absent(discord_id=ALICE, incident_id=reported.incident_id)
+        await service.noshows.still_absent(discord_id=ALICE, incident_id=reported.incident_id)
     clock.advance(timedelta(minutes=10))
     await runner.sweep()
     asked = [m for m in dms(await messages(sessions), ALICE) if m.view]
@@ -148,10 +147,10 @@ async def test_noshow_claimed_forfeits_the_match(
         "kind": NOSHOW_CHECK_VIEW,
         "args": {"incident_id": reported.incident_id},
     }
-    await service.still_absent(discord_id=ALICE, incident_id=reported.incident_id)
+    await service.noshows.still_absent(discord_id=ALICE, incident_id=reported.incident_id)
     td = to_td(await messages(sessions))
     assert any("second message" in c for c in td)
-    claimed = await service.claim_win(discord_id=ALICE, incident_id=reported.incident_id)
+    claimed = await service.noshows.claim_win(discord_id=ALICE, incident_id=reported.incident_id)
     assert claimed.state is IncidentState.CLAIMED and not claimed.disqualified
     m = await match(sessions, seeded.match_ids[0])
     assert m.state is MatchState.FORFEITED
@@ -163,14 +162,16 @@ async def test_noshow_claimed_forfeits_the_match(
 
 async def test_td_overrules_a_claimed_noshow(
     sessions: async_sessionmaker[AsyncSession],
-    service: IncidentService,
+    service: Services,
     runner: DueActionRunner,
     clock: FakeClock,
     seeded: SeededRound,
 ) -> None:
     ident = await confirmed_noshow(service, runner, clock)
-    await service.claim_win(discord_id=ALICE, incident_id=ident)
-    result = await service.overrule(td_id=TD_ID, incident_id=ident, reason="Bob's internet")
+    await service.noshows.claim_win(discord_id=ALICE, incident_id=ident)
+    result = await service.overrules.overrule(
+        td_id=TD_ID, incident_id=ident, reason="Bob's internet"
+    )
     assert result.state is IncidentState.CANCELLED
     m = await match(sessions, seeded.match_ids[0])
     assert m.state is MatchState.NEGOTIATING and m.forfeit_winner_id is None
@@ -178,24 +179,24 @@ async def test_td_overrules_a_claimed_noshow(
         decision = await session.scalar(select(TDDecision).where(TDDecision.kind == "overrule"))
         assert decision is not None and decision.reason == "Bob's internet"
     with pytest.raises(WrongStage):
-        await service.overrule(td_id=TD_ID, incident_id=ident, reason="again")
+        await service.overrules.overrule(td_id=TD_ID, incident_id=ident, reason="again")
 
 
 async def test_noshow_rescheduled_and_agreed(
     sessions: async_sessionmaker[AsyncSession],
     services: Services,
-    service: IncidentService,
+    service: Services,
     runner: DueActionRunner,
     clock: FakeClock,
     config: Config,
     seeded: SeededRound,
 ) -> None:
     ident = await confirmed_noshow(service, runner, clock)
-    await service.reschedule(discord_id=ALICE, incident_id=ident)
+    await service.noshows.reschedule(discord_id=ALICE, incident_id=ident)
     m = await match(sessions, seeded.match_ids[0])
     assert m.state is MatchState.NEGOTIATING and m.agreed_time is None
     with pytest.raises(WrongStage):  # no claim while rescheduling
-        await service.claim_win(discord_id=ALICE, incident_id=ident)
+        await service.noshows.claim_win(discord_id=ALICE, incident_id=ident)
     negotiation = services.negotiation
     await negotiation.offer(discord_id=ALICE, text="2019-10-04 18:00")
     await negotiation.accept(discord_id=BOB)
@@ -207,13 +208,13 @@ async def test_noshow_rescheduled_and_agreed(
 
 async def test_noshow_rescheduled_and_failed_is_forfeited_at_the_deadline(
     sessions: async_sessionmaker[AsyncSession],
-    service: IncidentService,
+    service: Services,
     runner: DueActionRunner,
     clock: FakeClock,
     seeded: SeededRound,
 ) -> None:
     ident = await confirmed_noshow(service, runner, clock)
-    result = await service.reschedule(discord_id=ALICE, incident_id=ident)
+    result = await service.noshows.reschedule(discord_id=ALICE, incident_id=ident)
     assert "forfeited in your favour" in result.text
     clock.set(ROUND_DEADLINE)
     await runner.sweep()
@@ -225,7 +226,7 @@ async def test_noshow_rescheduled_and_failed_is_forfeited_at_the_deadline(
 
 async def test_a_game_between_them_cancels_the_claim(
     sessions: async_sessionmaker[AsyncSession],
-    service: IncidentService,
+    service: Services,
     runner: DueActionRunner,
     clock: FakeClock,
     fake: FakeLichess,
@@ -238,7 +239,7 @@ async def test_a_game_between_them_cancels_the_claim(
         created_at=AGREED + timedelta(minutes=14),
         last_move_at=AGREED + timedelta(minutes=20),
     )
-    result = await service.claim_win(discord_id=ALICE, incident_id=ident)
+    result = await service.noshows.claim_win(discord_id=ALICE, incident_id=ident)
     assert result.state is IncidentState.CANCELLED and "lichess" in result.text.lower()
     assert (await match(sessions, seeded.match_ids[0])).state is MatchState.SCHEDULED
     # Bob was warned he might lose by forfeit, the TD got the report: both hear it is off.
@@ -250,36 +251,38 @@ async def test_a_game_between_them_cancels_the_claim(
 
 
 async def test_noshow_refused_when_games_exist_or_outside_the_window(
-    service: IncidentService, clock: FakeClock, fake: FakeLichess, seeded: SeededRound
+    service: Services, clock: FakeClock, fake: FakeLichess, seeded: SeededRound
 ) -> None:
     clock.set(AGREED - timedelta(minutes=1))
     with pytest.raises(WrongStage, match="only be reported after"):
-        await service.noshow(discord_id=ALICE)
+        await service.noshows.noshow(discord_id=ALICE)
     clock.set(AGREED + timedelta(minutes=121))
     with pytest.raises(WrongStage, match="within 120 minutes"):
-        await service.noshow(discord_id=ALICE)
+        await service.noshows.noshow(discord_id=ALICE)
     clock.set(AGREED + timedelta(minutes=30))
     fake.add_game(white="Alice", black="Bob", created_at=AGREED + timedelta(minutes=1))
     with pytest.raises(WrongStage, match="not a no-show"):
-        await service.noshow(discord_id=ALICE)
+        await service.noshows.noshow(discord_id=ALICE)
 
 
 async def test_only_the_reporter_answers_and_only_players_report(
-    service: IncidentService,
+    service: Services,
     runner: DueActionRunner,
     clock: FakeClock,
     seeded: SeededRound,
 ) -> None:
     with pytest.raises(NotAllowed):
-        await service.noshow(discord_id=999)
-    reported = await service.noshow(discord_id=ALICE)
+        await service.noshows.noshow(discord_id=999)
+    reported = await service.noshows.noshow(discord_id=ALICE)
     clock.advance(timedelta(minutes=10))
     await runner.sweep()
     for intruder in (BOB, CAROL):
         with pytest.raises(NotAllowed):
-            await service.still_absent(discord_id=intruder, incident_id=reported.incident_id)
+            await service.noshows.still_absent(
+                discord_id=intruder, incident_id=reported.incident_id
+            )
     with pytest.raises(WrongStage):  # one open report per match
-        await service.noshow(discord_id=BOB)
+        await service.noshows.noshow(discord_id=BOB)
 
 
 # --- /break ---------------------------------------------------------------------------------
@@ -287,18 +290,18 @@ async def test_only_the_reporter_answers_and_only_players_report(
 
 async def test_break_once_then_refused_and_end_announced(
     sessions: async_sessionmaker[AsyncSession],
-    service: IncidentService,
+    service: Services,
     runner: DueActionRunner,
     clock: FakeClock,
     seeded: SeededRound,
 ) -> None:
-    result = await service.take_break(discord_id=ALICE)
+    result = await service.breaks.take_break(discord_id=ALICE)
     assert result.state is IncidentState.OPEN
     rows = await messages(sessions)
     assert any("takes their break" in m.content for m in dms(rows, BOB))
     with pytest.raises(WrongStage, match="already used your break"):
-        await service.take_break(discord_id=ALICE)
-    await service.take_break(discord_id=BOB)  # Bob still has his
+        await service.breaks.take_break(discord_id=ALICE)
+    await service.breaks.take_break(discord_id=BOB)  # Bob still has his
     clock.advance(timedelta(minutes=10))
     await runner.sweep()
     rows = await messages(sessions)
@@ -306,15 +309,15 @@ async def test_break_once_then_refused_and_end_announced(
     assert any("break is over" in m.content for m in dms(rows, BOB))
     assert (await incident(sessions, result.incident_id)).state is IncidentState.RESOLVED
     with pytest.raises(WrongStage):
-        await service.take_break(discord_id=ALICE)
+        await service.breaks.take_break(discord_id=ALICE)
 
 
 async def test_break_before_the_match_is_refused(
-    service: IncidentService, clock: FakeClock, seeded: SeededRound
+    service: Services, clock: FakeClock, seeded: SeededRound
 ) -> None:
     clock.set(AGREED - timedelta(hours=1))
     with pytest.raises(WrongStage, match="not started"):
-        await service.take_break(discord_id=ALICE)
+        await service.breaks.take_break(discord_id=ALICE)
 
 
 # --- /left ----------------------------------------------------------------------------------
@@ -322,23 +325,23 @@ async def test_break_before_the_match_is_refused(
 
 async def test_left_then_claim_after_the_return_period(
     sessions: async_sessionmaker[AsyncSession],
-    service: IncidentService,
+    service: Services,
     runner: DueActionRunner,
     clock: FakeClock,
     seeded: SeededRound,
 ) -> None:
-    reported = await service.left(discord_id=ALICE)
+    reported = await service.breaks.left(discord_id=ALICE)
     assert not to_td(await messages(sessions))  # Bob still had his break
     with pytest.raises(WrongStage, match="still has time"):
-        await service.claim_win(discord_id=ALICE, incident_id=reported.incident_id)
+        await service.noshows.claim_win(discord_id=ALICE, incident_id=reported.incident_id)
     clock.advance(timedelta(minutes=10))
     await runner.sweep()
     offered = [m for m in dms(await messages(sessions), ALICE) if m.view]
     assert offered and "claim" in offered[-1].content.lower()
     # It counted as Bob's break.
     with pytest.raises(WrongStage, match="already used your break"):
-        await service.take_break(discord_id=BOB)
-    result = await service.claim_win(discord_id=ALICE, incident_id=reported.incident_id)
+        await service.breaks.take_break(discord_id=BOB)
+    result = await service.noshows.claim_win(discord_id=ALICE, incident_id=reported.incident_id)
     assert result.state is IncidentState.CLAIMED
     m = await match(sessions, seeded.match_ids[0])
     assert m.state is MatchState.FORFEITED
@@ -347,29 +350,29 @@ async def test_left_then_claim_after_the_return_period(
 
 async def test_left_with_the_break_used_tells_the_td(
     sessions: async_sessionmaker[AsyncSession],
-    service: IncidentService,
+    service: Services,
     clock: FakeClock,
     seeded: SeededRound,
 ) -> None:
-    await service.take_break(discord_id=BOB)
+    await service.breaks.take_break(discord_id=BOB)
     clock.advance(timedelta(minutes=30))
-    await service.left(discord_id=ALICE)
+    await service.breaks.left(discord_id=ALICE)
     assert any("already used their break" in c for c in to_td(await messages(sessions)))
 
 
 async def test_left_claim_cancelled_by_a_new_game(
     sessions: async_sessionmaker[AsyncSession],
-    service: IncidentService,
+    service: Services,
     runner: DueActionRunner,
     clock: FakeClock,
     fake: FakeLichess,
     seeded: SeededRound,
 ) -> None:
-    reported = await service.left(discord_id=ALICE)
+    reported = await service.breaks.left(discord_id=ALICE)
     fake.add_game(white="Alice", black="Bob", created_at=clock.now() + timedelta(minutes=5))
     clock.advance(timedelta(minutes=10))
     await runner.sweep()
-    result = await service.claim_win(discord_id=ALICE, incident_id=reported.incident_id)
+    result = await service.noshows.claim_win(discord_id=ALICE, incident_id=reported.incident_id)
     assert result.state is IncidentState.CANCELLED
     assert (await match(sessions, seeded.match_ids[0])).state is MatchState.SCHEDULED
 
