@@ -216,6 +216,20 @@ class Config(_Section):
     database: DatabaseConfig = DatabaseConfig()
     jobs: JobsConfig = JobsConfig()
 
+    def final_format(self) -> dict[str, Any]:
+        """This edition's Final (rule III.G) as the keyword arguments of
+        `bot.rules.final.status` and `turn_after`: one mapping for every reader."""
+        st = self.stages
+        return {
+            "base_games": st.final_games,
+            "lead": st.final_lead,
+            "extension_games": st.final_extension_games,
+            "lead_rule_games": st.final_lead_rule_games,
+            "armageddon_after": st.final_armageddon_after,
+            "time_control": str(self.tournament.time_control),
+            "tiebreak_time_control": str(st.final_tiebreak_time_control),
+        }
+
     def pre_seeded_stage(self, lichess_name: str) -> str | None:
         """The stage a configured pre-seeded player enters at, or None for Swiss entrants."""
         for player in self.players.pre_seeded:

@@ -284,15 +284,8 @@ class SimBase:
         return is_over(score_a, score_b, games=games, early_stop=early)
 
     def final_status(self, results: list[float], white: str | None = None) -> Any:
-        st = self.bot.config.stages
         return final_rules.status(
-            results,
-            base_games=st.final_games,
-            lead=st.final_lead,
-            extension_games=st.final_extension_games,
-            lead_rule_games=st.final_lead_rule_games,
-            armageddon_after=st.final_armageddon_after,
-            armageddon_white=white or "champion",
+            results, armageddon_white=white or "champion", **self.bot.config.final_format()
         )
 
     def armageddon_next(self, results: list[float]) -> bool:

@@ -76,35 +76,13 @@ class StageRules(Service):
     def _final_status(
         self, results: Sequence[float], white: str | None = None
     ) -> final_rules.FinalStatus:
-        st, tc = self.config.stages, self.config.tournament.time_control
-        return final_rules.status(
-            results,
-            armageddon_white=white,
-            base_games=st.final_games,
-            lead=st.final_lead,
-            extension_games=st.final_extension_games,
-            lead_rule_games=st.final_lead_rule_games,
-            armageddon_after=st.final_armageddon_after,
-            time_control=str(tc),
-            tiebreak_time_control=str(st.final_tiebreak_time_control),
-        )
+        return final_rules.status(results, armageddon_white=white, **self.config.final_format())
 
     def _final_turn(
         self, results: Sequence[float], white: str | None = None
     ) -> final_rules.FinalTurn:
         """What the last of these Final games did to the match (rules III.G.3-6)."""
-        st, tc = self.config.stages, self.config.tournament.time_control
-        return final_rules.turn_after(
-            results,
-            base_games=st.final_games,
-            lead=st.final_lead,
-            extension_games=st.final_extension_games,
-            lead_rule_games=st.final_lead_rule_games,
-            armageddon_after=st.final_armageddon_after,
-            time_control=str(tc),
-            tiebreak_time_control=str(st.final_tiebreak_time_control),
-            armageddon_white=white,
-        )
+        return final_rules.turn_after(results, armageddon_white=white, **self.config.final_format())
 
     def final_shape(self) -> FinalShape:
         st = self.config.stages

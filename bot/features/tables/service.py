@@ -312,19 +312,6 @@ class TablesService(Service):
             places=1 if stage.kind is StageKind.CANDIDATES else 0,
         )
 
-    def _final_rules(self) -> dict[str, Any]:
-        """The keyword arguments of `bot.rules.final.status` for this edition."""
-        cfg = self.config.stages
-        return {
-            "base_games": cfg.final_games,
-            "lead": cfg.final_lead,
-            "extension_games": cfg.final_extension_games,
-            "lead_rule_games": cfg.final_lead_rule_games,
-            "armageddon_after": cfg.final_armageddon_after,
-            "time_control": str(self.config.tournament.time_control),
-            "tiebreak_time_control": str(cfg.final_tiebreak_time_control),
-        }
-
     async def _final(self, session: AsyncSession, stage: Stage, rounds: list[Round]) -> Table:
         match = next((m for m in await self._matches(session, rounds) if m.player_b_id), None)
         if match is None or match.player_b_id is None:
@@ -338,7 +325,7 @@ class TablesService(Service):
                 .order_by(Game.number, Game.id)
             )
         ).all()
-        rules = self._final_rules()
+        rules = self.config.final_format()
         controls = final_time_controls([g.result_a for g in rows], rules)
         games = [
             FinalGame(
