@@ -438,7 +438,7 @@ class ResultsCore(StageRules):
             return key, "" if own is not None else None
         start = start_key(ctx.match.id, ctx.match.challenge_url)
         above = await self._queued(session, start)
-        return (start, above + "\n") if above is not None else (key, None)
+        return (start, above + "\n\n") if above is not None else (key, None)
 
     @staticmethod
     async def _queued(session: AsyncSession, key: str) -> str | None:
@@ -476,7 +476,7 @@ class ResultsCore(StageRules):
         )
         key, above = home
         if above is not None:
-            content = fit(above + "\n" + content)
+            content = fit(above + content)
             enqueue_edit_of(session, key=key, channel_id=ctx.thread_id, now=now, content=content)
         else:
             enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=content, key=key)

@@ -31,15 +31,18 @@ async def test_match_day_from_link_to_result(
         await bot.svc.results.run_once()
         await bot.outbox.flush()
         url = fake.challenges[0]["url"]
-        assert url in h.in_channel(ROUND_THREAD)[-1].text
-        assert url in h.dms_to(ALICE)[-1].text and url in h.dms_to(BOB)[-1].text
+        start = h.in_channel(ROUND_THREAD)[-1]
+        assert url in start.text and f"<@{ALICE}>" in start.text and f"<@{BOB}>" in start.text
+        assert h.dms_to(ALICE) == [] and h.dms_to(BOB) == []  # the mention is their copy
 
         first = play(fake, 1)
         clock.advance(timedelta(minutes=15))
         await bot.svc.results.run_once()
         await bot.outbox.flush()
         board = h.in_channel(ROUND_THREAD)[-1]
+        assert board.id == start.id  # the scoreboard is shown in the start post, edited
         assert "**Alice** 1–0 **Bob**" in board.text and first["id"] in board.text
+        assert url in board.text
 
         # the poll missed game 2: Bob submits it
         second = play(fake, 2, result_a=0.5)
@@ -58,7 +61,8 @@ async def test_match_day_from_link_to_result(
         await bot.svc.results.run_once()
         await bot.outbox.flush()
         assert (await match_row(bot.sessions, match_id)).state is MatchState.FINISHED
-        assert "5.5–0.5" in h.in_channel(ANNOUNCE_CHANNEL)[-1].text
+        # a match result is not stage news: the announcement channel does not carry it
+        assert not [m for m in h.in_channel(ANNOUNCE_CHANNEL) if "5.5–0.5" in m.text]
         assert "final result" in h.message(board.id).text
 
         # the TD voids game 2: the score is recounted and the match goes on
