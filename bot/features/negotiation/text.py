@@ -291,6 +291,21 @@ def agreed_post(
     return text
 
 
+def reminders_reply(on: bool, changed: bool) -> str:
+    """/notify's answer: what the player will and will not get."""
+    now = "" if changed else "already "
+    if on:
+        return (
+            f"Reminders are {now}**on**: you get a DM before each agreed match time and when "
+            "an offer to you is unanswered for a day. `/notify reminders:off` mutes them."
+        )
+    return (
+        f"Reminders are {now}**off**: no reminder DMs before your matches or about unanswered "
+        "offers. Offers, agreed times, game links and decisions about your matches still "
+        "reach you (they are not reminders). `/notify reminders:on` turns them back on."
+    )
+
+
 def match_reminder(opponent: str, t: datetime) -> str:
     """ "starts in 1 hour, at <your time> (UTC)": the relative time, then the time once."""
     return (
