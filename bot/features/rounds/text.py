@@ -119,3 +119,8 @@ def round_out_text(
         f"📣 **{short_name}: {label} round {number}{of_total} is out!** {count}; every match "
         f"must be played by {discord_time(deadline)}.{bye_text}"
     )
+
+
+def score_set_text(match_id: int, a: str, b: str, score_a: float, score_b: float) -> str:
+    """The TD recorded a match's score (/td round set-score); `a`, `b` are mentions."""
+    return f"The TD recorded the result of match #{match_id}: {a} {score_a:g}–{score_b:g} {b}."

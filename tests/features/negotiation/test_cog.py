@@ -304,3 +304,25 @@ async def test_reminders_sent_once_across_a_restart(
     async with running_bot() as (bot, h):
         await tick(bot)
         assert h.dms_to(ALICE) == [] and h.dms_to(BOB) == []
+
+
+async def test_without_a_thread_the_offer_and_the_agreement_come_by_dm(
+    running_bot: RunningBot, config: Config, clock: FakeClock
+) -> None:
+    """The thread post is each player's one copy; a round without a thread (no pairings
+    channel) would leave them untold, so then the same messages come by DM."""
+    async with running_bot() as (bot, h):
+        clock.set(MONDAY)
+        assert bot.sessions is not None
+        seeded = await seed_round(
+            bot.sessions, config, [(ALICE, "Alice"), (BOB, "Bob")], thread_id=None
+        )
+        await h.slash("offer", user=ALICE, options={"times": "tue 18:00"})
+        offer = h.dms_to(BOB)
+        assert len(offer) == 1 and discord_time(TUE_18) in offer[0].text
+        pressed = await h.press(accept_id(offer[0], h), user=BOB, message=offer[0], dm=True)
+        assert discord_time(TUE_18) in pressed.text
+        assert await agreed(bot.sessions, seeded.match_ids[0]) == TUE_18
+        for user in (ALICE, BOB):
+            fixed = h.dms_to(user)[-1].text
+            assert "fixed" in fixed and discord_time(TUE_18) in fixed, fixed

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from bot.config import Config
-from db.models import Match, Round
+from db.models import Match, Player, Round
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
 from tests.entrants import add_entrants
 from tests.running import ALICE, RunningBot
@@ -100,6 +100,17 @@ async def test_scores_update_the_post_and_pair_the_next_round(
         assert "5.5–1 recorded" in ok.text
         post = h.in_channel(PAIRINGS)[0]
         assert "**5.5–1**" in post.text  # the pairings post was edited with the result
+        # the ruling's record, once: in the round's thread, mentioning both players; a match
+        # result is not stage news, so the announcement channel does not carry it
+        assert first.thread_id is not None
+        ruling = h.in_channel(first.thread_id)[-1].text
+        assert f"The TD recorded the result of match #{first.id}" in ruling and "5.5–1" in ruling
+        async with bot.sessions() as session:
+            a = await session.get(Player, first.player_a_id)
+            b = await session.get(Player, first.player_b_id)
+        assert a is not None and b is not None
+        assert f"<@{a.discord_id}> 5.5–1 <@{b.discord_id}>" in ruling, ruling
+        assert not [m for m in h.in_channel(ANNOUNCE_CHANNEL) if "5.5–1" in m.text]
         last = await h.slash(
             "td round set-score",
             user=TD_ID,
