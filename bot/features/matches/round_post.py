@@ -312,7 +312,7 @@ def round_instructions(round_: Round, offers: tuple[int, datetime] | None) -> st
         )
     owed, due = offers
     return (
-        f"Agree on a start time with your opponent with `/offer` (times in UTC, e.g. "
+        f"Agree on a start time with your opponent: `/offer` (times in UTC, e.g. "
         f"`wed 18:00`) and `/accept`. Each player owes {owed} offer{'s' if owed != 1 else ''} "
         f"by {deadline_time(due)} unless one is accepted first (rule V.C); every match must "
         f"be played by {discord_time(round_.deadline)}."

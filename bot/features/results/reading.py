@@ -40,7 +40,7 @@ from bot.features.results.types import Settled, start_key
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessAuthError
 from bot.lichess.models import LichessGame
-from bot.message_text import fit
+from bot.message_text import MESSAGE_LIMIT, fit
 from bot.outbox import enqueue_channel, enqueue_edit_of
 from bot.rules import final as final_rules
 from bot.rules.attribution import judge
@@ -475,6 +475,10 @@ class ResultsCore(StageRules):
             finished=ctx.match.state is MatchState.FINISHED,
         )
         key, above = home
+        if above and len(above + content) > MESSAGE_LIMIT:  # the start post keeps its link
+            start = above.rstrip("\n")
+            enqueue_edit_of(session, key=key, channel_id=ctx.thread_id, now=now, content=start)
+            key, above = f"scoreboard:{ctx.match.id}", None  # and the games get their own
         if above is not None:
             content = fit(above + content)
             enqueue_edit_of(session, key=key, channel_id=ctx.thread_id, now=now, content=content)

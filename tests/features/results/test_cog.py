@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from bot.clock import FakeClock
 from bot.config import Config
 from db.models import MatchState
@@ -78,3 +80,40 @@ async def test_match_day_from_link_to_result(
         assert voided.ephemeral and "5–0" in voided.text and "no longer over" in voided.text
         assert "played twice" in h.in_channel(ROUND_THREAD)[-1].text
         assert (await match_row(bot.sessions, match_id)).state is MatchState.IN_PROGRESS
+
+
+async def test_a_scoreboard_too_long_for_the_start_post_gets_a_post_of_its_own(
+    running_bot: RunningBot,
+    config: Config,
+    clock: FakeClock,
+    fake: FakeLichess,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The start post shows the games while both fit Discord's limit (here made small);
+    past it, the start post goes back to the link alone and the games get their own post,
+    so no game link is ever cut off."""
+    import bot.features.results.reading as reading
+
+    async with running_bot() as (bot, h):
+        assert bot.sessions is not None and bot.outbox is not None
+        h.add_text_channel(ROUND_THREAD, "round-1")
+        await swiss_match(bot.sessions, config, fake)
+        clock.set(AGREED)
+        await bot.svc.results.run_once()
+        await bot.outbox.flush()
+        start = h.in_channel(ROUND_THREAD)[-1]
+        link_alone = start.text
+        monkeypatch.setattr(reading, "MESSAGE_LIMIT", len(link_alone) + 160)
+        first = play(fake, 1)
+        clock.advance(timedelta(minutes=15))
+        await bot.svc.results.run_once()
+        await bot.outbox.flush()
+        assert first["id"] in h.message(start.id).text  # one game fits under the link
+        games = [play(fake, n) for n in (2, 3, 4)]
+        clock.advance(timedelta(hours=1))
+        await bot.svc.results.run_once()
+        await bot.outbox.flush()
+        assert h.message(start.id).text == link_alone
+        board = h.in_channel(ROUND_THREAD)[-1]
+        assert board.id != start.id and board.text.startswith("📊 **Alice** 4–0 **Bob**")
+        assert all(g["id"] in board.text for g in [first, *games])
