@@ -158,7 +158,11 @@ async def test_noshow_claimed_forfeits_the_match(
     assert m.forfeit_winner_id == seeded.player_ids["Alice"]
     rows = await messages(sessions)
     assert any("overrule" in c for c in to_td(rows))
-    assert any("wins by forfeit" in m.content for m in rows if m.target_id == ANNOUNCE_CHANNEL)
+    # the forfeit once, in the round's thread mentioning both players: no DM copies, and a
+    # match result is not stage news (it used to go to all three: the defect)
+    told = [m.content for m in rows if "wins by forfeit" in m.content and m.target_id != TD_ID]
+    assert len(told) == 1 and f"<@{ALICE}> wins by forfeit against <@{BOB}>" in told[0], told
+    assert not [m for m in rows if m.target_id == ANNOUNCE_CHANNEL and "forfeit" in m.content]
 
 
 async def test_td_overrules_a_claimed_noshow(
