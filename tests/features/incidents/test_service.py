@@ -299,15 +299,20 @@ async def test_break_once_then_refused_and_end_announced(
     result = await service.take_break(discord_id=ALICE)
     assert result.state is IncidentState.OPEN
     rows = await messages(sessions)
-    assert any("takes their break" in m.content for m in dms(rows, BOB))
+    # once, in the thread mentioning the opponent (their copy): no DM repeats it
+    took = [m.content for m in rows if "takes their break" in m.content]
+    assert len(took) == 1 and took[0].startswith(f"<@{BOB}> "), took
+    assert not [m for m in dms(rows, BOB) if "takes their break" in m.content]
     with pytest.raises(WrongStage, match="already used your break"):
         await service.take_break(discord_id=ALICE)
     await service.take_break(discord_id=BOB)  # Bob still has his
     clock.advance(timedelta(minutes=10))
     await runner.sweep()
     rows = await messages(sessions)
-    assert any("break is over" in m.content for m in dms(rows, ALICE))
-    assert any("break is over" in m.content for m in dms(rows, BOB))
+    over = [m.content for m in rows if "break is over" in m.content]
+    assert len(over) == 2, over  # Alice's and Bob's, each mentioning both players
+    assert all(f"<@{ALICE}>" in m and f"<@{BOB}>" in m for m in over), over
+    assert not [m for m in dms(rows, ALICE) + dms(rows, BOB) if "break is over" in m.content]
     assert (await incident(sessions, result.incident_id)).state is IncidentState.RESOLVED
     with pytest.raises(WrongStage):
         await service.take_break(discord_id=ALICE)
