@@ -160,9 +160,13 @@ async def test_closed_dms_fall_back_to_the_thread(
     async with running_bot() as (bot, h):
         await setup_round(bot, h, config, clock)
         h.dm_closed.add(BOB)
-        await h.slash("offer", user=ALICE, options={"times": "tue 18:00"})
-        mention = [m for m in h.in_channel(ROUND_THREAD) if f"<@{BOB}>" in m.text]
-        assert len(mention) == 1 and h.buttons(mention[0])
+        await h.slash("offer", user=ALICE, options={"times": "thu 20:00"})
+        clock.advance(timedelta(hours=24))
+        await tick(bot)  # the unanswered-offer reminder is a DM: Bob's are closed
+        await tick(bot)
+        reminder = [m for m in h.in_channel(ROUND_THREAD) if "still unanswered" in m.text]
+        assert len(reminder) == 1 and f"<@{BOB}>" in reminder[0].text
+        assert h.buttons(reminder[0]) and h.dms_to(BOB) == []
 
 
 async def test_two_offers_by_wednesday_and_the_opponent_chooses(
