@@ -92,3 +92,13 @@ def reminders_per_reader(
             for reader in post.readers(names):
                 counts[(reader, post.subject(reader))] += 1
     return counts
+
+
+def threads_named(journal: Path, prefix: str) -> set[str]:
+    """The ids of the threads whose name starts with `prefix` ("Final": the Final's)."""
+    rows = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    return {
+        str(r["data"]["id"])
+        for r in rows
+        if r["op"] == "thread" and str(r["data"]["name"]).startswith(prefix)
+    }
