@@ -25,6 +25,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -151,6 +152,9 @@ class Player(Base):
     tos_marked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     # The tz database zone (/timezone) /offer reads the player's times in when they give none.
     time_zone: Mapped[str | None] = mapped_column(String(64))
+    # /notify reminders:off: no reminder DMs (match reminders, unanswered offers); decisions
+    # that concern the player still reach them.
+    reminders_muted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
     registration: Mapped[Registration | None] = relationship(back_populates="player")

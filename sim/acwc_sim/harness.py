@@ -638,6 +638,8 @@ class DiscordHarness:
         self.clock: Callable[[], datetime] | None = None
         #: told of each message as it is posted (and of each one restored from the journal)
         self.on_post: Callable[[RecordedMessage], None] | None = None
+        #: told of each REST edit of a message (and of each one replayed from the journal)
+        self.on_edit: Callable[[RecordedMessage], None] | None = None
         self._adapter = _RecordingWebhookAdapter(self)
         self._restore: list[Callable[[], None]] = []
         self._started = False
@@ -976,6 +978,8 @@ class DiscordHarness:
                 self._posted(msg)
                 continue
             self._restore_message(msg, entry)
+            if entry.get("op") == "state" and not msg.deleted and self.on_edit is not None:
+                self.on_edit(msg)
         self._journal = journal
         self._forget_old()
 
@@ -2098,6 +2102,9 @@ class DiscordHarness:
                 if self.keep_history:
                     live.edits.append(body)
                 self._journal_state(live)
+                followed = self._journal is None or self._journal.follows(live.id)
+                if self.on_edit is not None and followed:  # as a replay will see it
+                    self.on_edit(live)
                 return self._message_payload(live)
             if m == "DELETE":
                 live.deleted = True

@@ -1,5 +1,5 @@
 """The story of a simulated championship: every message the bot sent, where, to whom and
-when in championship time, in order."""
+when in championship time, in order, and the edits of the messages in a round's thread."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
+
+import discord
 
 from acwc_sim.harness import DiscordHarness, RecordedMessage
 from bot.clock import Clock
@@ -37,6 +39,7 @@ class Transcript:
         self._file = path.open("w", encoding="utf-8")
         self._file.write(HEADING)
         h.on_post = self._posted
+        h.on_edit = self._edited
 
     def _posted(self, message: RecordedMessage) -> None:
         at = message.sent_at or self.clock.now()
@@ -44,6 +47,21 @@ class Transcript:
         entry = Entry(at, self._where(message), self._readable(message.text))
         self._file.write(entry_markdown(entry, self._day))
         self._day = at.date()
+
+    def _edited(self, message: RecordedMessage) -> None:
+        """A message in a round's thread as an edit left it: outside the Final, a match's
+        scoreboard is shown in its "starts now" post, edited game by game, so the story
+        would otherwise lose the results. Not counted as a message (nothing new was sent);
+        stamped with the post's own time, the one a replayed journal knows."""
+        if message.dm_user_id is not None:
+            return
+        if not isinstance(self.h.bot.get_channel(message.channel_id), discord.Thread):
+            return
+        at = message.sent_at or self.clock.now()
+        body = self._readable(message.text).strip().replace("\n", "\n  ")
+        self._file.write(
+            f"- **The {at:%d %B %H:%M} UTC post in {self._where(message)}, edited**: {body}\n"
+        )
 
     def close(self) -> None:
         """Finish the file (the last entries may still be in its buffer)."""

@@ -166,8 +166,8 @@ async def test_a_live_button_is_not_called_stale(
         assert bot.outbox is not None
         await h.slash("offer", user=ALICE, options={"times": "2019-10-02 18:00"})
         await bot.outbox.flush()
-        dm = h.dms_to(BOB)[-1]
-        rec = await h.press(str(h.buttons(dm)[0]["custom_id"]), user=BOB, message=dm, dm=True)
+        post = h.in_channel(ROUND_THREAD)[-1]
+        rec = await h.press(str(h.buttons(post)[0]["custom_id"]), user=BOB, message=post)
         assert STALE_BUTTON not in rec.text and "18:00" in rec.text, rec.text
 
 

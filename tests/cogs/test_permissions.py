@@ -127,6 +127,7 @@ noshow                     | not-player  | too-early   | too-early   | no-time-y
 break                      | not-player  | not-started | not-started | not-started | not-player
 left                       | not-player  | not-started | not-started | not-started | not-player
 timezone                   | not-player  | ok          | ok          | ok          | not-player
+notify                     | not-player  | ok          | ok          | ok          | not-player
 td registration list       | ok          | td-only     | td-only     | td-only     | td-only
 td registration show       | no-reg      | td-only     | td-only     | td-only     | td-only
 td registration approve    | no-reg      | td-only     | td-only     | td-only     | td-only
@@ -155,6 +156,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "register": {"lichess_username": "Alice"},
     "reschedule": {"time": "fri 18:00"},
     "timezone": {"zone": "Europe/Berlin"},
+    "notify": {"reminders": "off"},
     "td negotiation assign-time": {"match": 2, "time": "fri 20:00"},
     "td negotiation fault": {"match": 1, "player": "nobody"},
     "td round set-score": {"match": 2, "score_a": 5.5, "score_b": 4.5},

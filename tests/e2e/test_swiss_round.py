@@ -76,9 +76,13 @@ async def test_a_swiss_round_from_registration_to_the_next_pairing(
             offer = await h.slash("offer", user=a.discord_id, options={"times": "2019-09-30 18:00"})
             assert offer.ephemeral, offer.text
             await bot.outbox.flush()
-            accept_dm = h.dms_to(b.discord_id)[-1]
+            # the offer's one copy: the round thread's post mentioning b, with Accept
+            thread = h.in_channel(match.thread_id or 0)
+            offered = thread[-1]
+            assert f"<@{b.discord_id}>" in offered.text
+            assert not [m for m in h.dms_to(b.discord_id) if "offers" in m.text]
             accepted = await h.press(
-                h.buttons(accept_dm)[0]["custom_id"], user=b.discord_id, message=accept_dm, dm=True
+                h.buttons(offered)[0]["custom_id"], user=b.discord_id, message=offered
             )
             assert "18:00" in accepted.text
 

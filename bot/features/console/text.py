@@ -32,6 +32,7 @@ RULES: dict[str, str] = {
     "reschedule": "V.G",
     "choose": "V.E, V.I",
     "timezone": "V.B",
+    "notify": "V.G",
     "game": "III.E.1, VI.B",
     "noshow": "VI.D",
     "break": "VI.A",

@@ -10,22 +10,21 @@ from bot.audit import Actor, record
 from bot.config import Config
 from bot.errors import InvalidInput, WrongStage
 from bot.events import EventBus
+from bot.features.discipline import text as wording
 from bot.features.discipline.common import (
     DONE_STATES,
     FORFEITED,
     WIN_POINTS,
-    announce,
     count_forfeits,
     decide_match,
-    dm_player,
     load_players,
     settle_rounds,
 )
 from bot.features.discipline.disqualification import (
     apply_disqualification,
 )
+from bot.features.matches.context import mention, post_for_match
 from bot.message_text import quote
-from bot.outbox import enqueue_channel
 from bot.td_alerts import notify_td
 from db.models import (
     Match,
@@ -80,17 +79,19 @@ async def forfeit_match(
             "forfeits_of_loser": forfeits,
         },
     )
-    text = (
-        f"Match #{match.id}: **{winner.lichess_username}** wins by forfeit against "
-        f"**{loser.lichess_username}** ({quote(reason)})."
-    )
+    # A decision about both players: once, in the round's thread mentioning them (their copy;
+    # by DM without a thread). A match result is not stage news (docs/MESSAGES.md).
     round_ = await session.get(Round, match.round_id)
-    thread = match.thread_id or (round_.thread_id if round_ else None)
-    if thread:
-        enqueue_channel(session, channel_id=thread, now=now, content=text)
-    announce(session, config, now, f"Result: {text}")
-    dm_player(session, winner, now, text)
-    dm_player(session, loser, now, text)
+    post_for_match(
+        session,
+        [winner, loser],
+        thread_id=match.thread_id or (round_.thread_id if round_ else None),
+        now=now,
+        content=wording.forfeit_decided(match.id, mention(winner), mention(loser), quote(reason)),
+    )
+    text = wording.forfeit_decided(
+        match.id, winner.lichess_username, loser.lichess_username, quote(reason)
+    )
     limit = config.match_day.forfeits_for_disqualification
     disqualified = False
     if forfeits >= limit and loser.disqualified_at is None and loser.withdrawn_at is None:

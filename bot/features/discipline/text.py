@@ -27,3 +27,8 @@ def opponent_left(left: str, how: str, match_id: int, kind: str) -> str:
 def forfeit_reason(how: str) -> str:
     """The audit log's reason for an unfinished match given to the opponent."""
     return f"opponent {how} (rule VIII.A.1)"
+
+
+def forfeit_decided(match_id: int, winner: str, loser: str, reason: str) -> str:
+    """A forfeit, told once to both players: `winner` and `loser` are mentions."""
+    return f"Match #{match_id}: {winner} wins by forfeit against {loser} ({reason})."

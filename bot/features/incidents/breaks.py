@@ -100,8 +100,7 @@ class Breaks(IncidentCore):
                 due_at=ends,
             )
             text = wording.break_post(ctx.me.lichess_username, ends, minutes)
-            self._post(session, ctx, now, text)
-            self._dm(session, ctx, ctx.opponent, now, text)
+            self._tell(session, ctx, [ctx.opponent], now, text)
             record(
                 session,
                 at=now,
@@ -133,9 +132,7 @@ class Breaks(IncidentCore):
             return
         ctx = await self._ctx(session, match, me)
         text = wording.break_over(me.lichess_username)
-        self._post(session, ctx, now, text)
-        self._dm(session, ctx, me, now, text)
-        self._dm(session, ctx, ctx.opponent, now, text)
+        self._tell(session, ctx, [me, ctx.opponent], now, text)
 
     # --- /left (rule VI.E) --------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ go through `bot.features.discipline`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -23,10 +23,12 @@ from bot.features.matches.context import (
     current_match,
     load_context,
     match_progress,
+    mention,
     message_player,
     player_by_discord,
+    post_for_match,
 )
-from bot.features.matches.text import progress_board
+from bot.features.matches.text import addressed, progress_board
 from bot.features.matches.types import MatchProgress
 from bot.lichess import LichessError, LichessNotFound
 from bot.outbox import enqueue_channel
@@ -115,6 +117,24 @@ class IncidentCore(Service):
     def _post(self, session: AsyncSession, ctx: IncidentContext, now: datetime, text: str) -> None:
         if ctx.thread_id:
             enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=text)
+
+    @staticmethod
+    def _tell(
+        session: AsyncSession,
+        ctx: IncidentContext,
+        players: Sequence[Player],
+        now: datetime,
+        text: str,
+    ) -> None:
+        """Once (docs/MESSAGES.md): the match thread's post mentioning `players`, which is
+        their copy; without a thread, a DM to each."""
+        post_for_match(
+            session,
+            players,
+            thread_id=ctx.thread_id,
+            now=now,
+            content=addressed([mention(p) for p in players], text),
+        )
 
     async def _games_between(
         self, a: Player, b: Player, since: datetime, *, required: bool

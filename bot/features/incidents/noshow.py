@@ -376,18 +376,10 @@ class NoShows(IncidentCore):
                 subject_id=incident.id,
                 due_at=deadline,
             )
-            self._post(
+            self._tell(
                 session,
                 ctx,
-                now,
-                wording.rescheduled_post(
-                    ctx.me.lichess_username, ctx.opponent.lichess_username, deadline
-                ),
-            )
-            self._dm(
-                session,
-                ctx,
-                ctx.opponent,
+                [ctx.opponent],
                 now,
                 wording.rescheduled_post(
                     ctx.me.lichess_username, ctx.opponent.lichess_username, deadline

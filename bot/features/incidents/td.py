@@ -71,9 +71,8 @@ class Overrules(IncidentCore):
                 reason=reason,
             )
             text = wording.overruled_post(match.id, reason)
-            self._post(session, ctx, now, text)
-            self._dm(session, ctx, ctx.me, now, text)
-            self._dm(session, ctx, ctx.opponent, now, text)
+            # the claimant hears it here; the accused by the DM withdrawing the claim (_cancel)
+            self._tell(session, ctx, [ctx.me], now, text)
             return IncidentResult(incident.id, incident.state, wording.overrule_reply(incident.id))
 
     async def _undo_forfeit(

@@ -1,8 +1,10 @@
 """What several match services share: a match with its round and players, the player's
-current match, and a message to a player that falls back to the match thread."""
+current match, a message to a player that falls back to the match thread, and the match's
+public post that mentions its players (docs/MESSAGES.md: one copy per reader)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -165,3 +167,29 @@ def message_player(
             content=f"**{player.lichess_username}**: {content}",
             view=view,
         )
+
+
+def mention(player: Player) -> str:
+    """A ping when the player is linked to Discord, else their Lichess name in bold."""
+    return f"<@{player.discord_id}>" if player.discord_id else f"**{player.lichess_username}**"
+
+
+def post_for_match(
+    session: AsyncSession,
+    players: Sequence[Player],
+    *,
+    thread_id: int | None,
+    now: datetime,
+    content: str,
+    view: tuple[str, dict[str, Any]] | None = None,
+    key: str | None = None,
+) -> None:
+    """The match's public record, once: a post in its thread whose text mentions `players`
+    (a mention in a thread notifies the member, so they get no DM copy). Without a thread,
+    each of `players` gets it by DM instead, so nobody who needs it misses it. `key` names
+    the thread post for later edits."""
+    if thread_id:
+        enqueue_channel(session, channel_id=thread_id, now=now, content=content, view=view, key=key)
+        return
+    for player in players:
+        message_player(session, player, thread_id=None, now=now, content=content, view=view)

@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from bot.discord_limits import MESSAGE_CONTENT
+from bot.features.matches.context import mention
 from bot.outbox import enqueue_edit
 from bot.timefmt import deadline_time, discord_time
 from db.models import Match, MatchState, Player, Round, Setting, Stage
@@ -290,28 +291,29 @@ def _digest(text: str) -> str:
     return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:16]
 
 
-def mention(player: Player) -> str:
-    """A ping when the player is linked to Discord, else their Lichess name."""
-    return f"<@{player.discord_id}>" if player.discord_id else f"**{player.lichess_username}**"
+def board_opening(match: Match, a: Player, b: Player) -> str:
+    """A board's line in the round thread's opening: it pings both players."""
+    return f"**Board {match.board}** (match #{match.id}): {mention(a)} vs {mention(b)}"
 
 
-def match_opening(
-    match: Match, a: Player, b: Player, round_: Round, offers: tuple[int, datetime] | None
-) -> str:
-    """The match's message in the round thread: who plays whom and what to do next.
-    `offers`: how many offers each owes and by when (rule V.C); None in the Final, which has
-    no weekly deadlines (rule IV.C): its sessions are agreed as the finalists go."""
-    head = f"**Board {match.board}** (match #{match.id}): {mention(a)} vs {mention(b)}\n"
+def bye_opening(a: Player, points: float) -> str:
+    return f"Bye this round: {mention(a)} (+{points:g})."
+
+
+def round_instructions(round_: Round, offers: tuple[int, datetime] | None) -> str:
+    """What every player of the round does next, said once above their boards. `offers`:
+    how many offers each owes and by when (rule V.C); None in the Final, which has no weekly
+    deadlines (rule IV.C): its sessions are agreed as the finalists go."""
     if offers is None:
-        return head + (
+        return (
             "Agree on each session's start time with `/offer` (times in UTC, e.g. "
             "`wed 18:00`) and `/accept`; the Final must be finished by "
             f"{discord_time(round_.deadline)}."
         )
     owed, due = offers
-    return head + (
-        f"Agree on a start time with `/offer` (times in UTC, e.g. `wed 18:00`) and `/accept`. "
-        f"Each of you owes {owed} offer{'s' if owed != 1 else ''} by {deadline_time(due)} "
-        f"unless one is accepted first (rule V.C); the match must be played by "
-        f"{discord_time(round_.deadline)}."
+    return (
+        f"Agree on a start time with your opponent: `/offer` (times in UTC, e.g. "
+        f"`wed 18:00`) and `/accept`. Each player owes {owed} offer{'s' if owed != 1 else ''} "
+        f"by {deadline_time(due)} unless one is accepted first (rule V.C); every match must "
+        f"be played by {discord_time(round_.deadline)}."
     )

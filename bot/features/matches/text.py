@@ -22,6 +22,12 @@ STAGE_LABELS: dict[str, str] = {
 }
 
 
+def addressed(mentions: Sequence[str], text: str) -> str:
+    """A thread post for the players it mentions first (the mention notifies them, so it
+    is their one copy: no DM repeats it)."""
+    return " ".join(mentions) + " " + text
+
+
 def score(value: float) -> str:
     return f"{value:g}"
 

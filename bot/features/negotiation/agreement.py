@@ -24,7 +24,9 @@ from bot.events import MatchAgreed
 from bot.features.matches.context import (
     MatchContext,
     context_by_id,
+    mention,
     message_player,
+    post_for_match,
 )
 from bot.features.matches.round_post import queue_round_post_update
 from bot.features.negotiation import text as wording
@@ -32,7 +34,6 @@ from bot.features.negotiation.types import (
     Agreement,
     OfferInfo,
 )
-from bot.outbox import enqueue_channel
 from bot.rules.negotiation import in_past, too_late
 from bot.rules.timeinput import TimeInputError, parse_time, parse_times, zone_named
 from bot.service import Service
@@ -251,17 +252,13 @@ class AgreementBase(Service):
         view = (OFFER_ACCEPT_VIEW, {"offer_id": row.id})
         if kind is OfferKind.RESCHEDULE and ctx.match.agreed_time is not None:
             posted = wording.reschedule_posted(
-                player.lichess_username, opponent.lichess_username, t, ctx.match.agreed_time, row.id
+                player.lichess_username, mention(opponent), t, ctx.match.agreed_time, row.id
             )
-            dm = posted
         else:
-            posted = wording.offer_posted(
-                player.lichess_username, opponent.lichess_username, t, row.id
-            )
-            dm = wording.offer_dm(player.lichess_username, t, row.id)
-        if ctx.thread_id:
-            enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=posted, view=view)
-        message_player(session, opponent, thread_id=ctx.thread_id, now=now, content=dm, view=view)
+            posted = wording.offer_posted(player.lichess_username, mention(opponent), t, row.id)
+        post_for_match(
+            session, [opponent], thread_id=ctx.thread_id, now=now, content=posted, view=view
+        )
         return row
 
     @staticmethod
@@ -398,22 +395,19 @@ class AgreementBase(Service):
         b = require_open_match(ctx)
         a = ctx.a
         how = HOW[kind]
-        if ctx.thread_id:
-            enqueue_channel(
-                session,
-                channel_id=ctx.thread_id,
-                now=now,
-                content=wording.agreed_post(
-                    a.lichess_username, b.lichess_username, t, previous, how
-                ),
-            )
         chosen = next(o for o in offers if o.id == chosen_offer_id)
-        for player, other in ((a, b), (b, a)):
-            if kind is OfferKind.CHOSEN and player.id != chosen.offered_by_id:
-                content = wording.chosen_binding_dm(other.lichess_username, t)
-            else:
-                content = wording.agreed_dm(other.lichess_username, t, previous, how)
-            message_player(session, player, thread_id=ctx.thread_id, now=now, content=content)
+        bound = None
+        if kind is OfferKind.CHOSEN:
+            chooser = ctx.player(chosen.offered_by_id)
+            if chooser is not None:
+                bound = (chooser.lichess_username, ctx.opponent_of(chooser.id).lichess_username)
+        post_for_match(
+            session,
+            [a, b],
+            thread_id=ctx.thread_id,
+            now=now,
+            content=wording.agreed_post(mention(a), mention(b), t, previous, how, bound),
+        )
         await queue_round_post_update(session, ctx.round_.id, now=now, board=ctx.match.board)
         agreed = MatchAgreed(actor, match_id=match_id, time=t, previous=previous)
         await self.events.publish(session, agreed, now)

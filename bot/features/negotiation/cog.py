@@ -1,8 +1,9 @@
-"""Player commands for the match time (rule V): /offer, /accept, /match, /reschedule, /choose."""
+"""Player commands for the match time (rule V): /offer, /accept, /match, /reschedule, /choose,
+/timezone and /notify (the reminder DMs)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -117,6 +118,20 @@ class NegotiationCog(commands.Cog):
         await interaction.response.send_message(
             wording.zone_set_reply(setting.zone, setting.previous, setting.example_utc),
             ephemeral=True,
+        )
+
+    @app_commands.command(name="notify", description="Turn your reminder DMs on or off")
+    @app_commands.describe(
+        reminders="off: no reminders before matches or about unanswered offers (never decisions)"
+    )
+    async def notify(
+        self, interaction: discord.Interaction, reminders: Literal["on", "off"]
+    ) -> None:
+        setting = await self.bot.svc.negotiation.set_reminders(
+            discord_id=interaction.user.id, on=reminders == "on"
+        )
+        await interaction.response.send_message(
+            wording.reminders_reply(setting.on, setting.changed), ephemeral=True
         )
 
     @timezone.autocomplete("zone")

@@ -29,6 +29,7 @@ from bot.features.negotiation.agreement import (
     offers_due_at,
     offers_of,
 )
+from bot.features.negotiation.notify import wants_reminders
 from bot.rules.negotiation import fault_at_offers_due, in_past
 from bot.td_alerts import notify_td
 from db.models import (
@@ -64,6 +65,8 @@ class NegotiationDeadlines(AgreementBase):
         if in_past(offer.proposed_time, now):
             return
         opponent = ctx.opponent_of(offer.offered_by_id)
+        if not wants_reminders(opponent):
+            return  # muted with /notify: the offer's post mentioned them already
         self._dm(
             session,
             ctx,
@@ -195,6 +198,8 @@ class NegotiationDeadlines(AgreementBase):
         if t.isoformat() != action.payload.get("agreed_time"):
             return  # rescheduled since: the new time has its own reminders
         for player, other in ((ctx.a, ctx.b), (ctx.b, ctx.a)):
+            if not wants_reminders(player):
+                continue  # muted with /notify: the agreement's post told them the time
             message_player(
                 session,
                 player,

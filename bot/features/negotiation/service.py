@@ -7,6 +7,7 @@ from bot.due import DueKind, Handler
 from bot.events import MatchAgreed, RoundPublished
 from bot.features.negotiation.agreement import MATCH_SUBJECT, NOBODY, OFFER_ACCEPT_VIEW
 from bot.features.negotiation.deadlines import NegotiationDeadlines, schedule_match_deadlines
+from bot.features.negotiation.notify import PlayerNotifications
 from bot.features.negotiation.offers import PlayerOffers
 from bot.features.negotiation.td import TDRulings
 from bot.features.negotiation.types import (
@@ -15,6 +16,7 @@ from bot.features.negotiation.types import (
     MatchView,
     OfferInfo,
     OfferResult,
+    ReminderSetting,
     RescheduleResult,
     ZoneSetting,
 )
@@ -32,13 +34,16 @@ __all__ = [
     "NegotiationService",
     "OfferInfo",
     "OfferResult",
+    "ReminderSetting",
     "RescheduleResult",
     "ZoneSetting",
     "schedule_match_deadlines",
 ]
 
 
-class NegotiationService(PlayerOffers, PlayerZones, TDRulings, NegotiationDeadlines):
+class NegotiationService(
+    PlayerOffers, PlayerZones, PlayerNotifications, TDRulings, NegotiationDeadlines
+):
     """Rule V end to end; `bot.wiring` registers its deadlines and subscriptions."""
 
     def due_handlers(self) -> dict[DueKind, Handler]:

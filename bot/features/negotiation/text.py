@@ -185,26 +185,21 @@ def zone_set_reply(zone: str | None, previous: str | None, example_utc: datetime
 
 
 def offer_posted(offerer: str, opponent: str, t: datetime, offer_id: int) -> str:
+    """The offer's one copy: the round thread's post, `opponent` a mention (it notifies)."""
     return (
-        f"**{offerer}** offers **{opponent}** a match time: {discord_time(t)} (offer #{offer_id}). "
-        f"{opponent}: press Accept, or offer other times with /offer (rule V.G)."
-    )
-
-
-def offer_dm(offerer: str, t: datetime, offer_id: int) -> str:
-    return (
-        f"**{offerer}** offers you a match time: {discord_time(t)} (offer #{offer_id}). "
-        "Press Accept to agree, or offer other times with /offer (rule V.G)."
+        f"**{offerer}** offers {opponent} a match time: {discord_time(t)} (offer #{offer_id}). "
+        "Press Accept, or offer other times with /offer (rule V.G)."
     )
 
 
 def reschedule_posted(
     proposer: str, opponent: str, t: datetime, current: datetime, oid: int
 ) -> str:
+    """`opponent` is a mention: the thread post is the one copy they get."""
     return (
-        f"**{proposer}** proposes to move the match with **{opponent}** from "
+        f"**{proposer}** proposes to move the match with {opponent} from "
         f"{discord_time(current)} to {discord_time(t)} (offer #{oid}). It only takes effect "
-        f"when {opponent} accepts before the round deadline."
+        "if they press Accept before the round deadline."
     )
 
 
@@ -270,24 +265,44 @@ def agreed_reply(t: datetime, previous: datetime | None) -> str:
     return f"Done: your match time is {discord_time(t)}."
 
 
-def agreed_post(a: str, b: str, t: datetime, previous: datetime | None, how: str) -> str:
+def agreed_post(
+    a: str,
+    b: str,
+    t: datetime,
+    previous: datetime | None,
+    how: str,
+    bound: tuple[str, str] | None = None,
+) -> str:
+    """The agreement's one copy, `a` and `b` mentions. `bound`: (chooser, bound player) when
+    a choice binds the player who missed their offers (rule V.E)."""
     if previous is not None:
-        return (
-            f"Match time of **{a}** vs **{b}** moved from {discord_time(previous)} to "
+        text = (
+            f"Match time of {a} vs {b} moved from {discord_time(previous)} to "
             f"{discord_time(t)} ({how})."
         )
-    return f"Match time of **{a}** vs **{b}** fixed: {discord_time(t)} ({how})."
+    else:
+        text = f"Match time of {a} vs {b} fixed: {discord_time(t)} ({how})."
+    if bound is not None:
+        chooser, player = bound
+        text += (
+            f" {chooser} chose it; because {player} had not made the required offers in time, "
+            "this choice binds them (rule V.E)."
+        )
+    return text
 
 
-def agreed_dm(opponent: str, t: datetime, previous: datetime | None, how: str) -> str:
-    moved = f" (moved from {discord_time(previous)})" if previous is not None else ""
-    return f"Your match against **{opponent}** is at {discord_time(t)}{moved}, {how}."
-
-
-def chosen_binding_dm(chooser: str, t: datetime) -> str:
+def reminders_reply(on: bool, changed: bool) -> str:
+    """/notify's answer: what the player will and will not get."""
+    now = "" if changed else "already "
+    if on:
+        return (
+            f"Reminders are {now}**on**: you get a DM before each agreed match time and when "
+            "an offer to you is unanswered for a day. `/notify reminders:off` mutes them."
+        )
     return (
-        f"**{chooser}** chose the time of your match: {discord_time(t)}. Because you had not "
-        "made your required offers in time, this choice binds you (rule V.E)."
+        f"Reminders are {now}**off**: no reminder DMs before your matches or about unanswered "
+        "offers. Offers, agreed times, game links and decisions about your matches still "
+        "reach you (they are not reminders). `/notify reminders:on` turns them back on."
     )
 
 

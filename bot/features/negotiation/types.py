@@ -84,3 +84,11 @@ class ZoneSetting:
     zone: str | None
     previous: str | None
     example_utc: datetime  # an example: "wed 18:00" in the zone, as the rules record it
+
+
+@dataclass(frozen=True)
+class ReminderSetting:
+    """A player's reminder DMs after /notify: on or off, and whether that changed."""
+
+    on: bool
+    changed: bool

@@ -15,12 +15,12 @@ import re
 
 from bot.audit import Actor, record
 from bot.errors import InvalidInput, NotAllowed, WrongStage
-from bot.features.matches.context import message_player, player_by_discord
+from bot.features.matches.context import mention, player_by_discord, post_for_match
+from bot.features.matches.text import addressed
 from bot.features.results import text as wording
 from bot.features.results.reading import ResultsCore
 from bot.features.results.stage_rules import ARMAGEDDON_KEY
 from bot.features.results.types import BidReceipt
-from bot.outbox import enqueue_channel
 from bot.rules import final as final_rules
 from bot.td_alerts import notify_td
 from db.engine import transaction
@@ -108,10 +108,13 @@ class ArmageddonBids(ResultsCore):
                 equal=champion_bid == challenger_bid,
                 black_clock=black,
             )
-            if ctx.thread_id:
-                enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=reveal)
-            for finalist in (ctx.a, ctx.b):
-                message_player(session, finalist, thread_id=ctx.thread_id, now=now, content=reveal)
+            post_for_match(
+                session,
+                [ctx.a, ctx.b],
+                thread_id=ctx.thread_id,
+                now=now,
+                content=addressed([mention(ctx.a), mention(ctx.b)], reveal),
+            )
             notify_td(
                 session,
                 self.config,

@@ -22,9 +22,9 @@ from bot.clock import Clock
 from bot.config import Config
 from bot.errors import InvalidInput
 from bot.events import EventBus, MatchFinished
-from bot.features.matches.context import message_player
+from bot.features.matches.context import mention, message_player, post_for_match
 from bot.features.matches.round_post import Board, match_line, queue_round_post_update
-from bot.features.matches.text import scoreboard
+from bot.features.matches.text import addressed, scoreboard
 from bot.features.matches.types import PLAYED_ON, GameLine
 from bot.features.results import text as wording
 from bot.features.results.stage_rules import (
@@ -36,10 +36,11 @@ from bot.features.results.stage_rules import (
     StageRules,
     td_voided,
 )
-from bot.features.results.types import Settled
+from bot.features.results.types import Settled, start_key
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessAuthError
 from bot.lichess.models import LichessGame
+from bot.message_text import MESSAGE_LIMIT, fit
 from bot.outbox import enqueue_channel, enqueue_edit_of
 from bot.rules import final as final_rules
 from bot.rules.attribution import judge
@@ -282,10 +283,11 @@ class ResultsCore(StageRules):
     ) -> None:
         """Every Final game read gets its post in the thread, however many one poll reads:
         the score, what the game did to the match (an extension, the two-point rule dropped,
-        the 2+0 clock, the Armageddon, each with its rule) and the next game. The players get
-        a DM of the poll's last post and of each that changes the match (the Armageddon's is
-        the bid request). A game that decides the Final gets none: the champion's post says
-        it. A new time control read in the poll gets a new game link (rules III.G.3-6)."""
+        the 2+0 clock, the Armageddon, each with its rule) and the next game. The poll's last
+        post and each that changes the match mention both players, which notifies them (the
+        Armageddon's is the bid request); without a thread those come by DM. A game that
+        decides the Final gets none: the champion's post says it. A new time control read in
+        the poll gets a new game link (rules III.G.3-6)."""
         results = [g.result_a for g in ctx.games if g.counted]
         new_ids = {g.id for g in new}
         played = [k for k, g in enumerate(g for g in ctx.games if g.counted) if g.id in new_ids]
@@ -299,7 +301,6 @@ class ResultsCore(StageRules):
         ):  # the Armageddon's link comes with the reveal, a new clock's with the next sweep
             ctx.match.challenge_url = None
         shape = self.final_shape()
-        dms: list[str] = []
         for k in (k + 1 for k in played):
             turn = self._final_turn(results[:k], ctx.armageddon_white)
             if turn.status.next_game is None:
@@ -315,13 +316,13 @@ class ResultsCore(StageRules):
                 wording.final_turn_text(turn.kind, k, turn.block_end, turn.lead_rule_ends, shape),
                 new_link=last and ctx.match.challenge_url is None,
             )
-            if ctx.thread_id:
-                enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=text)
             if (turn.kind or last) and turn.kind != final_rules.ARMAGEDDON:
-                dms.append(text)
-        for text in dms:
-            for player in (ctx.a, ctx.b):
-                message_player(session, player, thread_id=ctx.thread_id, now=now, content=text)
+                text = addressed([mention(ctx.a), mention(ctx.b)], text)
+                post_for_match(
+                    session, [ctx.a, ctx.b], thread_id=ctx.thread_id, now=now, content=text
+                )
+            elif ctx.thread_id:
+                enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=text)
         if bids:
             await self._ask_for_bids(session, ctx, now, len(results))
 
@@ -365,7 +366,7 @@ class ResultsCore(StageRules):
             self._reopen(session, ctx, actor, now)
         elif counted and match.state is MatchState.SCHEDULED:
             match.state = MatchState.IN_PROGRESS
-        self._scoreboard(session, ctx, now, await self._has_scoreboard(session, match.id))
+        self._scoreboard(session, ctx, now, await self._scoreboard_home(session, ctx))
         if self._post_line(ctx) != shown:  # the pairings post shows a result, not each game
             await queue_round_post_update(session, match.round_id, now=now, board=match.board)
         return Settled(match.id, match.score_a, match.score_b, match.state is MatchState.FINISHED)
@@ -403,21 +404,6 @@ class ResultsCore(StageRules):
                 "games": [g.lichess_id for g in counted],
             },
         )
-        announce = self.config.discord.announcement_channel_id
-        if announce:
-            enqueue_channel(
-                session,
-                channel_id=announce,
-                now=now,
-                content=wording.result_announcement(
-                    ctx.stage.kind.value.capitalize(),
-                    ctx.a.lichess_username,
-                    ctx.b.lichess_username,
-                    match.score_a,
-                    match.score_b,
-                    [g.lichess_id for g in counted],
-                ),
-            )
         await session.flush()
         finished = MatchFinished(actor, match_id=match.id, round_id=match.round_id)
         await self.events.publish(session, finished, now)
@@ -442,14 +428,29 @@ class ResultsCore(StageRules):
             details={"score": [match.score_a, match.score_b]},
         )
 
-    async def _has_scoreboard(self, session: AsyncSession, match_id: int) -> bool:
-        key = f"scoreboard:{match_id}"
-        return (
-            await session.scalar(select(OutboxMessage.id).where(OutboxMessage.dedupe_key == key))
-        ) is not None
+    async def _scoreboard_home(
+        self, session: AsyncSession, ctx: MatchRecord
+    ) -> tuple[str, str | None]:
+        """Where the scoreboard is shown: (the outbox key, the text above it, None when no
+        message has the key yet). Its own post once it has one and in the Final (a session
+        per link); otherwise the match's "starts now" post, edited: one message per match."""
+        key = f"scoreboard:{ctx.match.id}"
+        own = await self._queued(session, key)
+        if own is not None or ctx.stage.kind is StageKind.FINAL or not ctx.match.challenge_url:
+            return key, "" if own is not None else None
+        start = start_key(ctx.match.id, ctx.match.challenge_url)
+        above = await self._queued(session, start)
+        return (start, above + "\n\n") if above is not None else (key, None)
+
+    @staticmethod
+    async def _queued(session: AsyncSession, key: str) -> str | None:
+        """The text of the message queued with `key`, or None."""
+        return await session.scalar(
+            select(OutboxMessage.content).where(OutboxMessage.dedupe_key == key)
+        )
 
     def _scoreboard(
-        self, session: AsyncSession, ctx: MatchRecord, now: datetime, exists: bool
+        self, session: AsyncSession, ctx: MatchRecord, now: datetime, home: tuple[str, str | None]
     ) -> None:
         if not ctx.thread_id:
             return
@@ -475,8 +476,13 @@ class ResultsCore(StageRules):
             ctx.match.score_b,
             finished=ctx.match.state is MatchState.FINISHED,
         )
-        key = f"scoreboard:{ctx.match.id}"
-        if exists:
+        key, above = home
+        if above and len(above + content) > MESSAGE_LIMIT:  # the start post keeps its link
+            start = above.rstrip("\n")
+            enqueue_edit_of(session, key=key, channel_id=ctx.thread_id, now=now, content=start)
+            key, above = f"scoreboard:{ctx.match.id}", None  # and the games get their own
+        if above is not None:
+            content = fit(above + content)
             enqueue_edit_of(session, key=key, channel_id=ctx.thread_id, now=now, content=content)
         else:
             enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=content, key=key)

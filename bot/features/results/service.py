@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.audit import Actor, record, record_td_decision
 from bot.due import SweepStep
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
-from bot.features.matches.context import LINK_WHITE_KEY, message_player
+from bot.features.matches.context import LINK_WHITE_KEY, mention, post_for_match
 from bot.features.matches.text import game_link
 from bot.features.results import text as wording
 from bot.features.results.armageddon import ArmageddonBids
@@ -28,7 +28,7 @@ from bot.features.results.stage_rules import (
     MatchRecord,
     td_voided,
 )
-from bot.features.results.types import PollReport, SubmitResult, VoidResult
+from bot.features.results.types import PollReport, SubmitResult, VoidResult, start_key
 from bot.lichess.errors import LichessAuthError, LichessError, LichessNotFound
 from bot.lichess.models import LichessGame
 from bot.lichess_failures import tell_td_of_auth
@@ -152,16 +152,13 @@ class ResultsService(ArmageddonBids):
             if not await once(session, "no-link:" + self._hold_key(ctx), now):
                 return
             text = wording.link_refused(
-                ctx.a.lichess_username,
-                ctx.b.lichess_username,
+                mention(ctx.a),
+                mention(ctx.b),
                 white.lichess_username,
                 f"{limit / 60:g}+{increment}",
                 self.config.tournament.variant,
             )
-            if ctx.thread_id:
-                enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=text)
-            for player in (ctx.a, ctx.b):
-                message_player(session, player, thread_id=ctx.thread_id, now=now, content=text)
+            post_for_match(session, [ctx.a, ctx.b], thread_id=ctx.thread_id, now=now, content=text)
 
     async def _store_challenge(
         self, seen: MatchRecord, url: str, agreed: datetime | None, white: Player
@@ -196,26 +193,21 @@ class ResultsService(ArmageddonBids):
             )
             limit, increment = self._clock_for(ctx.stage.kind, self._counted(ctx))
             clock = f"{limit / 60:g}+{increment}"
-            a, b = ctx.a.lichess_username, ctx.b.lichess_username
-            if ctx.thread_id:
-                enqueue_channel(
-                    session,
-                    channel_id=ctx.thread_id,
-                    now=now,
-                    content=wording.challenge_post(
-                        a, b, url, clock, self.config.tournament.variant, white.lichess_username
-                    ),
-                )
-            for me, opponent in ((ctx.a, b), (ctx.b, a)):
-                message_player(
-                    session,
-                    me,
-                    thread_id=ctx.thread_id,
-                    now=now,
-                    content=wording.challenge_dm(
-                        opponent, url, clock, white.lichess_username, me.id == white.id
-                    ),
-                )
+            post_for_match(
+                session,
+                [ctx.a, ctx.b],
+                thread_id=ctx.thread_id,
+                now=now,
+                content=wording.challenge_post(
+                    mention(ctx.a),
+                    mention(ctx.b),
+                    url,
+                    clock,
+                    self.config.tournament.variant,
+                    white.lichess_username,
+                ),
+                key=start_key(ctx.match.id, url),
+            )
             return True
 
     async def poll(self) -> PollReport:

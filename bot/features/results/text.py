@@ -17,25 +17,18 @@ LICHESS = "https://lichess.org/"
 
 
 def challenge_post(a: str, b: str, url: str, clock: str, variant: str, white: str) -> str:
+    """The match start's one copy: `a` and `b` are mentions, so both players are notified."""
     return (
-        f"♟️ **{a}** vs **{b}**: your match starts now. Join the rated {variant} {clock} "
+        f"♟️ {a} vs {b}: your match starts now. Join the rated {variant} {clock} "
         f"game here (only you two can): {url}\n"
         f"**{white}** has White in the first game of this link. Play the following games as "
         "rematches; the bot reads the results from Lichess."
     )
 
 
-def challenge_dm(opponent: str, url: str, clock: str, white: str, mine: bool) -> str:
-    side = "You have White" if mine else f"**{white}** has White"
-    return (
-        f"Your match against **{opponent}** starts now. Game link ({clock}, only you two can "
-        f"join): {url}\n{side} in the first game of this link."
-    )
-
-
 def link_refused(a: str, b: str, white: str, clock: str, variant: str) -> str:
     return (
-        f"⚠️ **{a}** vs **{b}**: the bot cannot open your game link, because Lichess refused "
+        f"⚠️ {a} vs {b}: the bot cannot open your game link, because Lichess refused "
         "the bot's access token (Lichess itself is fine). The tournament director has been "
         f"told. Meanwhile challenge each other on Lichess: rated {variant} {clock}, "
         f"**{white}** with White in the first game; the bot reads the games between you as "

@@ -65,3 +65,10 @@ class FinalShape:
     lead: float
     lead_rule_games: int
     tiebreak_time_control: str
+
+
+def start_key(match_id: int, url: str) -> str:
+    """The outbox key of a match's "starts now" post for the game link `url`: outside the
+    Final, the match's scoreboard is shown in that post (one message: the link, then the
+    games as they are read) instead of a post of its own."""
+    return f"start:{match_id}:{url.rsplit('/', 1)[-1]}"

@@ -20,9 +20,10 @@ from bot.audit import Actor, record
 from bot.due import DueKind, schedule
 from bot.errors import WrongStage
 from bot.events import RoundPublished
+from bot.features.matches.context import mention, post_for_match
 from bot.features.matches.text import STAGE_LABELS
 from bot.features.rounds import pairing, text
-from bot.features.rounds.text import round_out_text
+from bot.features.rounds.text import round_out_text, score_set_text
 from bot.features.rounds.types import PairingFailed, PairingLine, RoundPreview
 from bot.outbox import enqueue_channel
 from bot.rules import stages as stage_rules
@@ -285,19 +286,20 @@ class RoundProgress(Service):
             ).all()
         )
 
-    async def _announce_result(self, session: AsyncSession, match: Match, now: datetime) -> None:
-        announce = self.config.discord.announcement_channel_id
-        if not announce or match.player_b_id is None:
+    async def _post_result(self, session: AsyncSession, match: Match, now: datetime) -> None:
+        """A score the TD recorded is a ruling about the match: its record, once, in the
+        round's thread mentioning both players (by DM without a thread), not an
+        announcement: match results are not stage news (docs/MESSAGES.md)."""
+        if match.player_b_id is None:
             return
         a = await session.get(Player, match.player_a_id)
         b = await session.get(Player, match.player_b_id)
-        assert a is not None and b is not None
-        enqueue_channel(
+        round_ = await session.get(Round, match.round_id)
+        assert a is not None and b is not None and round_ is not None
+        post_for_match(
             session,
-            channel_id=announce,
+            [a, b],
+            thread_id=match.thread_id or round_.thread_id,
             now=now,
-            content=(
-                f"Result: **{a.lichess_username}** {match.score_a:g}–{match.score_b:g} "
-                f"**{b.lichess_username}**"
-            ),
+            content=score_set_text(match.id, mention(a), mention(b), match.score_a, match.score_b),
         )

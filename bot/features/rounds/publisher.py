@@ -1,4 +1,5 @@
-"""Puts published rounds into Discord: the pairings post, its thread, one message per match.
+"""Puts published rounds into Discord: the pairings post, its thread, and the boards in it
+(the round's instructions once, a line per board pinging its players).
 
 Everything it needs is in the database, and it records every id it creates right away, so
 it can run after each publication and again from the periodic job: a crash in the middle is
@@ -31,13 +32,15 @@ from bot.channel_access import ChannelAccess, is_refusal
 from bot.clock import Clock
 from bot.config import Config
 from bot.features.matches.round_post import (
-    match_opening,
-    mention,
+    board_opening,
+    bye_opening,
     parts_key,
     render_round_post_layout,
+    round_instructions,
     round_post_state,
 )
 from bot.features.rounds.text import no_channel_text
+from bot.message_text import split_parts
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import Match, MatchState, Player, Round, RoundState, Setting, Stage, StageKind
@@ -236,7 +239,8 @@ class RoundPublisher:
         return (await channel.send(text, nonce=nonce)).id
 
     async def _post_matches(self, round_id: int, thread_id: int, earlier: datetime | None) -> int:
-        """One message per match in the round's thread; it pings both players once."""
+        """The round's boards in its thread: the instructions once, then a line per board
+        that pings both players (their one copy), cut into as few messages as fit."""
         async with self.sessions() as session:
             matches = (
                 await session.scalars(
@@ -245,25 +249,35 @@ class RoundPublisher:
                     .order_by(Match.board)
                 )
             ).all()
-            texts = {m.id: await self._match_text(session, m) for m in matches}
-        for match_id, text in texts.items():
-            message_id = await self._send_once(thread_id, text, f"acwcb{match_id}", earlier)
+            if not matches:
+                return 0
+            lines = {m.id: await self._board_line(session, m) for m in matches}
+            header = await self._instructions(session, round_id)
+        parts = split_parts(header, list(lines.values()))
+        for part in parts:
+            ids = [match_id for match_id, line in lines.items() if line in part]
+            message_id = await self._send_once(thread_id, part, f"acwcb{ids[0]}", earlier)
             async with transaction(self.sessions) as session:
-                row = await session.get(Match, match_id)
-                assert row is not None
-                row.message_id, row.thread_id = message_id, thread_id
-        return len(texts)
+                for match_id in ids:
+                    row = await session.get(Match, match_id)
+                    assert row is not None
+                    row.message_id, row.thread_id = message_id, thread_id
+        return len(parts)
 
-    async def _match_text(self, session: AsyncSession, match: Match) -> str:
+    async def _board_line(self, session: AsyncSession, match: Match) -> str:
         a = await session.get(Player, match.player_a_id)
         b = await session.get(Player, match.player_b_id) if match.player_b_id else None
-        round_ = await session.get(Round, match.round_id)
-        assert a is not None and round_ is not None
+        assert a is not None
         if b is None or match.state is MatchState.BYE:
-            return f"Bye this round: {mention(a)} (+{match.points_a or 0:g})."
+            return bye_opening(a, match.points_a or 0)
+        return board_opening(match, a, b)
+
+    async def _instructions(self, session: AsyncSession, round_id: int) -> str:
+        round_ = await session.get(Round, round_id)
+        assert round_ is not None
         stage = await session.get(Stage, round_.stage_id)
         if stage is not None and stage.kind is StageKind.FINAL:
-            return match_opening(match, a, b, round_, None)  # no weekly deadlines (IV.C)
+            return round_instructions(round_, None)  # no weekly deadlines (IV.C)
         negotiation = self.config.negotiation
         offers_due = round_.starts_at + timedelta(hours=negotiation.offers_due_hours)
-        return match_opening(match, a, b, round_, (negotiation.required_offers, offers_due))
+        return round_instructions(round_, (negotiation.required_offers, offers_due))

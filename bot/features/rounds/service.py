@@ -194,7 +194,7 @@ class RoundService(StageFlow):
                 details={"score": [score_a, score_b], "reason": reason},
             )
             await queue_round_post_update(session, match.round_id, now=now, board=match.board)
-            await self._announce_result(session, match, now)
+            await self._post_result(session, match, now)
             if round_ is None or round_.state is not RoundState.PUBLISHED:
                 return ResultRecorded(match.round_id, False, None, False)
             return await self.after_result(session, match.round_id, Actor.td(td_id), now)

@@ -99,7 +99,13 @@ async def test_noshow_to_claim_through_buttons_and_td_overrule(
         assert done.ephemeral and "overruled" in done.text, done.text
         m = await get_match(bot.sessions, seeded.match_ids[0])
         assert m.state is MatchState.NEGOTIATING
-        assert any("overruled" in x.text for x in h.dms_to(BOB))
+        # each told once: Bob, the accused, by the DM withdrawing the claim against him; Alice
+        # by the thread's record of the ruling, which mentions her
+        bob = [x.text for x in h.dms_to(BOB) if "overruled" in x.text]
+        assert len(bob) == 1 and "against you" in bob[0] and "is withdrawn" in bob[0], bob
+        ruling = [x.text for x in h.in_channel(ROUND_THREAD) if "overruled the claim" in x.text]
+        assert len(ruling) == 1 and f"<@{ALICE}>" in ruling[0] and f"<@{BOB}>" not in ruling[0]
+        assert not [x for x in h.dms_to(ALICE) if "overruled" in x.text]
 
 
 async def test_noshow_runs_rule_vi_d_two_clocks(
@@ -166,8 +172,9 @@ async def test_break_and_left_through_commands(
         assert again.ephemeral and "already used your break" in again.text
         clock.advance(timedelta(minutes=10))
         await tick(bot)
-        assert any("break is over" in m.text for m in h.dms_to(ALICE))
-        assert any("break is over" in m.text for m in h.in_channel(ROUND_THREAD))
+        over = [m.text for m in h.in_channel(ROUND_THREAD) if "break is over" in m.text]
+        assert len(over) == 1 and f"<@{ALICE}>" in over[0] and f"<@{BOB}>" in over[0]
+        assert not [m for m in h.dms_to(ALICE) if "break is over" in m.text]  # one copy
 
         clock.advance(timedelta(minutes=20))
         left = await h.slash("left", user=ALICE)

@@ -84,8 +84,9 @@ async def test_the_sweep_posts_the_link_at_the_agreed_minute(
         await deadline_job(bot)
         assert len(fake.challenges) == 1
         url = fake.challenges[0]["url"]
-        assert any(url in m.text for m in h.in_channel(ROUND_THREAD))
-        assert url in h.dms_to(ALICE)[-1].text and url in h.dms_to(BOB)[-1].text
+        start = [m.text for m in h.in_channel(ROUND_THREAD) if url in m.text]
+        assert len(start) == 1 and f"<@{ALICE}>" in start[0] and f"<@{BOB}>" in start[0]
+        assert not [m for m in h.dms_to(ALICE) + h.dms_to(BOB) if url in m.text]
         # the results job running at the same minute opens no second game
         await bot.svc.results.run_once()
         await deadline_job(bot)

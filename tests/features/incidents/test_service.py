@@ -157,7 +157,11 @@ async def test_noshow_claimed_forfeits_the_match(
     assert m.forfeit_winner_id == seeded.player_ids["Alice"]
     rows = await messages(sessions)
     assert any("overrule" in c for c in to_td(rows))
-    assert any("wins by forfeit" in m.content for m in rows if m.target_id == ANNOUNCE_CHANNEL)
+    # the forfeit once, in the round's thread mentioning both players: no DM copies, and a
+    # match result is not stage news (it used to go to all three: the defect)
+    told = [m.content for m in rows if "wins by forfeit" in m.content and m.target_id != TD_ID]
+    assert len(told) == 1 and f"<@{ALICE}> wins by forfeit against <@{BOB}>" in told[0], told
+    assert not [m for m in rows if m.target_id == ANNOUNCE_CHANNEL and "forfeit" in m.content]
 
 
 async def test_td_overrules_a_claimed_noshow(
@@ -298,15 +302,20 @@ async def test_break_once_then_refused_and_end_announced(
     result = await service.breaks.take_break(discord_id=ALICE)
     assert result.state is IncidentState.OPEN
     rows = await messages(sessions)
-    assert any("takes their break" in m.content for m in dms(rows, BOB))
+    # once, in the thread mentioning the opponent (their copy): no DM repeats it
+    took = [m.content for m in rows if "takes their break" in m.content]
+    assert len(took) == 1 and took[0].startswith(f"<@{BOB}> "), took
+    assert not [m for m in dms(rows, BOB) if "takes their break" in m.content]
     with pytest.raises(WrongStage, match="already used your break"):
         await service.breaks.take_break(discord_id=ALICE)
     await service.breaks.take_break(discord_id=BOB)  # Bob still has his
     clock.advance(timedelta(minutes=10))
     await runner.sweep()
     rows = await messages(sessions)
-    assert any("break is over" in m.content for m in dms(rows, ALICE))
-    assert any("break is over" in m.content for m in dms(rows, BOB))
+    over = [m.content for m in rows if "break is over" in m.content]
+    assert len(over) == 2, over  # Alice's and Bob's, each mentioning both players
+    assert all(f"<@{ALICE}>" in m and f"<@{BOB}>" in m for m in over), over
+    assert not [m for m in dms(rows, ALICE) + dms(rows, BOB) if "break is over" in m.content]
     assert (await incident(sessions, result.incident_id)).state is IncidentState.RESOLVED
     with pytest.raises(WrongStage):
         await service.breaks.take_break(discord_id=ALICE)

@@ -67,8 +67,10 @@ async def test_offer_accepted_by_button_on_monday(
         assert rec.ephemeral and discord_time(TUE_18) in rec.text, rec.text
         posts = h.in_channel(ROUND_THREAD)
         assert len(posts) == 2 and discord_time(TUE_18) in posts[0].text
-        bob_dms = h.dms_to(BOB)
-        assert len(bob_dms) == 2 and discord_time(THU_20) in bob_dms[1].text
+        assert discord_time(THU_20) in posts[1].text
+        # one copy each (docs/MESSAGES.md): the thread post mentions Bob, and no DM repeats it
+        assert all(f"<@{BOB}>" in p.text for p in posts)
+        assert h.dms_to(BOB) == []
 
         button = accept_id(posts[0], h)
         assert button.startswith("acwc:offer:accept:")
@@ -79,12 +81,13 @@ async def test_offer_accepted_by_button_on_monday(
         assert alice.ephemeral and "yourself" in alice.text
         assert await agreed(bot.sessions, seeded.match_ids[0]) is None
 
-        pressed = await h.press(accept_id(bob_dms[0], h), user=BOB, message=bob_dms[0], dm=True)
+        pressed = await h.press(button, user=BOB, message=posts[0])
         assert pressed.ephemeral and discord_time(TUE_18) in pressed.text, pressed.text
         assert await agreed(bot.sessions, seeded.match_ids[0]) == TUE_18
-        assert "fixed" in h.in_channel(ROUND_THREAD)[-1].text
-        assert discord_time(TUE_18) in h.dms_to(ALICE)[-1].text
-        assert discord_time(TUE_18) in h.dms_to(BOB)[-1].text
+        fixed = h.in_channel(ROUND_THREAD)[-1].text
+        assert "fixed" in fixed and discord_time(TUE_18) in fixed
+        assert f"<@{ALICE}>" in fixed and f"<@{BOB}>" in fixed
+        assert h.dms_to(ALICE) == [] and h.dms_to(BOB) == []  # the mention is their copy
 
         # the other offer is superseded: its button now refuses with the agreed time
         late = await h.press(accept_id(posts[1], h), user=BOB, message=posts[1])
@@ -144,7 +147,7 @@ async def test_rule_v_d_binds_the_three_offers_that_count_not_a_fourth(
         assert "Offer refused" not in fourth.text, fourth.text
         tue_19 = TUE_18 + timedelta(hours=1)
         assert discord_time(tue_19) in fourth.text, fourth.text
-        assert discord_time(tue_19) in h.dms_to(BOB)[-1].text
+        assert discord_time(tue_19) in h.in_channel(ROUND_THREAD)[-1].text
         # Bob still owes 3: his own second offer within 3 hours of his first is refused.
         await h.slash("offer", user=BOB, options={"times": "wed 08:00"})
         bob = await h.slash("offer", user=BOB, options={"times": "wed 10:00"})
@@ -157,9 +160,13 @@ async def test_closed_dms_fall_back_to_the_thread(
     async with running_bot() as (bot, h):
         await setup_round(bot, h, config, clock)
         h.dm_closed.add(BOB)
-        await h.slash("offer", user=ALICE, options={"times": "tue 18:00"})
-        mention = [m for m in h.in_channel(ROUND_THREAD) if f"<@{BOB}>" in m.text]
-        assert len(mention) == 1 and h.buttons(mention[0])
+        await h.slash("offer", user=ALICE, options={"times": "thu 20:00"})
+        clock.advance(timedelta(hours=24))
+        await tick(bot)  # the unanswered-offer reminder is a DM: Bob's are closed
+        await tick(bot)
+        reminder = [m for m in h.in_channel(ROUND_THREAD) if "still unanswered" in m.text]
+        assert len(reminder) == 1 and f"<@{BOB}>" in reminder[0].text
+        assert h.buttons(reminder[0]) and h.dms_to(BOB) == []
 
 
 async def test_two_offers_by_wednesday_and_the_opponent_chooses(
@@ -181,7 +188,10 @@ async def test_two_offers_by_wednesday_and_the_opponent_chooses(
         chosen = await h.slash("choose", user=ALICE, options={"time": "sat 18:00"})
         assert chosen.ephemeral and discord_time(SAT_18) in chosen.text
         assert await agreed(bot.sessions, seeded.match_ids[0]) == SAT_18
-        assert "binds you" in h.dms_to(BOB)[-1].text
+        # the agreement's one copy: the thread post, mentioning Bob, says the choice binds him
+        fixed = h.in_channel(ROUND_THREAD)[-1].text
+        assert f"<@{BOB}>" in fixed and "this choice binds them (rule V.E)" in fixed, fixed
+        assert not [m for m in h.dms_to(BOB) if discord_time(SAT_18) in m.text]
 
 
 async def test_both_fail_and_the_td_assigns(
@@ -208,7 +218,9 @@ async def test_both_fail_and_the_td_assigns(
         )
         assert rec.ephemeral and discord_time(SAT_18) in rec.text, rec.text
         assert await agreed(bot.sessions, match_id) == SAT_18
-        assert discord_time(SAT_18) in h.dms_to(ALICE)[-1].text
+        fixed = h.in_channel(ROUND_THREAD)[-1].text
+        assert discord_time(SAT_18) in fixed and "assigned by the TD" in fixed
+        assert f"<@{ALICE}>" in fixed and f"<@{BOB}>" in fixed
 
 
 async def test_weekend_without_agreement_and_each_td_ruling(
@@ -274,11 +286,11 @@ async def test_reminders_sent_once_across_a_restart(
     async with running_bot() as (bot, h):
         await setup_round(bot, h, config, clock)
         await h.slash("offer", user=ALICE, options={"times": "thu 20:00"})
-        offer_button = accept_id(h.dms_to(BOB)[0], h)
+        offer_button = accept_id(h.in_channel(ROUND_THREAD)[0], h)
     async with running_bot() as (bot, h):
         # the Accept button still works after a restart
         h.add_member(CAROL, "carol")
-        pressed = await h.press(offer_button, user=BOB, dm=True)
+        pressed = await h.press(offer_button, user=BOB)
         assert discord_time(THU_20) in pressed.text, pressed.text
         clock.set(THU_20 - timedelta(hours=1))
         assert bot.due is not None
@@ -296,3 +308,25 @@ async def test_reminders_sent_once_across_a_restart(
     async with running_bot() as (bot, h):
         await tick(bot)
         assert h.dms_to(ALICE) == [] and h.dms_to(BOB) == []
+
+
+async def test_without_a_thread_the_offer_and_the_agreement_come_by_dm(
+    running_bot: RunningBot, config: Config, clock: FakeClock
+) -> None:
+    """The thread post is each player's one copy; a round without a thread (no pairings
+    channel) would leave them untold, so then the same messages come by DM."""
+    async with running_bot() as (bot, h):
+        clock.set(MONDAY)
+        assert bot.sessions is not None
+        seeded = await seed_round(
+            bot.sessions, config, [(ALICE, "Alice"), (BOB, "Bob")], thread_id=None
+        )
+        await h.slash("offer", user=ALICE, options={"times": "tue 18:00"})
+        offer = h.dms_to(BOB)
+        assert len(offer) == 1 and discord_time(TUE_18) in offer[0].text
+        pressed = await h.press(accept_id(offer[0], h), user=BOB, message=offer[0], dm=True)
+        assert discord_time(TUE_18) in pressed.text
+        assert await agreed(bot.sessions, seeded.match_ids[0]) == TUE_18
+        for user in (ALICE, BOB):
+            fixed = h.dms_to(user)[-1].text
+            assert "fixed" in fixed and discord_time(TUE_18) in fixed, fixed

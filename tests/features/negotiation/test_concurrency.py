@@ -86,7 +86,7 @@ async def test_fifty_racing_commands_leave_one_consistent_agreement(
         announced = [
             m
             for m in h.in_channel(ROUND_THREAD)
-            if m.text.startswith("Match time of **Alice** vs **Bob**")
+            if m.text.startswith(f"Match time of <@{ALICE}> vs <@{BOB}>")
         ]
         assert len(announced) == len(player_wins) + len(td_wins) >= 1
         assert discord_time(match.agreed_time) in announced[-1].text

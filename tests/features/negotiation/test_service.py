@@ -87,6 +87,15 @@ async def dms(sessions: async_sessionmaker[AsyncSession], user: int) -> list[str
     ]
 
 
+async def channel_posts(sessions: async_sessionmaker[AsyncSession]) -> list[str]:
+    """What the round thread got, in order."""
+    return [
+        m.content
+        for m in await outbox(sessions)
+        if m.kind is OutboxKind.CHANNEL and m.target_id == ROUND_THREAD
+    ]
+
+
 async def pending(sessions: async_sessionmaker[AsyncSession], kind: str) -> list[DueAction]:
     async with sessions() as session:
         return list(
@@ -122,9 +131,11 @@ async def test_offers_accepted_on_monday(
     thread_posts = [m for m in rows if m.kind is OutboxKind.CHANNEL]
     assert [m.target_id for m in thread_posts] == [ROUND_THREAD] * 3
     assert discord_time(TUE_18) in thread_posts[0].content
-    bob_dms = [m for m in rows if m.kind is OutboxKind.DM and m.target_id == BOB]
-    assert len(bob_dms) == 3 and all(m.fallback_channel_id == ROUND_THREAD for m in bob_dms)
-    assert bob_dms[0].view == {"kind": "offer_accept", "args": {"offer_id": result.offers[0].id}}
+    # each offer once: the thread post mentions Bob and carries the Accept button; no DM copy
+    assert all(f"<@{BOB}>" in m.content for m in thread_posts)
+    assert not [m for m in rows if m.kind is OutboxKind.DM and m.target_id == BOB]
+    first = {"kind": "offer_accept", "args": {"offer_id": result.offers[0].id}}
+    assert thread_posts[0].view == first
 
     agreement = await service.accept(discord_id=BOB, offer_id=result.offers[1].id)
     assert agreement.time == WED_12 and agreement.previous is None
@@ -139,8 +150,10 @@ async def test_offers_accepted_on_monday(
         WED_12 - timedelta(hours=24),
         WED_12 - timedelta(hours=1),
     ]
-    for user in (ALICE, BOB):
-        assert any(discord_time(WED_12) in text for text in await dms(sessions, user))
+    fixed = (await channel_posts(sessions))[-1]
+    assert discord_time(WED_12) in fixed and f"<@{ALICE}>" in fixed and f"<@{BOB}>" in fixed
+    for user in (ALICE, BOB):  # the mention is their one copy
+        assert not any(discord_time(WED_12) in text for text in await dms(sessions, user))
     async with sessions() as session:
         actions = (await session.scalars(select(AuditEntry.action))).all()
     assert actions.count("time_offer") == 3 and "match_time_set" in actions
@@ -301,12 +314,12 @@ async def test_unanswered_offer_reminded_once(
     await service.offer(discord_id=ALICE, text="thu 20:00")
     clock.advance(timedelta(hours=23))
     await runner.sweep()
-    assert len(await dms(sessions, BOB)) == 1
+    assert await dms(sessions, BOB) == []  # the offer itself is the thread post mentioning Bob
     clock.advance(timedelta(hours=1))
     await runner.sweep()
     await runner.sweep()
     bob = await dms(sessions, BOB)
-    assert len(bob) == 2 and "still unanswered" in bob[1] and discord_time(THU_20) in bob[1]
+    assert len(bob) == 1 and "still unanswered" in bob[0] and discord_time(THU_20) in bob[0]
 
 
 async def test_answered_offer_is_not_reminded(
@@ -347,8 +360,11 @@ async def test_two_offers_by_wednesday_then_opponent_chooses(
     assert agreement.time == SAT_18 and agreement.kind is OfferKind.CHOSEN
     m = await match(sessions, seeded.match_ids[0])
     assert m.agreed_time == SAT_18 and m.state is MatchState.SCHEDULED
-    bob = await dms(sessions, BOB)
-    assert "binds you" in bob[-1] and discord_time(SAT_18) in bob[-1]
+    fixed = (await channel_posts(sessions))[-1]
+    assert "binds them (rule V.E)" in fixed and discord_time(SAT_18) in fixed
+    assert f"<@{BOB}>" in fixed and not any(
+        discord_time(SAT_18) in t for t in await dms(sessions, BOB)
+    )
     # the weekend check sees an agreed match and stays silent
     clock.set(datetime(2019, 10, 5, 0, 1, tzinfo=UTC))
     before = len(await dms(sessions, TD_ID))
@@ -377,7 +393,8 @@ async def test_both_short_then_td_assigns(
     agreement = await service.assign_time(td_id=TD_ID, match_id=m.id, text="sat 18:00")
     assert agreement.kind is OfferKind.ASSIGNED
     assert (await match(sessions, m.id)).agreed_time == SAT_18
-    assert discord_time(SAT_18) in (await dms(sessions, BOB))[-1]
+    fixed = (await channel_posts(sessions))[-1]
+    assert discord_time(SAT_18) in fixed and f"<@{BOB}>" in fixed and f"<@{ALICE}>" in fixed
 
 
 async def test_weekend_without_agreement_goes_to_the_td(

@@ -12,6 +12,7 @@ from bot.config import Config
 from bot.features.matches.context import NOT_A_PLAYER
 from bot.timefmt import discord_time
 from db.models import AuditEntry, Player, TimeOffer
+from tests.factories import ROUND_THREAD
 from tests.features.negotiation.test_cog import setup_round
 from tests.running import ALICE, BOB, RunningBot
 
@@ -28,7 +29,7 @@ async def test_offer_with_a_named_zone_echoes_the_utc_time(
         assert rec.ephemeral and discord_time(WED_16) in rec.text, rec.text
         assert "(2019-10-02 16:00 UTC)" in rec.text
         assert "The rules record the UTC time shown in brackets (rule V.B)." in rec.text
-        assert discord_time(WED_16) in h.dms_to(BOB)[-1].text
+        assert discord_time(WED_16) in h.in_channel(ROUND_THREAD)[-1].text
         assert bot.sessions is not None
         async with bot.sessions() as session:
             times = list(await session.scalars(select(TimeOffer.proposed_time)))

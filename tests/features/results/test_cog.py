@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from bot.clock import FakeClock
 from bot.config import Config
 from db.models import MatchState
@@ -31,15 +33,18 @@ async def test_match_day_from_link_to_result(
         await bot.svc.results.run_once()
         await bot.outbox.flush()
         url = fake.challenges[0]["url"]
-        assert url in h.in_channel(ROUND_THREAD)[-1].text
-        assert url in h.dms_to(ALICE)[-1].text and url in h.dms_to(BOB)[-1].text
+        start = h.in_channel(ROUND_THREAD)[-1]
+        assert url in start.text and f"<@{ALICE}>" in start.text and f"<@{BOB}>" in start.text
+        assert h.dms_to(ALICE) == [] and h.dms_to(BOB) == []  # the mention is their copy
 
         first = play(fake, 1)
         clock.advance(timedelta(minutes=15))
         await bot.svc.results.run_once()
         await bot.outbox.flush()
         board = h.in_channel(ROUND_THREAD)[-1]
+        assert board.id == start.id  # the scoreboard is shown in the start post, edited
         assert "**Alice** 1–0 **Bob**" in board.text and first["id"] in board.text
+        assert url in board.text
 
         # the poll missed game 2: Bob submits it
         second = play(fake, 2, result_a=0.5)
@@ -58,7 +63,8 @@ async def test_match_day_from_link_to_result(
         await bot.svc.results.run_once()
         await bot.outbox.flush()
         assert (await match_row(bot.sessions, match_id)).state is MatchState.FINISHED
-        assert "5.5–0.5" in h.in_channel(ANNOUNCE_CHANNEL)[-1].text
+        # a match result is not stage news: the announcement channel does not carry it
+        assert not [m for m in h.in_channel(ANNOUNCE_CHANNEL) if "5.5–0.5" in m.text]
         assert "final result" in h.message(board.id).text
 
         # the TD voids game 2: the score is recounted and the match goes on
@@ -74,3 +80,40 @@ async def test_match_day_from_link_to_result(
         assert voided.ephemeral and "5–0" in voided.text and "no longer over" in voided.text
         assert "played twice" in h.in_channel(ROUND_THREAD)[-1].text
         assert (await match_row(bot.sessions, match_id)).state is MatchState.IN_PROGRESS
+
+
+async def test_a_scoreboard_too_long_for_the_start_post_gets_a_post_of_its_own(
+    running_bot: RunningBot,
+    config: Config,
+    clock: FakeClock,
+    fake: FakeLichess,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The start post shows the games while both fit Discord's limit (here made small);
+    past it, the start post goes back to the link alone and the games get their own post,
+    so no game link is ever cut off."""
+    import bot.features.results.reading as reading
+
+    async with running_bot() as (bot, h):
+        assert bot.sessions is not None and bot.outbox is not None
+        h.add_text_channel(ROUND_THREAD, "round-1")
+        await swiss_match(bot.sessions, config, fake)
+        clock.set(AGREED)
+        await bot.svc.results.run_once()
+        await bot.outbox.flush()
+        start = h.in_channel(ROUND_THREAD)[-1]
+        link_alone = start.text
+        monkeypatch.setattr(reading, "MESSAGE_LIMIT", len(link_alone) + 160)
+        first = play(fake, 1)
+        clock.advance(timedelta(minutes=15))
+        await bot.svc.results.run_once()
+        await bot.outbox.flush()
+        assert first["id"] in h.message(start.id).text  # one game fits under the link
+        games = [play(fake, n) for n in (2, 3, 4)]
+        clock.advance(timedelta(hours=1))
+        await bot.svc.results.run_once()
+        await bot.outbox.flush()
+        assert h.message(start.id).text == link_alone
+        board = h.in_channel(ROUND_THREAD)[-1]
+        assert board.id != start.id and board.text.startswith("📊 **Alice** 4–0 **Bob**")
+        assert all(g["id"] in board.text for g in [first, *games])

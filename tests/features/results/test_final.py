@@ -396,7 +396,7 @@ async def final_read_in_one_poll(
         await bot.svc.results.run_once()
         await bot.outbox.flush(limit=None)
         return (
-            [m.text for m in h.in_channel(ROUND_THREAD) if m.text.startswith("👑 Final, game")],
+            [m.text for m in h.in_channel(ROUND_THREAD) if "👑 Final, game" in m.text],
             [m.text for m in h.dms_to(701)],
             [m.text for m in h.dms_to(702)],
         )
@@ -408,8 +408,9 @@ async def test_every_game_read_gets_its_post_and_each_extension_its_rule(
     """24 games read in one poll: 24 posts, one per game. The 12th says the match is
     extended by two games (III.G.3), the 22nd that the two-point rule ends after game 24
     (III.G.4), the 24th that it is dropped and the clock becomes 2+0 (III.G.4, III.G.5)."""
-    posts, dms, _ = await final_read_in_one_poll(running_bot, config, clock, fake, 24)
-    assert [p.split(":", 1)[0] for p in posts] == [f"👑 Final, game {k}" for k in range(1, 25)]
+    posts, dms, other = await final_read_in_one_poll(running_bot, config, clock, fake, 24)
+    heads = [p[p.index("👑") :].split(":", 1)[0] for p in posts]
+    assert heads == [f"👑 Final, game {k}" for k in range(1, 25)]
     assert f"game 7: **{CHAMPION}** 4–3 **{CHALLENGER}**. Game 8 is **2+5**." in posts[6]
     assert "rule III" not in posts[10]  # game 11: nothing changes
     assert "**extended by 2 games** (rule III.G.3): games 13–14." in posts[11], posts[11]
@@ -422,9 +423,11 @@ async def test_every_game_read_gets_its_post_and_each_extension_its_rule(
     assert "12–12" in last and "the **two-point rule is dropped** (rule III.G.4)" in last, last
     assert "the clock becomes **2+0**" in last and "(rule III.G.5): games 25–26" in last
     assert "Game 25 is **2+0** — a new time control: a new game link follows" in last
-    # The finalists get the posts that change the match (games 12, 14, ..., 24), not all 24.
-    finals = [d for d in dms if d.startswith("👑 Final, game")]
-    assert [d.split(":", 1)[0] for d in finals] == [f"👑 Final, game {k}" for k in range(12, 25, 2)]
+    # The posts that change the match (games 12, 14, ..., 24) mention both finalists, which
+    # notifies them: their one copy, so no DM repeats them (it used to: the defect).
+    mentioned = [k for k, p in enumerate(posts, start=1) if p.startswith("<@701> <@702> 👑")]
+    assert mentioned == list(range(12, 25, 2))
+    assert not [d for d in dms + other if "👑 Final, game" in d]
 
 
 async def test_the_2_0_extensions_and_the_armageddon_are_announced_with_their_rules(

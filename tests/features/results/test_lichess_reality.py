@@ -43,8 +43,8 @@ async def test_the_link_gives_white_to_the_first_player_and_says_so(
         assert fake.challenge_colours(url) == ("alice", "bob")  # Lichess: first user White
         post = next(m for m in h.in_channel(ROUND_THREAD) if url in m.text)
         assert "**Alice** has White in the first game" in post.text, post.text
-        assert "You have White" in h.dms_to(ALICE)[-1].text
-        assert "**Alice** has White" in h.dms_to(BOB)[-1].text
+        assert f"<@{ALICE}>" in post.text and f"<@{BOB}>" in post.text  # both notified
+        assert h.dms_to(ALICE) == [] and h.dms_to(BOB) == []  # by the post: no DM copy
         shown = await h.slash("match", user=BOB)
         assert f"Game link: {url} (**Alice** has White in its first game)" in shown.text, shown.text
 
@@ -64,10 +64,12 @@ async def test_a_token_without_challenge_write_reaches_the_td_once_and_players_h
         assert len(opened) == 1 and fake.statuses[opened[0]] == 403 and fake.challenges == []
         notes = [t for t in td_notes(h) if "token" in t]
         assert len(notes) == 1 and "challenge:write" in notes[0] and TOKEN_PAGE in notes[0]
-        for player in (ALICE, BOB):
-            told = h.dms_to(player)[-1].text
-            assert "Lichess refused the bot's access token" in told, told
-            assert "could not be reached" not in told and "**Alice** with White" in told
+        told = [m.text for m in h.in_channel(ROUND_THREAD) if "access token" in m.text]
+        assert len(told) == 1, told  # once, in the thread, mentioning both players
+        assert f"<@{ALICE}>" in told[0] and f"<@{BOB}>" in told[0]
+        assert "Lichess refused the bot's access token" in told[0], told[0]
+        assert "could not be reached" not in told[0] and "**Alice** with White" in told[0]
+        assert not [m for m in h.dms_to(ALICE) + h.dms_to(BOB) if "access token" in m.text]
         # the next minutes: no new attempt, no second note to anyone
         for minute in range(1, 4):
             clock.set(AGREED + timedelta(minutes=minute))
@@ -75,7 +77,7 @@ async def test_a_token_without_challenge_write_reaches_the_td_once_and_players_h
             await bot.outbox.flush()
         assert fake.count("/api/challenge/open") == 1
         assert len([t for t in td_notes(h) if "token" in t]) == 1
-        assert len([m for m in h.dms_to(ALICE) if "access token" in m.text]) == 1
+        assert len([m for m in h.in_channel(ROUND_THREAD) if "access token" in m.text]) == 1
         # the players challenged each other themselves: the game still counts
         play(fake, 1)
         clock.set(AGREED + timedelta(minutes=15))

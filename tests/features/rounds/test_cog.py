@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from bot.config import Config
-from db.models import Match, Round
+from db.models import Match, Player, Round
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
 from tests.entrants import add_entrants
 from tests.running import ALICE, RunningBot
@@ -43,15 +43,18 @@ async def test_td_previews_then_publishes_round_one_in_a_forum(
             matches = (await session.scalars(select(Match).order_by(Match.board))).all()
         assert round_ is not None and round_.thread_id is not None
         in_thread = h.in_channel(round_.thread_id)
-        # The post itself, then one message per match (byes included) that pings the players.
+        # The post itself, then one message: the round's instructions once and a line per
+        # match (byes included) that pings its players, each once.
         assert "[P01](https://lichess.org/@/P01) (1) vs [P04](https://lichess.org/@/P04) (4)" in (
             in_thread[0].text
         )
-        match_messages = in_thread[1:]
-        assert len(match_messages) == len(matches) == 4
-        assert "<@500>" in match_messages[0].text and "<@503>" in match_messages[0].text
-        assert all(m.message_id is not None for m in matches)
-        pings = " ".join(m.text for m in match_messages)
+        assert len(in_thread) == 2 and len(matches) == 4
+        opening = in_thread[1].text
+        assert opening.startswith("Agree on a start time") and opening.count("(rule V.C)") == 1
+        lines = opening.split("\n")[1:]
+        assert len(lines) == 4 and "<@500>" in lines[0] and "<@503>" in lines[0]
+        assert all(m.message_id == in_thread[1].id for m in matches)
+        pings = opening
         for discord_id in range(500, 507):
             assert pings.count(f"<@{discord_id}>") == 1
         announcement = h.in_channel(ANNOUNCE_CHANNEL)
@@ -97,6 +100,17 @@ async def test_scores_update_the_post_and_pair_the_next_round(
         assert "5.5–1 recorded" in ok.text
         post = h.in_channel(PAIRINGS)[0]
         assert "**5.5–1**" in post.text  # the pairings post was edited with the result
+        # the ruling's record, once: in the round's thread, mentioning both players; a match
+        # result is not stage news, so the announcement channel does not carry it
+        assert first.thread_id is not None
+        ruling = h.in_channel(first.thread_id)[-1].text
+        assert f"The TD recorded the result of match #{first.id}" in ruling and "5.5–1" in ruling
+        async with bot.sessions() as session:
+            a = await session.get(Player, first.player_a_id)
+            b = await session.get(Player, first.player_b_id)
+        assert a is not None and b is not None
+        assert f"<@{a.discord_id}> 5.5–1 <@{b.discord_id}>" in ruling, ruling
+        assert not [m for m in h.in_channel(ANNOUNCE_CHANNEL) if "5.5–1" in m.text]
         last = await h.slash(
             "td round set-score",
             user=TD_ID,

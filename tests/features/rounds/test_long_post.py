@@ -91,7 +91,12 @@ async def test_in_a_forum_the_parts_come_first_in_the_post(
         parts = [m for m in in_post if "part " in m.text.splitlines()[0]]
         assert len(parts) >= 3 and in_post[: len(parts)] == parts
         assert [b for p in parts for b in boards_in(p)] == list(range(1, ENTRANTS // 2 + 1))
-        assert len(in_post) == len(parts) + ENTRANTS // 2  # then one message per match
+        # then the boards, a line each under the round's instructions, in as few messages as
+        # fit: 32 boards with their mentions fit one (a message per match before: noise)
+        openings = in_post[len(parts) :]
+        lines = [x for m in openings for x in m.text.split("\n") if x.startswith("**Board")]
+        assert len(lines) == ENTRANTS // 2 and len(openings) == 1
+        assert all(len(m.text) <= 2000 for m in openings)
 
 
 async def start_long_round(

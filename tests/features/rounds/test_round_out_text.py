@@ -45,16 +45,13 @@ def test_a_live_scoreboard_never_says_best_of() -> None:
 def test_the_final_owes_no_offers_and_the_swiss_says_how_many() -> None:
     """Rule V.C's offers bind the weekly rounds; the Final's sessions have no such deadline
     (rule IV.C), so its message does not claim one. The count comes from the config."""
-    from bot.features.matches.round_post import match_opening
-    from db.models import Match, Player, Round
+    from bot.features.matches.round_post import round_instructions
+    from db.models import Round
 
-    a = Player(id=1, lichess_id="a", lichess_username="A", discord_id=11)
-    b = Player(id=2, lichess_id="b", lichess_username="B", discord_id=12)
-    match = Match(id=7, board=1)
     round_ = Round(deadline=DEADLINE)
-    final = match_opening(match, a, b, round_, None)
+    final = round_instructions(round_, None)
     assert "owes" not in final and "rule V.C" not in final and "session" in final
     thursday = datetime(2019, 10, 3, tzinfo=UTC)  # checked then: "by the end of Wednesday"
-    swiss = match_opening(match, a, b, round_, (2, thursday))
-    assert "Each of you owes 2 offers by" in swiss and "(rule V.C)" in swiss
+    swiss = round_instructions(round_, (2, thursday))
+    assert "Each player owes 2 offers by" in swiss and "(rule V.C)" in swiss
     assert "(2019-10-02 23:59 UTC)" in swiss and "2019-10-03" not in swiss
