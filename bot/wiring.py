@@ -23,7 +23,11 @@ from bot.features.fairplay.service import FairPlayService
 from bot.features.incidents.breaks import Breaks
 from bot.features.incidents.noshow import NoShows
 from bot.features.incidents.td import Overrules
-from bot.features.negotiation.service import NegotiationService
+from bot.features.negotiation.deadlines import NegotiationDeadlines
+from bot.features.negotiation.notify import PlayerNotifications
+from bot.features.negotiation.offers import PlayerOffers
+from bot.features.negotiation.td import TDRulings
+from bot.features.negotiation.zones import PlayerZones
 from bot.features.registration.service import RegistrationService
 from bot.features.results.service import ResultsService
 from bot.features.rounds.service import RoundService
@@ -40,7 +44,11 @@ class Services:
     """One object per feature; the cogs reach them as `bot.svc.<feature>`."""
 
     registration: RegistrationService
-    negotiation: NegotiationService
+    offers: PlayerOffers  # rule V: offers, acceptance, choice, rescheduling
+    zones: PlayerZones  # a player's own time zone (V.B)
+    notifications: PlayerNotifications  # reminder DMs on or off
+    rulings: TDRulings  # the TD's V.E, V.H, V.I
+    deadlines: NegotiationDeadlines  # rule V's deadlines and reminders
     rounds: RoundService
     fairplay: FairPlayService
     results: ResultsService
@@ -72,7 +80,11 @@ def build_services(
 
     services = Services(
         registration=build(RegistrationService),
-        negotiation=build(NegotiationService),
+        offers=build(PlayerOffers),
+        zones=build(PlayerZones),
+        notifications=build(PlayerNotifications),
+        rulings=build(TDRulings),
+        deadlines=build(NegotiationDeadlines),
         rounds=build(RoundService),
         fairplay=build(FairPlayService),
         results=build(ResultsService),

@@ -193,8 +193,8 @@ async def test_fault_nobody_and_the_choices_offered(
     async with running_bot() as (bot, h):
         seeded = await setup_round(bot, h, config, clock)
         match_id = seeded.match_ids[0]
-        assert await bot.svc.negotiation.fault_choices(match_id) == ["Alice", "Bob", "nobody"]
-        assert await bot.svc.negotiation.fault_choices(10**40) == ["nobody"]
+        assert await bot.svc.rulings.fault_choices(match_id) == ["Alice", "Bob", "nobody"]
+        assert await bot.svc.rulings.fault_choices(10**40) == ["nobody"]
         rec = await h.slash(
             "td negotiation fault", user=TD_ID, options={"match": match_id, "player": "nobody"}
         )

@@ -35,7 +35,7 @@ class AcceptOfferButton(IdButton, template=r"acwc:offer:accept:(?P<id>\d+)"):
     prefix, label, style = "acwc:offer:accept", "Accept", discord.ButtonStyle.success
 
     async def run(self, interaction: discord.Interaction) -> None:
-        service = bot_of(interaction).svc.negotiation
+        service = bot_of(interaction).svc.offers
         agreement = await service.accept(discord_id=interaction.user.id, offer_id=self.ident)
         await interaction.response.send_message(
             wording.agreed_reply(agreement.time, agreement.previous), ephemeral=True
@@ -60,7 +60,7 @@ class NegotiationCog(commands.Cog):
     )
     @app_commands.guild_only()
     async def offer(self, interaction: discord.Interaction, times: TimesText) -> None:
-        result = await self.bot.svc.negotiation.offer(discord_id=interaction.user.id, text=times)
+        result = await self.bot.svc.offers.offer(discord_id=interaction.user.id, text=times)
         await interaction.response.send_message(
             wording.offers_made(
                 result.offers, result.opponent, result.still_owed, result.offers_due, result.read_in
@@ -73,9 +73,7 @@ class NegotiationCog(commands.Cog):
     @app_commands.describe(offer="The offer number (see /match); needed if there are several")
     @app_commands.guild_only()
     async def accept(self, interaction: discord.Interaction, offer: OfferId | None = None) -> None:
-        agreement = await self.bot.svc.negotiation.accept(
-            discord_id=interaction.user.id, offer_id=offer
-        )
+        agreement = await self.bot.svc.offers.accept(discord_id=interaction.user.id, offer_id=offer)
         await interaction.response.send_message(
             wording.agreed_reply(agreement.time, agreement.previous), ephemeral=True
         )
@@ -83,16 +81,14 @@ class NegotiationCog(commands.Cog):
 
     @app_commands.command(name="match", description="Show your match: offers, deadlines, time")
     async def match(self, interaction: discord.Interaction) -> None:
-        view = await self.bot.svc.negotiation.match_view(discord_id=interaction.user.id)
+        view = await self.bot.svc.offers.match_view(discord_id=interaction.user.id)
         await reply_in_parts(interaction, wording.match_view(view))
 
     @app_commands.command(name="reschedule", description="Propose a new time for an agreed match")
     @app_commands.describe(time="One UTC time, e.g. `2019-10-03 19:00` or `thu 19:00`")
     @app_commands.guild_only()
     async def reschedule(self, interaction: discord.Interaction, time: TimeText) -> None:
-        result = await self.bot.svc.negotiation.reschedule(
-            discord_id=interaction.user.id, text=time
-        )
+        result = await self.bot.svc.offers.reschedule(discord_id=interaction.user.id, text=time)
         await interaction.response.send_message(
             wording.reschedule_made(result.offer.time, result.current, result.opponent),
             ephemeral=True,
@@ -103,7 +99,7 @@ class NegotiationCog(commands.Cog):
     @app_commands.describe(time="One UTC time, e.g. `2019-10-05 18:00` or `sat 18:00`")
     @app_commands.guild_only()
     async def choose(self, interaction: discord.Interaction, time: TimeText) -> None:
-        agreement = await self.bot.svc.negotiation.choose(discord_id=interaction.user.id, text=time)
+        agreement = await self.bot.svc.offers.choose(discord_id=interaction.user.id, text=time)
         await interaction.response.send_message(
             wording.agreed_reply(agreement.time, agreement.previous), ephemeral=True
         )
@@ -112,9 +108,7 @@ class NegotiationCog(commands.Cog):
     @app_commands.command(name="timezone", description="The zone /offer reads your times in")
     @app_commands.describe(zone="A zone name such as `Europe/Berlin`, or `UTC` to go back to UTC")
     async def timezone(self, interaction: discord.Interaction, zone: ZoneText) -> None:
-        setting = await self.bot.svc.negotiation.set_time_zone(
-            discord_id=interaction.user.id, zone=zone
-        )
+        setting = await self.bot.svc.zones.set_time_zone(discord_id=interaction.user.id, zone=zone)
         await interaction.response.send_message(
             wording.zone_set_reply(setting.zone, setting.previous, setting.example_utc),
             ephemeral=True,
@@ -127,7 +121,7 @@ class NegotiationCog(commands.Cog):
     async def notify(
         self, interaction: discord.Interaction, reminders: Literal["on", "off"]
     ) -> None:
-        setting = await self.bot.svc.negotiation.set_reminders(
+        setting = await self.bot.svc.notifications.set_reminders(
             discord_id=interaction.user.id, on=reminders == "on"
         )
         await interaction.response.send_message(
@@ -138,7 +132,7 @@ class NegotiationCog(commands.Cog):
     async def timezone_names(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        names = self.bot.svc.negotiation.zone_suggestions(current)
+        names = self.bot.svc.zones.zone_suggestions(current)
         return [app_commands.Choice(name=n, value=n) for n in names]
 
 

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot import due
 from bot.audit import Actor, record
 from bot.config import Config
-from bot.due import DueKind
+from bot.due import DueKind, Handler
 from bot.events import RoundPublished
 from bot.features.matches.context import (
     context_by_id,
@@ -31,6 +31,7 @@ from bot.features.negotiation.agreement import (
 )
 from bot.features.negotiation.notify import wants_reminders
 from bot.rules.negotiation import fault_at_offers_due, in_past
+from bot.service import Subscription
 from bot.td_alerts import notify_td
 from db.models import (
     DueAction,
@@ -47,6 +48,17 @@ from db.models import (
 
 class NegotiationDeadlines(AgreementBase):
     """The deadlines of rule V, as due actions the sweep runs once each."""
+
+    def due_handlers(self) -> dict[DueKind, Handler]:
+        return {
+            DueKind.OFFER_UNANSWERED: self.on_offer_unanswered,
+            DueKind.OFFERS_DUE: self.on_offers_due,
+            DueKind.WEEKEND_CHECK: self.on_weekend_check,
+            DueKind.MATCH_REMINDER: self.on_match_reminder,
+        }
+
+    def subscriptions(self) -> list[Subscription]:
+        return [(RoundPublished, self.on_round_published)]
 
     # --- due actions --------------------------------------------------------------------------
 

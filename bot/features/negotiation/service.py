@@ -1,15 +1,14 @@
-"""The negotiation service (rule V): one object for the players' and the TD's use cases and
-the deadlines, each written in its own module of this package."""
+"""Rule V's services, each a plain class of its own module: the players' offers
+(`offers.PlayerOffers`), their time zones (`zones.PlayerZones`) and reminders
+(`notify.PlayerNotifications`), the TD's rulings (`td.TDRulings`) and the deadlines
+(`deadlines.NegotiationDeadlines`); `bot.wiring` builds each one. What other features
+import from the package is re-exported here."""
 
 from __future__ import annotations
 
-from bot.due import DueKind, Handler
-from bot.events import MatchAgreed, RoundPublished
+from bot.events import MatchAgreed
 from bot.features.negotiation.agreement import MATCH_SUBJECT, NOBODY, OFFER_ACCEPT_VIEW
-from bot.features.negotiation.deadlines import NegotiationDeadlines, schedule_match_deadlines
-from bot.features.negotiation.notify import PlayerNotifications
-from bot.features.negotiation.offers import PlayerOffers
-from bot.features.negotiation.td import TDRulings
+from bot.features.negotiation.deadlines import schedule_match_deadlines
 from bot.features.negotiation.types import (
     Agreement,
     FaultRuling,
@@ -20,8 +19,6 @@ from bot.features.negotiation.types import (
     RescheduleResult,
     ZoneSetting,
 )
-from bot.features.negotiation.zones import PlayerZones
-from bot.service import Subscription
 
 __all__ = [
     "MATCH_SUBJECT",
@@ -31,7 +28,6 @@ __all__ = [
     "FaultRuling",
     "MatchAgreed",
     "MatchView",
-    "NegotiationService",
     "OfferInfo",
     "OfferResult",
     "ReminderSetting",
@@ -39,20 +35,3 @@ __all__ = [
     "ZoneSetting",
     "schedule_match_deadlines",
 ]
-
-
-class NegotiationService(
-    PlayerOffers, PlayerZones, PlayerNotifications, TDRulings, NegotiationDeadlines
-):
-    """Rule V end to end; `bot.wiring` registers its deadlines and subscriptions."""
-
-    def due_handlers(self) -> dict[DueKind, Handler]:
-        return {
-            DueKind.OFFER_UNANSWERED: self.on_offer_unanswered,
-            DueKind.OFFERS_DUE: self.on_offers_due,
-            DueKind.WEEKEND_CHECK: self.on_weekend_check,
-            DueKind.MATCH_REMINDER: self.on_match_reminder,
-        }
-
-    def subscriptions(self) -> list[Subscription]:
-        return [(RoundPublished, self.on_round_published)]

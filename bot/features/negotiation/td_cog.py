@@ -13,7 +13,7 @@ from cogs.td import TDCommand
 @app_commands.describe(match="Match number", time="One UTC time, e.g. `2019-10-05 18:00`")
 @app_commands.autocomplete(match=match_choices)
 async def assign_time(interaction: discord.Interaction, match: MatchId, time: TimeText) -> None:
-    agreement = await bot_of(interaction).svc.negotiation.assign_time(
+    agreement = await bot_of(interaction).svc.rulings.assign_time(
         td_id=interaction.user.id, match_id=match, text=time
     )
     await interaction.response.send_message(
@@ -30,7 +30,7 @@ async def fault_player_choices(
     if not is_td(interaction):
         return []
     match = interaction.namespace.match
-    service = bot_of(interaction).svc.negotiation
+    service = bot_of(interaction).svc.rulings
     names = await service.fault_choices(match if isinstance(match, int) else 0)
     typed = current.strip().lower()
     return [app_commands.Choice(name=n, value=n) for n in names if typed in n.lower()]
@@ -40,7 +40,7 @@ async def fault_player_choices(
 @app_commands.autocomplete(match=match_choices)
 @app_commands.autocomplete(player=fault_player_choices)
 async def fault(interaction: discord.Interaction, match: MatchId, player: LichessName) -> None:
-    ruling = await bot_of(interaction).svc.negotiation.rule_fault(
+    ruling = await bot_of(interaction).svc.rulings.rule_fault(
         td_id=interaction.user.id, match_id=match, player_name=player
     )
     await interaction.response.send_message(

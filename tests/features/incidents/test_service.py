@@ -59,7 +59,7 @@ def runner(
 ) -> DueActionRunner:
     runner = DueActionRunner(sessions, clock)
     # The timers only: game links (a sweep step of the results feature) are not under test.
-    for owner in (services.noshows, services.breaks, services.negotiation, services.rounds):
+    for owner in (services.noshows, services.breaks, services.deadlines, services.rounds):
         for kind, handler in owner.due_handlers().items():
             runner.register(kind, handler)
     return runner
@@ -201,7 +201,7 @@ async def test_noshow_rescheduled_and_agreed(
     assert m.state is MatchState.NEGOTIATING and m.agreed_time is None
     with pytest.raises(WrongStage):  # no claim while rescheduling
         await service.noshows.claim_win(discord_id=ALICE, incident_id=ident)
-    negotiation = services.negotiation
+    negotiation = services.offers
     await negotiation.offer(discord_id=ALICE, text="2019-10-04 18:00")
     await negotiation.accept(discord_id=BOB)
     clock.set(ROUND_DEADLINE)

@@ -13,8 +13,8 @@ from bot.clock import FakeClock
 from bot.config import Config
 from bot.due import DueActionRunner, DueKind
 from bot.errors import InvalidInput, NotAllowed, UserFacingError, WrongStage
-from bot.features.negotiation.service import NegotiationService
 from bot.timefmt import discord_time
+from bot.wiring import Services
 from db.models import (
     AuditEntry,
     DueAction,
@@ -42,17 +42,17 @@ SAT_18 = datetime(2019, 10, 5, 18, 0, tzinfo=UTC)
 @pytest.fixture
 def service(
     sessions: async_sessionmaker[AsyncSession], config: Config, clock: FakeClock
-) -> NegotiationService:
+) -> Services:
     clock.set(MONDAY)
-    return wired(sessions, config, clock).negotiation
+    return wired(sessions, config, clock)
 
 
 @pytest.fixture
 def runner(
-    sessions: async_sessionmaker[AsyncSession], clock: FakeClock, service: NegotiationService
+    sessions: async_sessionmaker[AsyncSession], clock: FakeClock, service: Services
 ) -> DueActionRunner:
     runner = DueActionRunner(sessions, clock)
-    for kind, handler in service.due_handlers().items():
+    for kind, handler in service.deadlines.due_handlers().items():
         runner.register(kind, handler)
     return runner
 
@@ -120,9 +120,11 @@ async def count(sessions: async_sessionmaker[AsyncSession], model: type) -> int:
 
 
 async def test_offers_accepted_on_monday(
-    service: NegotiationService, sessions: async_sessionmaker[AsyncSession], seeded: SeededRound
+    service: Services, sessions: async_sessionmaker[AsyncSession], seeded: SeededRound
 ) -> None:
-    result = await service.offer(discord_id=ALICE, text="2019-10-01 18:00, wed 12:00, thu 20:00")
+    result = await service.offers.offer(
+        discord_id=ALICE, text="2019-10-01 18:00, wed 12:00, thu 20:00"
+    )
     assert [o.time for o in result.offers] == [TUE_18, WED_12, THU_20]
     assert result.opponent == "Bob" and result.still_owed == 0
     assert len(await pending(sessions, DueKind.OFFER_UNANSWERED)) == 3
@@ -137,7 +139,7 @@ async def test_offers_accepted_on_monday(
     first = {"kind": "offer_accept", "args": {"offer_id": result.offers[0].id}}
     assert thread_posts[0].view == first
 
-    agreement = await service.accept(discord_id=BOB, offer_id=result.offers[1].id)
+    agreement = await service.offers.accept(discord_id=BOB, offer_id=result.offers[1].id)
     assert agreement.time == WED_12 and agreement.previous is None
 
     m = await match(sessions, seeded.match_ids[0])
@@ -160,28 +162,28 @@ async def test_offers_accepted_on_monday(
 
 
 async def test_accept_without_id_takes_the_single_open_offer(
-    service: NegotiationService, sessions: async_sessionmaker[AsyncSession], seeded: SeededRound
+    service: Services, sessions: async_sessionmaker[AsyncSession], seeded: SeededRound
 ) -> None:
-    await service.offer(discord_id=ALICE, text="tue 18:00")
-    agreement = await service.accept(discord_id=BOB)
+    await service.offers.offer(discord_id=ALICE, text="tue 18:00")
+    agreement = await service.offers.accept(discord_id=BOB)
     assert agreement.time == TUE_18
 
 
 async def test_accept_without_id_lists_several_open_offers(
-    service: NegotiationService, seeded: SeededRound
+    service: Services, seeded: SeededRound
 ) -> None:
-    result = await service.offer(discord_id=ALICE, text="tue 18:00, wed 18:00")
+    result = await service.offers.offer(discord_id=ALICE, text="tue 18:00, wed 18:00")
     with pytest.raises(InvalidInput) as info:
-        await service.accept(discord_id=BOB)
+        await service.offers.accept(discord_id=BOB)
     for offer in result.offers:
         assert f"#{offer.id}" in info.value.message
         assert discord_time(offer.time) in info.value.message
 
 
-async def test_no_open_offer_to_accept(service: NegotiationService, seeded: SeededRound) -> None:
-    await service.offer(discord_id=ALICE, text="tue 18:00")
+async def test_no_open_offer_to_accept(service: Services, seeded: SeededRound) -> None:
+    await service.offers.offer(discord_id=ALICE, text="tue 18:00")
     with pytest.raises(InvalidInput, match="no open offer"):
-        await service.accept(discord_id=ALICE)  # only her own offer is open
+        await service.offers.accept(discord_id=ALICE)  # only her own offer is open
 
 
 @pytest.mark.parametrize(
@@ -199,7 +201,7 @@ async def test_no_open_offer_to_accept(service: NegotiationService, seeded: Seed
     ],
 )
 async def test_refused_offers_change_nothing(
-    service: NegotiationService,
+    service: Services,
     sessions: async_sessionmaker[AsyncSession],
     seeded: SeededRound,
     earlier: str | None,
@@ -207,71 +209,67 @@ async def test_refused_offers_change_nothing(
     reason: str,
 ) -> None:
     if earlier:
-        await service.offer(discord_id=ALICE, text=earlier)
+        await service.offers.offer(discord_id=ALICE, text=earlier)
     before = (await count(sessions, TimeOffer), await count(sessions, OutboxMessage))
     with pytest.raises(InvalidInput) as info:
-        await service.offer(discord_id=ALICE, text=text)
+        await service.offers.offer(discord_id=ALICE, text=text)
     assert reason in info.value.message
     assert "UTC" in info.value.message or "Accepted" in info.value.message
     assert (await count(sessions, TimeOffer), await count(sessions, OutboxMessage)) == before
 
 
-async def test_rule_v_d_problem_shows_discord_times(
-    service: NegotiationService, seeded: SeededRound
-) -> None:
-    await service.offer(discord_id=ALICE, text="tue 18:00")
+async def test_rule_v_d_problem_shows_discord_times(service: Services, seeded: SeededRound) -> None:
+    await service.offers.offer(discord_id=ALICE, text="tue 18:00")
     with pytest.raises(InvalidInput) as info:
-        await service.offer(discord_id=ALICE, text="tue 20:00")
+        await service.offers.offer(discord_id=ALICE, text="tue 20:00")
     assert discord_time(TUE_18) in info.value.message
     assert discord_time(TUE_18 + timedelta(hours=2)) in info.value.message
 
 
-async def test_last_possible_start_is_accepted(
-    service: NegotiationService, seeded: SeededRound
-) -> None:
-    result = await service.offer(discord_id=ALICE, text="sun 21:59")
+async def test_last_possible_start_is_accepted(service: Services, seeded: SeededRound) -> None:
+    result = await service.offers.offer(discord_id=ALICE, text="sun 21:59")
     assert result.offers[0].time == datetime(2019, 10, 6, 21, 59, tzinfo=UTC)
 
 
 async def test_offer_after_agreement_points_to_reschedule(
-    service: NegotiationService, seeded: SeededRound
+    service: Services, seeded: SeededRound
 ) -> None:
-    await service.offer(discord_id=ALICE, text="tue 18:00")
-    await service.accept(discord_id=BOB)
+    await service.offers.offer(discord_id=ALICE, text="tue 18:00")
+    await service.offers.accept(discord_id=BOB)
     with pytest.raises(WrongStage, match="/reschedule"):
-        await service.offer(discord_id=BOB, text="wed 18:00")
+        await service.offers.offer(discord_id=BOB, text="wed 18:00")
 
 
-async def test_not_your_match(service: NegotiationService, seeded: SeededRound) -> None:
-    result = await service.offer(discord_id=ALICE, text="tue 18:00")
+async def test_not_your_match(service: Services, seeded: SeededRound) -> None:
+    result = await service.offers.offer(discord_id=ALICE, text="tue 18:00")
     with pytest.raises(NotAllowed, match="Only Bob can accept"):
-        await service.accept(discord_id=CAROL, offer_id=result.offers[0].id)
+        await service.offers.accept(discord_id=CAROL, offer_id=result.offers[0].id)
     with pytest.raises(NotAllowed, match="yourself"):
-        await service.accept(discord_id=ALICE, offer_id=result.offers[0].id)
+        await service.offers.accept(discord_id=ALICE, offer_id=result.offers[0].id)
     with pytest.raises(NotAllowed, match="not a player"):
-        await service.accept(discord_id=999, offer_id=result.offers[0].id)
+        await service.offers.accept(discord_id=999, offer_id=result.offers[0].id)
     with pytest.raises(NotAllowed, match="not a player"):
-        await service.offer(discord_id=999, text="tue 18:00")
+        await service.offers.offer(discord_id=999, text="tue 18:00")
 
 
 async def test_a_bye_has_nothing_to_negotiate(
-    sessions: async_sessionmaker[AsyncSession], config: Config, service: NegotiationService
+    sessions: async_sessionmaker[AsyncSession], config: Config, service: Services
 ) -> None:
     await seed_round(sessions, config, [(ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol")])
     with pytest.raises(WrongStage, match="bye"):
-        await service.offer(discord_id=CAROL, text="tue 18:00")
-    view = await service.match_view(discord_id=CAROL)
+        await service.offers.offer(discord_id=CAROL, text="tue 18:00")
+    view = await service.offers.match_view(discord_id=CAROL)
     assert view.opponent is None
 
 
 async def test_two_simultaneous_accepts_end_with_one_agreed_time(
-    service: NegotiationService, sessions: async_sessionmaker[AsyncSession], seeded: SeededRound
+    service: Services, sessions: async_sessionmaker[AsyncSession], seeded: SeededRound
 ) -> None:
-    alice_offer = (await service.offer(discord_id=ALICE, text="tue 18:00")).offers[0]
-    bob_offer = (await service.offer(discord_id=BOB, text="wed 18:00")).offers[0]
+    alice_offer = (await service.offers.offer(discord_id=ALICE, text="tue 18:00")).offers[0]
+    bob_offer = (await service.offers.offer(discord_id=BOB, text="wed 18:00")).offers[0]
     results = await asyncio.gather(
-        service.accept(discord_id=BOB, offer_id=alice_offer.id),
-        service.accept(discord_id=ALICE, offer_id=bob_offer.id),
+        service.offers.accept(discord_id=BOB, offer_id=alice_offer.id),
+        service.offers.accept(discord_id=ALICE, offer_id=bob_offer.id),
         return_exceptions=True,
     )
     won = [r for r in results if not isinstance(r, BaseException)]
@@ -290,10 +288,10 @@ async def test_two_simultaneous_accepts_end_with_one_agreed_time(
     assert sets == 1
 
 
-async def test_match_view(service: NegotiationService, seeded: SeededRound) -> None:
-    await service.offer(discord_id=ALICE, text="tue 18:00, wed 12:00")
-    await service.offer(discord_id=BOB, text="thu 20:00")
-    view = await service.match_view(discord_id=BOB)
+async def test_match_view(service: Services, seeded: SeededRound) -> None:
+    await service.offers.offer(discord_id=ALICE, text="tue 18:00, wed 12:00")
+    await service.offers.offer(discord_id=BOB, text="thu 20:00")
+    view = await service.offers.match_view(discord_id=BOB)
     assert view.me == "Bob" and view.opponent == "Alice"
     assert view.my_offers_owed == 2 and view.opponent_offers_owed == 1
     assert view.offers_due == datetime(2019, 10, 3, tzinfo=UTC)
@@ -305,13 +303,13 @@ async def test_match_view(service: NegotiationService, seeded: SeededRound) -> N
 
 
 async def test_unanswered_offer_reminded_once(
-    service: NegotiationService,
+    service: Services,
     runner: DueActionRunner,
     sessions: async_sessionmaker[AsyncSession],
     clock: FakeClock,
     seeded: SeededRound,
 ) -> None:
-    await service.offer(discord_id=ALICE, text="thu 20:00")
+    await service.offers.offer(discord_id=ALICE, text="thu 20:00")
     clock.advance(timedelta(hours=23))
     await runner.sweep()
     assert await dms(sessions, BOB) == []  # the offer itself is the thread post mentioning Bob
@@ -323,28 +321,28 @@ async def test_unanswered_offer_reminded_once(
 
 
 async def test_answered_offer_is_not_reminded(
-    service: NegotiationService,
+    service: Services,
     runner: DueActionRunner,
     sessions: async_sessionmaker[AsyncSession],
     clock: FakeClock,
     seeded: SeededRound,
 ) -> None:
-    await service.offer(discord_id=ALICE, text="thu 20:00, fri 20:00")
-    await service.accept(discord_id=BOB, offer_id=(await offers(sessions))[0].id)
+    await service.offers.offer(discord_id=ALICE, text="thu 20:00, fri 20:00")
+    await service.offers.accept(discord_id=BOB, offer_id=(await offers(sessions))[0].id)
     clock.advance(timedelta(hours=25))
     await runner.sweep()
     assert not any("unanswered" in t for t in await dms(sessions, BOB))
 
 
 async def test_two_offers_by_wednesday_then_opponent_chooses(
-    service: NegotiationService,
+    service: Services,
     runner: DueActionRunner,
     sessions: async_sessionmaker[AsyncSession],
     clock: FakeClock,
     seeded: SeededRound,
 ) -> None:
-    await service.offer(discord_id=ALICE, text="tue 18:00, wed 12:00, thu 20:00")
-    await service.offer(discord_id=BOB, text="tue 08:00, wed 20:00")
+    await service.offers.offer(discord_id=ALICE, text="tue 18:00, wed 12:00, thu 20:00")
+    await service.offers.offer(discord_id=BOB, text="tue 08:00, wed 20:00")
     clock.set(datetime(2019, 10, 3, 0, 0, 30, tzinfo=UTC))
     await runner.sweep()
     m = await match(sessions, seeded.match_ids[0])
@@ -353,10 +351,10 @@ async def test_two_offers_by_wednesday_then_opponent_chooses(
     assert any("rule V.E" in t for t in await dms(sessions, BOB))
 
     with pytest.raises(NotAllowed, match="Only Alice"):
-        await service.choose(discord_id=BOB, text="sat 18:00")
+        await service.offers.choose(discord_id=BOB, text="sat 18:00")
     with pytest.raises(InvalidInput, match="in the past"):
-        await service.choose(discord_id=ALICE, text="wed 18:00")
-    agreement = await service.choose(discord_id=ALICE, text="sat 18:00")
+        await service.offers.choose(discord_id=ALICE, text="wed 18:00")
+    agreement = await service.offers.choose(discord_id=ALICE, text="sat 18:00")
     assert agreement.time == SAT_18 and agreement.kind is OfferKind.CHOSEN
     m = await match(sessions, seeded.match_ids[0])
     assert m.agreed_time == SAT_18 and m.state is MatchState.SCHEDULED
@@ -373,13 +371,13 @@ async def test_two_offers_by_wednesday_then_opponent_chooses(
 
 
 async def test_both_short_then_td_assigns(
-    service: NegotiationService,
+    service: Services,
     runner: DueActionRunner,
     sessions: async_sessionmaker[AsyncSession],
     clock: FakeClock,
     seeded: SeededRound,
 ) -> None:
-    await service.offer(discord_id=ALICE, text="tue 18:00")
+    await service.offers.offer(discord_id=ALICE, text="tue 18:00")
     clock.set(datetime(2019, 10, 3, 0, 1, tzinfo=UTC))
     await runner.sweep()
     m = await match(sessions, seeded.match_ids[0])
@@ -389,8 +387,8 @@ async def test_both_short_then_td_assigns(
     assert any(f"/td negotiation assign-time match:{m.id}" in t and "Alice" in t for t in td)
     assert any(discord_time(TUE_18) in t for t in td)  # the offer history
     with pytest.raises(NotAllowed, match="TD assigns"):
-        await service.choose(discord_id=ALICE, text="sat 18:00")
-    agreement = await service.assign_time(td_id=TD_ID, match_id=m.id, text="sat 18:00")
+        await service.offers.choose(discord_id=ALICE, text="sat 18:00")
+    agreement = await service.rulings.assign_time(td_id=TD_ID, match_id=m.id, text="sat 18:00")
     assert agreement.kind is OfferKind.ASSIGNED
     assert (await match(sessions, m.id)).agreed_time == SAT_18
     fixed = (await channel_posts(sessions))[-1]
@@ -398,14 +396,14 @@ async def test_both_short_then_td_assigns(
 
 
 async def test_weekend_without_agreement_goes_to_the_td(
-    service: NegotiationService,
+    service: Services,
     runner: DueActionRunner,
     sessions: async_sessionmaker[AsyncSession],
     clock: FakeClock,
     seeded: SeededRound,
 ) -> None:
-    await service.offer(discord_id=ALICE, text="tue 18:00, wed 12:00, thu 20:00")
-    await service.offer(discord_id=BOB, text="tue 08:00, wed 20:00, thu 12:00")
+    await service.offers.offer(discord_id=ALICE, text="tue 18:00, wed 12:00, thu 20:00")
+    await service.offers.offer(discord_id=BOB, text="tue 08:00, wed 20:00, thu 12:00")
     clock.set(datetime(2019, 10, 5, 0, 0, 5, tzinfo=UTC))
     await runner.sweep()
     match_id = seeded.match_ids[0]
@@ -417,51 +415,51 @@ async def test_weekend_without_agreement_goes_to_the_td(
 
 
 async def test_td_rules_a_player_at_fault(
-    service: NegotiationService,
+    service: Services,
     sessions: async_sessionmaker[AsyncSession],
     clock: FakeClock,
     seeded: SeededRound,
 ) -> None:
     match_id = seeded.match_ids[0]
     with pytest.raises(InvalidInput, match="not a player of this match"):
-        await service.rule_fault(td_id=TD_ID, match_id=match_id, player_name="Carol")
-    ruling = await service.rule_fault(td_id=TD_ID, match_id=match_id, player_name="bob")
+        await service.rulings.rule_fault(td_id=TD_ID, match_id=match_id, player_name="Carol")
+    ruling = await service.rulings.rule_fault(td_id=TD_ID, match_id=match_id, player_name="bob")
     assert ruling.at_fault == "Bob" and ruling.chooser == "Alice"
     m = await match(sessions, match_id)
     assert m.chooser_id == seeded.player_ids["Alice"]
     assert "/choose" in (await dms(sessions, ALICE))[-1]
     assert "at fault" in (await dms(sessions, BOB))[-1]
     assert await count(sessions, TDDecision) == 1
-    await service.choose(discord_id=ALICE, text="sat 18:00")
+    await service.offers.choose(discord_id=ALICE, text="sat 18:00")
     assert (await match(sessions, match_id)).agreed_time == SAT_18
 
 
 async def test_td_rules_nobody_at_fault(
-    service: NegotiationService, sessions: async_sessionmaker[AsyncSession], seeded: SeededRound
+    service: Services, sessions: async_sessionmaker[AsyncSession], seeded: SeededRound
 ) -> None:
     match_id = seeded.match_ids[0]
-    ruling = await service.rule_fault(td_id=TD_ID, match_id=match_id, player_name="nobody")
+    ruling = await service.rulings.rule_fault(td_id=TD_ID, match_id=match_id, player_name="nobody")
     assert ruling.at_fault is None
     assert (await match(sessions, match_id)).td_assigns
     assert f"/td negotiation assign-time match:{match_id}" in (await dms(sessions, TD_ID))[-1]
-    await service.assign_time(td_id=TD_ID, match_id=match_id, text="2019-10-05 18:00")
+    await service.rulings.assign_time(td_id=TD_ID, match_id=match_id, text="2019-10-05 18:00")
     assert (await match(sessions, match_id)).agreed_time == SAT_18
 
 
-async def test_unknown_match_for_the_td(service: NegotiationService, seeded: SeededRound) -> None:
+async def test_unknown_match_for_the_td(service: Services, seeded: SeededRound) -> None:
     with pytest.raises(InvalidInput, match="no match #999"):
-        await service.assign_time(td_id=TD_ID, match_id=999, text="sat 18:00")
+        await service.rulings.assign_time(td_id=TD_ID, match_id=999, text="sat 18:00")
 
 
 async def test_match_reminders_once_each_and_not_after_a_reschedule(
-    service: NegotiationService,
+    service: Services,
     runner: DueActionRunner,
     sessions: async_sessionmaker[AsyncSession],
     clock: FakeClock,
     seeded: SeededRound,
 ) -> None:
-    await service.offer(discord_id=ALICE, text="thu 20:00")
-    await service.accept(discord_id=BOB)
+    await service.offers.offer(discord_id=ALICE, text="thu 20:00")
+    await service.offers.accept(discord_id=BOB)
     clock.set(THU_20 - timedelta(hours=24))
     await runner.sweep()
     await runner.sweep()
@@ -470,12 +468,12 @@ async def test_match_reminders_once_each_and_not_after_a_reschedule(
 
     # Bob moves the match to Saturday; the old 1-hour reminder must stay silent.
     with pytest.raises(WrongStage, match="/offer"):
-        await service.reschedule(discord_id=CAROL, text="sat 18:00")
-    proposal = await service.reschedule(discord_id=BOB, text="sat 18:00")
+        await service.offers.reschedule(discord_id=CAROL, text="sat 18:00")
+    proposal = await service.offers.reschedule(discord_id=BOB, text="sat 18:00")
     assert (await match(sessions, seeded.match_ids[0])).agreed_time == THU_20  # not yet
     with pytest.raises(NotAllowed):
-        await service.accept(discord_id=BOB, offer_id=proposal.offer.id)
-    agreement = await service.accept(discord_id=ALICE, offer_id=proposal.offer.id)
+        await service.offers.accept(discord_id=BOB, offer_id=proposal.offer.id)
+    agreement = await service.offers.accept(discord_id=ALICE, offer_id=proposal.offer.id)
     assert agreement.previous == THU_20 and agreement.time == SAT_18
     clock.set(THU_20 - timedelta(minutes=30))
     await runner.sweep()
@@ -487,9 +485,9 @@ async def test_match_reminders_once_each_and_not_after_a_reschedule(
     assert len(reminders) == 3 and discord_time(SAT_18) in reminders[-1]
 
 
-async def test_refusals_are_user_facing(service: NegotiationService, seeded: SeededRound) -> None:
+async def test_refusals_are_user_facing(service: Services, seeded: SeededRound) -> None:
     """Every refusal is a UserFacingError, so the cogs turn it into an ephemeral reply."""
     with pytest.raises(UserFacingError):
-        await service.reschedule(discord_id=ALICE, text="sat 18:00")
+        await service.offers.reschedule(discord_id=ALICE, text="sat 18:00")
     with pytest.raises(UserFacingError):
-        await service.choose(discord_id=ALICE, text="sat 18:00")
+        await service.offers.choose(discord_id=ALICE, text="sat 18:00")

@@ -149,7 +149,7 @@ async def test_schedule_follows_the_agreed_time_as_it_changes(
     async with running_bot() as (bot, h):
         ids = await setup(bot, h, config)
         clock.set(ROUND2_START + timedelta(hours=9))
-        await bot.svc.negotiation.assign_time(
+        await bot.svc.rulings.assign_time(
             td_id=TD_ID, match_id=ids["alice_eve"], text="2019-10-09 19:00"
         )
 
@@ -199,7 +199,7 @@ async def test_schedule_follows_the_agreed_time_as_it_changes(
         assert calendar_of(again)[uid(ids["alice_bob"])]["sequence"] == 0
 
         # The TD assigns another time: one more version, and Eve's calendar agrees.
-        await bot.svc.negotiation.assign_time(
+        await bot.svc.rulings.assign_time(
             td_id=TD_ID, match_id=ids["alice_eve"], text="2019-10-11 18:00"
         )
         eve = await h.slash("schedule", user=EVE)
