@@ -24,7 +24,7 @@ from acwc_sim.fake_lichess import fake_lichess
 from acwc_sim.faults import Faults
 from acwc_sim.games import ANNOUNCE, GUILD, PAIRINGS, PRESEEDED, START, TD, TD_ALERTS
 from acwc_sim.harness import RecordedMessage, discord_harness
-from acwc_sim.incidents import Incidents
+from acwc_sim.paths import Paths
 from acwc_sim.players import SimPlayer, add_account, make_players
 from acwc_sim.result import championship_result
 from acwc_sim.resume import RequestLog, StepLog
@@ -74,7 +74,7 @@ def sim_config(db_url: str, lichess_url: str) -> Config:
     )
 
 
-class Simulation(Incidents):
+class Simulation(Paths):
     """One championship: the bot, the harness, the fake Lichess, the clock and the dice."""
 
     # --- registration ------------------------------------------------------------------------
@@ -215,15 +215,25 @@ class Simulation(Incidents):
     ) -> None:
         players = await self.names()
         # Every time offered falls after the last moment the run moves the clock to before
-        # the matches are played (Thursday 00:00:01, when the TD assigns a time): the clock
+        # the first match is played (Thursday 00:00:01, past the offers' deadline): the clock
         # then stops at each agreed time, and a match starts when it was agreed.
         thursday_evening = round_.starts_at + timedelta(days=3, hours=18)
         left_to_td: list[Match] = []
+        missed: list[Match] = []
+        swiss = stage.kind is StageKind.SWISS
         for board, match in enumerate(matches):
             a, b = players[match.player_a_id], players[match.player_b_id or 0]
             when = thursday_evening + timedelta(hours=3 * (board % 2), days=board // 2 % 3)
-            if stage.kind is StageKind.SWISS and round_.number == 1 and board == len(matches) - 1:
+            if swiss and round_.number == 1 and board == len(matches) - 1:
                 left_to_td.append(match)  # this pair never makes an offer: the TD assigns
+            elif swiss and round_.number == 2 and board == len(matches) - 1:
+                await self.offer_three(match, a, thursday_evening)  # b offers nothing (V.E)
+                missed.append(match)
+            elif swiss and round_.number == 2 and board == len(matches) - 2:
+                # both make their 3 offers (rule V.C), each another time (V.G): no agreement
+                await self.offer_three(match, a, thursday_evening)
+                await self.offer_three(match, b, thursday_evening - timedelta(hours=6))
+                self.weekend.append(match)
             elif board % 3 == 2:  # a offers, b answers with another time (rule V.G), a accepts
                 await self.offer(match, a, when)
                 await self.offer(match, b, when + timedelta(hours=4))
@@ -231,26 +241,49 @@ class Simulation(Incidents):
             else:
                 await self.offer(match, a, when)
                 await self.accept(match, b)
-        if left_to_td:
-            thursday = round_.starts_at + timedelta(days=3, seconds=1)
-            await self.step_at(f"{key}:thursday", thursday)
-            for match in left_to_td:
+        if not left_to_td and not missed:
+            return
+        thursday = round_.starts_at + timedelta(
+            hours=self.bot.config.negotiation.offers_due_hours, seconds=1
+        )
+        await self.step_at(f"{key}:thursday", thursday)
+        for match in missed:
+            a, b = players[match.player_a_id], players[match.player_b_id or 0]
+            when = round_.starts_at + timedelta(days=4, hours=20)
+            await self.offers_missed(label, match, a, b, when)
+        for match in left_to_td:
 
-                async def assign(match: Match = match) -> None:
-                    when = round_.starts_at + timedelta(days=4, hours=19)
-                    done = await self.h.slash(
-                        "td negotiation assign-time",
-                        user=TD,
-                        options={"match": match.id, "time": f"{when:%Y-%m-%d %H:%M}"},
-                    )
-                    assert done.ephemeral, done.text
-
-                await self.step(
-                    f"assign:{match.id}",
-                    assign,
-                    done=partial(self.agreed, match),
-                    incident=f"{label}: the TD assigned a time",
+            async def assign(match: Match = match) -> None:
+                when = round_.starts_at + timedelta(days=4, hours=19)
+                done = await self.h.slash(
+                    "td negotiation assign-time",
+                    user=TD,
+                    options={"match": match.id, "time": f"{when:%Y-%m-%d %H:%M}"},
                 )
+                assert done.ephemeral, done.text
+
+            await self.step(
+                f"assign:{match.id}",
+                assign,
+                done=partial(self.agreed, match),
+                incident=f"{label}: the TD assigned a time",
+            )
+
+    async def weekend_rulings(self, key: str, round_: Round, label: str) -> None:
+        """Rule V.H at the start of Saturday: the bot tells the TD about each match whose
+        players both made their offers without agreeing; the TD rules."""
+        if not self.weekend:
+            return
+        saturday = round_.starts_at + timedelta(
+            hours=self.bot.config.negotiation.weekend_hours, seconds=1
+        )
+        await self.step_at(f"{key}:saturday", saturday)
+        players = await self.names()
+        for match in self.weekend:
+            a, b = players[match.player_a_id], players[match.player_b_id or 0]
+            when = round_.starts_at + timedelta(days=5, hours=15)
+            await self.weekend_ruling(label, match, a, b, when)
+        self.weekend.clear()
 
     async def settle(self, key: str, round_: Round) -> None:
         """Let the jobs run until the round has every result: a poll that failed (Lichess
@@ -305,6 +338,10 @@ class Simulation(Incidents):
         return when is not None
 
     async def play_matches(self, key: str, stage: Stage, round_: Round, label: str) -> None:
+        """The matches in the order of their agreed times; those agreed at the weekend
+        (rule V.H) once the clock has reached it."""
+        saturday = round_.starts_at + timedelta(hours=self.bot.config.negotiation.weekend_hours)
+
         async def agreed_matches() -> list[int]:
             assert self.bot.sessions is not None
             async with self.bot.sessions() as session:
@@ -317,22 +354,39 @@ class Simulation(Incidents):
                 )
 
         ids = await self.step(f"{key}:agreed", agreed_matches)
+        before = await self.matches_by_id(ids)
+        played: list[int] = []
+        if self.weekend:
+            played = [i for i in ids if before[i].agreed_time < saturday]  # type: ignore[operator]
+            await self.play_in_order(stage, round_, label, [before[i] for i in played])
+            await self.weekend_rulings(key, round_, label)
+            ids = await self.step(f"{key}:agreed:weekend", agreed_matches)
+            before = await self.matches_by_id(ids)
+        rest = [before[i] for i in ids if i not in played]
+        await self.play_in_order(stage, round_, label, rest, first_index=len(played))
+
+    async def matches_by_id(self, ids: list[int]) -> dict[int, Match]:
         assert self.bot.sessions is not None
         async with self.bot.sessions() as session:
-            by_id = {m.id: m for m in await session.scalars(select(Match).where(Match.id.in_(ids)))}
+            return {m.id: m for m in await session.scalars(select(Match).where(Match.id.in_(ids)))}
+
+    async def play_in_order(
+        self, stage: Stage, round_: Round, label: str, matches: list[Match], first_index: int = 0
+    ) -> None:
         players = await self.names()
-        for index, match in enumerate(by_id[i] for i in ids):
+        swiss = stage.kind is StageKind.SWISS
+        for index, match in enumerate(matches, start=first_index):
             assert match.agreed_time is not None
             a, b = players[match.player_a_id], players[match.player_b_id or 0]
             start = match.agreed_time
             await self.step_at(f"play:{match.id}:link", start)  # the agreed minute
-            late = stage.kind is StageKind.SWISS and round_.number == 2 and index == 0
-            if late:
+            if swiss and round_.number == 2 and index == 0:
                 start = await self.noshow_then_arrival(
                     f"play:{match.id}:noshow", match, a, start, label
                 )
-            brk = stage.kind is StageKind.SWISS and round_.number == 1 and index == 0
-            last = await self.play_games(stage, match, a, b, start, brk=brk)
+            brk = swiss and round_.number == 1 and index == 0
+            left = swiss and round_.number == 1 and index == 1
+            last = await self.play_games(stage, match, a, b, start, brk=brk, left=left)
             await self.step_at(f"play:{match.id}:after", last + timedelta(minutes=20))
 
 
