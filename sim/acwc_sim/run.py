@@ -46,6 +46,7 @@ from db.models import (
     TimeOffer,
 )
 
+REGISTRATION_GAP = timedelta(minutes=20)  # between one player's registration and the next
 KEEP_IN_MEMORY = 2000  # REST messages the harness holds; a round of 256 players sends ~2,000
 
 
@@ -80,7 +81,10 @@ class Simulation(Paths):
     # --- registration ------------------------------------------------------------------------
 
     async def register_everyone(self) -> None:
-        for player in self.players:
+        """Each player registers in turn, `REGISTRATION_GAP` apart: /register, the code in
+        their Lichess profile, **Verify**. The bot answers only them, so the transcript tells
+        it in a note from what the database shows."""
+        for index, player in enumerate(self.players):
 
             async def register(player: SimPlayer = player) -> None:
                 record = await self.h.slash(
@@ -92,10 +96,30 @@ class Simulation(Paths):
                 verify = str(self.h.buttons(record.last)[0]["custom_id"])
                 await self.h.press(verify, user=player.discord_id, message=record.last)
 
-            await self.step(
-                f"register:{player.name}", register, done=partial(self.registered, player)
-            )
+            key = f"register:{player.name}"
+            await self.step_at(f"{key}:at", START + index * REGISTRATION_GAP)
+            await self.step(key, register, done=partial(self.registered, player))
+            await self.step(f"{key}:note", partial(self.registration_note, key, player))
         await self.step("register:jobs", self.jobs)
+
+    async def registration_note(self, key: str, player: SimPlayer) -> None:
+        """The transcript's note of a registration, from the registration the bot stored."""
+        row = await self.scalar(
+            select(Registration)
+            .join(Player, Player.id == Registration.player_id)
+            .where(Player.discord_id == player.discord_id)
+        )
+        if row is None:
+            text = "runs /register, but no registration is stored."
+        else:
+            rating = f"{row.seeding_rating:.0f}" if row.seeding_rating is not None else "none"
+            text = (
+                f"runs `/register lichess_username:{player.name}`, puts the code the bot "
+                "gives in their Lichess profile and presses **Verify**; the bot's replies, "
+                f"which only they see, leave the registration {row.state.value} "
+                f"(seeding rating {rating}, rule III.E.3)."
+            )
+        self.h.note(key, self.clock.now(), f"{player.name}, registering", text)
 
     async def registered(self, player: SimPlayer) -> bool:
         found = await self.scalar(
@@ -132,6 +156,7 @@ class Simulation(Paths):
                 shown = await self.h.press(
                     buttons["Close registration and continue"], user=TD, message=shown.last
                 )
+                await self.deliver_queued()  # the public field, before the pairings
                 assert shown.last is not None
                 buttons = {str(b["label"]): str(b["custom_id"]) for b in self.h.buttons(shown.last)}
             await self.h.press(buttons["Publish round 1"], user=TD, message=shown.last)

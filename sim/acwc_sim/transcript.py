@@ -1,5 +1,6 @@
 """The story of a simulated championship: every message the bot sent, where, to whom and
-when in championship time, in order."""
+when in championship time, in order, with what players did where only they see the bot's
+replies (their registration)."""
 
 from __future__ import annotations
 
@@ -37,11 +38,20 @@ class Transcript:
         self._file = path.open("w", encoding="utf-8")
         self._file.write(HEADING)
         h.on_post = self._posted
+        h.on_note = self._noted
 
     def _posted(self, message: RecordedMessage) -> None:
         at = message.sent_at or self.clock.now()
         self.count += 1
         entry = Entry(at, self._where(message), self._readable(message.text))
+        self._file.write(entry_markdown(entry, self._day))
+        self._day = at.date()
+
+    def _noted(self, note: dict[str, object]) -> None:
+        """What a player did where only they see the bot's replies (registration): told in
+        its place, and not counted as a message."""
+        at = datetime.fromisoformat(str(note["at"]))
+        entry = Entry(at, str(note["who"]), str(note["text"]))
         self._file.write(entry_markdown(entry, self._day))
         self._day = at.date()
 
