@@ -47,7 +47,21 @@ from db.models import (
 )
 
 REGISTRATION_GAP = timedelta(minutes=20)  # between one player's registration and the next
-KEEP_IN_MEMORY = 2000  # REST messages the harness holds; a round of 256 players sends ~2,000
+# Each match is played in a slot of its own, 3 hours from Thursday 03:00 (a Swiss match
+# with a no-show, a break and a /left takes under 2.5 hours): 30 slots to Sunday 18:00, the
+# last three for the matches whose time the TD assigns or a player chooses. A round of more
+# than 27 other matches (over 60 players) shares slots, and its clock jumps past some starts.
+SLOTS, SLOT_HOURS, FIRST_SLOT = 30, 3, timedelta(days=3, hours=3)
+KEEP_IN_MEMORY = 2000
+
+
+def slot(round_: Round, index: int) -> datetime:
+    """The start of a match's slot: one of the first 27 for a board, or one of the last
+    three, kept for the times chosen or assigned."""
+    return round_.starts_at + FIRST_SLOT + timedelta(hours=SLOT_HOURS * index)
+
+
+# REST messages the harness holds; a round of 256 players sends ~2,000
 
 
 def sim_config(db_url: str, lichess_url: str) -> Config:
@@ -240,15 +254,16 @@ class Simulation(Paths):
     ) -> None:
         players = await self.names()
         # Every time offered falls after the last moment the run moves the clock to before
-        # the first match is played (Thursday 00:00:01, past the offers' deadline): the clock
-        # then stops at each agreed time, and a match starts when it was agreed.
+        # the first match is played (Thursday 00:00:01, past the offers' deadline), and each
+        # match has a slot of its own (`slot`): the clock then stops at each agreed time, and
+        # a match starts when it was agreed.
         thursday_evening = round_.starts_at + timedelta(days=3, hours=18)
         left_to_td: list[Match] = []
         missed: list[Match] = []
         swiss = stage.kind is StageKind.SWISS
         for board, match in enumerate(matches):
             a, b = players[match.player_a_id], players[match.player_b_id or 0]
-            when = thursday_evening + timedelta(hours=3 * (board % 2), days=board // 2 % 3)
+            when = slot(round_, board % (SLOTS - 3))
             if swiss and round_.number == 1 and board == len(matches) - 1:
                 left_to_td.append(match)  # this pair never makes an offer: the TD assigns
             elif swiss and round_.number == 2 and board == len(matches) - 1:
@@ -260,8 +275,8 @@ class Simulation(Paths):
                 await self.offer_three(match, b, thursday_evening - timedelta(hours=6))
                 self.weekend.append(match)
             elif board % 3 == 2:  # a offers, b answers with another time (rule V.G), a accepts
-                await self.offer(match, a, when)
-                await self.offer(match, b, when + timedelta(hours=4))
+                await self.offer(match, a, when - timedelta(hours=4))
+                await self.offer(match, b, when)
                 await self.accept(match, a)
             else:
                 await self.offer(match, a, when)
@@ -274,12 +289,12 @@ class Simulation(Paths):
         await self.step_at(f"{key}:thursday", thursday)
         for match in missed:
             a, b = players[match.player_a_id], players[match.player_b_id or 0]
-            when = round_.starts_at + timedelta(days=4, hours=20)
+            when = slot(round_, SLOTS - 2)
             await self.offers_missed(label, match, a, b, when)
         for match in left_to_td:
 
             async def assign(match: Match = match) -> None:
-                when = round_.starts_at + timedelta(days=4, hours=19)
+                when = slot(round_, SLOTS - 3)
                 done = await self.h.slash(
                     "td negotiation assign-time",
                     user=TD,
@@ -306,7 +321,7 @@ class Simulation(Paths):
         players = await self.names()
         for match in self.weekend:
             a, b = players[match.player_a_id], players[match.player_b_id or 0]
-            when = round_.starts_at + timedelta(days=5, hours=15)
+            when = slot(round_, SLOTS - 1)
             await self.weekend_ruling(label, match, a, b, when)
         self.weekend.clear()
 
