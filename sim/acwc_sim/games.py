@@ -125,6 +125,9 @@ class SimBase:
         self.log.record(key, value, self.clock.now(), self.counters)
         return value
 
+    async def nothing(self) -> None:
+        """A step that only lists an incident its `done()` check confirms."""
+
     async def step_at(self, key: str, moment: datetime | Callable[[], datetime]) -> None:
         """A turn of the jobs at `moment` (a function is read when the step runs: on the
         clock as the last step left it, in a restarted run too)."""
@@ -362,7 +365,17 @@ class SimBase:
                 )
 
             await self.step(f"{key}:bid:{player.id}", bid, done=partial(self.bid_in, match, player))
-        await self.step(f"{key}:jobs", self.jobs, incident="the Final went to the Armageddon")
+        await self.step(f"{key}:jobs", self.jobs)
+
+        async def both_bids() -> bool:
+            return await self.bid_in(match, a) and await self.bid_in(match, b)
+
+        await self.step(
+            f"{key}:listed",
+            self.nothing,
+            done=both_bids,
+            incident="the Final went to the Armageddon",
+        )
 
     async def armageddon_game(self, key: str, match: Match, a: Player, plan: MatchPlan) -> None:
         """The Armageddon is played on the link the bot opens after the reveal, with the

@@ -129,9 +129,6 @@ class Paths(Incidents):
         )
         return found is not None
 
-    async def nothing(self) -> None:
-        """A step that only lists an incident its `done()` check confirms."""
-
     async def left_and_back(self, key: str, match: Match, a: Player, b: Player) -> None:
         """Rule VI.E: `b` left between two games; `a` reports it with /left and `b` comes
         back to the next game within the return period."""
