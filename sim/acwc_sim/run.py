@@ -60,7 +60,7 @@ REGISTRATION_GAP = timedelta(minutes=20)  # between one player's registration an
 # Each match is played in a slot of its own, 3 hours from Thursday 03:00 (a Swiss match
 # with a no-show, a break and a /left takes under 2.5 hours): 30 slots to Sunday 18:00, the
 # last three for the matches whose time the TD assigns or a player chooses. A round of more
-# than 27 other matches (over 60 players) shares slots, and its clock jumps past some starts.
+# than 27 other matches (over 56 players) shares slots, and its clock jumps past some starts.
 SLOTS, SLOT_HOURS, FIRST_SLOT = 30, 3, timedelta(days=3, hours=3)
 KEEP_IN_MEMORY = 2000
 
