@@ -429,6 +429,11 @@ class Simulation(Paths):
             assert match.agreed_time is not None
             a, b = players[match.player_a_id], players[match.player_b_id or 0]
             start = match.agreed_time
+            for hours in sorted(self.bot.config.negotiation.match_reminders_hours, reverse=True):
+                # the reminders go out when due (a moment passed already is not gone back to)
+                await self.step_at(
+                    f"play:{match.id}:remind:{hours}", start - timedelta(hours=hours)
+                )
             await self.step_at(f"play:{match.id}:link", start)  # the agreed minute
             if swiss and round_.number == 2 and index == 0:
                 start = await self.noshow_then_arrival(
