@@ -157,7 +157,9 @@ class NegotiationConfig(_Section):
     weekend_hours: float = Field(120.0, gt=0)  # from round start: start of Saturday
     finish_margin_minutes: int = Field(120, ge=0)
     answer_reminder_hours: float = Field(24.0, gt=0)
-    match_reminders_hours: tuple[float, ...] = (24.0, 1.0)
+    # One reminder, an hour before: the agreed time was posted with a mention when it was
+    # agreed, and the match start mentions both players again (docs/MESSAGES.md).
+    match_reminders_hours: tuple[float, ...] = (1.0,)
 
 
 class StagesConfig(_Section):

@@ -34,7 +34,7 @@ class DueKind(enum.StrEnum):
     OFFER_UNANSWERED = "offer_unanswered"  # remind the opponent of an unanswered offer
     OFFERS_DUE = "offers_due"  # end of Wednesday: who made their offers (V.C, V.E, V.F)
     WEEKEND_CHECK = "weekend_check"  # Saturday: no agreement goes to the TD (V.H)
-    MATCH_REMINDER = "match_reminder"  # 24 h and 1 h before the agreed time
+    MATCH_REMINDER = "match_reminder"  # before the agreed time (negotiation.match_reminders_hours)
     # registration (rule II)
     REGISTRATION_CLOSE = "registration_close"  # the configured close: the field goes public
     # rounds (rule IV)

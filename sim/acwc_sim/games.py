@@ -36,6 +36,10 @@ START = datetime(2019, 9, 10, 12, 0, tzinfo=UTC)  # registration is open
 # Settings the driver reads back as any observer of the database could (the sim sits below
 # the features and does not import them): the Armageddon's bids, the tie left to the TD.
 ARMAGEDDON_KEY, PENDING_TIE = "armageddon:", "pending_tie"
+# Seeds whose Final follows a planned path instead of the dice: the finalists win in turn,
+# through every extension (rule III.G.3) and the 2+0 games (III.G.5), to 15-15 after 30 games;
+# the Challenger wins the bids (III.G.6.b) and the Armageddon. Other seeds roll every game.
+ARMAGEDDON_SEEDS = frozenset({1, 3})
 
 
 def game_id(seed: int, match_id: int, number: int) -> str:
@@ -61,7 +65,8 @@ class PlannedGame:
 
 @dataclass
 class MatchPlan:
-    """A match's games and the players' moves between them: ("break" | "bids" | "at", when)."""
+    """A match's games and the players' moves between them:
+    ("break" | "left" | "bids" | "at", when)."""
 
     games: list[PlannedGame] = field(default_factory=list)
     events: list[tuple[str, datetime]] = field(default_factory=list)
@@ -93,6 +98,8 @@ class SimBase:
         self.counters = log.counters()  # as the last recorded step left them
         self.faults: Faults | None = None
         self.requests: RequestLog | None = None  # every process's Lichess requests
+        # this round's matches left without agreement for the TD's weekend ruling (rule V.H)
+        self.weekend: list[Match] = []
 
     # --- steps: each move once in the whole run, however often it is killed --------------------
 
@@ -117,6 +124,9 @@ class SimBase:
             self.counters.incidents.append(incident)
         self.log.record(key, value, self.clock.now(), self.counters)
         return value
+
+    async def nothing(self) -> None:
+        """A step that only lists an incident its `done()` check confirms."""
 
     async def step_at(self, key: str, moment: datetime | Callable[[], datetime]) -> None:
         """A turn of the jobs at `moment` (a function is read when the step runs: on the
@@ -172,10 +182,19 @@ class SimBase:
     # --- games ---------------------------------------------------------------------------------
 
     def plan_games(
-        self, stage: Stage, match: Match, a: Player, b: Player, start: datetime, *, brk: bool
+        self,
+        stage: Stage,
+        match: Match,
+        a: Player,
+        b: Player,
+        start: datetime,
+        *,
+        brk: bool,
+        left: bool = False,
     ) -> MatchPlan:
         """Every game of the match and what the players do between them, from the seed and
         the match alone: a restarted run plans the same games again."""
+        planned = stage.kind is StageKind.FINAL and self.seed in ARMAGEDDON_SEEDS
         plan = MatchPlan()
         results: list[float] = []
         moment = start + timedelta(minutes=2)
@@ -184,6 +203,8 @@ class SimBase:
             clock = self.clock_for(stage, results)
             dice = random.Random(f"{self.seed}:game:{match.id}:{len(results) + 1}")
             result = game_result(dice, self.rating[a.lichess_id], self.rating[b.lichess_id])
+            if planned:
+                result = self.planned_final_result(a, results)
             armageddon = stage.kind is StageKind.FINAL and self.armageddon_next(results)
             if armageddon:
                 plan.events.append(("bids", moment))
@@ -210,6 +231,10 @@ class SimBase:
                 plan.events.append(("break", moment + timedelta(minutes=9)))
                 moment += timedelta(minutes=10)
                 brk = False
+            if left and len(results) == 3:  # b leaves; a reports it; b is back in 6 minutes
+                plan.events.append(("left", moment + timedelta(minutes=9)))
+                moment += timedelta(minutes=5)
+                left = False
             moment += timedelta(minutes=10)
             white_a = not white_a
             if stage.kind is StageKind.FINAL and len(results) % 6 == 0:
@@ -217,9 +242,21 @@ class SimBase:
         plan.end = moment
         return plan
 
+    def planned_final_result(self, a: Player, results: list[float]) -> float:
+        """Player a's result in the next game of a planned Final: the finalists win in turn,
+        and the Challenger wins the Armageddon."""
+        if self.armageddon_next(results):
+            return 0.0 if a.lichess_id == PRESEEDED[0][0].lower() else 1.0
+        return 1.0 if len(results) % 2 == 0 else 0.0
+
     def bid(self, match: Match, player: Player) -> int:
-        """A finalist's Armageddon bid in seconds, the same in every run of the seed."""
-        return random.Random(f"{self.seed}:bid:{match.id}:{player.id}").randint(100, 170)
+        """A finalist's Armageddon bid in seconds, the same in every run of the seed; in a
+        planned Final the Challenger bids lower and so wins White (rule III.G.6.b)."""
+        dice = random.Random(f"{self.seed}:bid:{match.id}:{player.id}")
+        if self.seed not in ARMAGEDDON_SEEDS:
+            return dice.randint(100, 170)
+        champion = player.lichess_id == PRESEEDED[0][0].lower()
+        return dice.randint(150, 170) if champion else dice.randint(100, 140)
 
     def store_games(self, plan: MatchPlan) -> None:
         """Put the planned games on the fake Lichess, each listed once it has ended; a game
@@ -248,9 +285,10 @@ class SimBase:
         start: datetime,
         *,
         brk: bool = False,
+        left: bool = False,
     ) -> datetime:
         """Games until the match is over by its stage's rules; returns when the last ended."""
-        plan = self.plan_games(stage, match, a, b, start, brk=brk)
+        plan = self.plan_games(stage, match, a, b, start, brk=brk, left=left)
         self.store_games(plan)
         for number, (kind, moment) in enumerate(plan.events):
             key = f"play:{match.id}:{number}"
@@ -259,6 +297,8 @@ class SimBase:
                 await self.armageddon_game(key, match, a, plan)
                 continue
             await self.step_at(key, moment)
+            if kind == "left":
+                await self.left_and_back(key, match, a, b)
             if kind == "break":
 
                 async def take_break() -> None:
@@ -272,6 +312,10 @@ class SimBase:
                     incident=f"{a.lichess_username} took a break",
                 )
         return plan.end
+
+    async def left_and_back(self, key: str, match: Match, a: Player, b: Player) -> None:
+        """Rule VI.E, played by :class:`acwc_sim.paths.Paths`."""
+        raise NotImplementedError
 
     def over(self, stage: Stage, results: list[float]) -> bool:
         games = self.bot.config.tournament.match_games
@@ -314,7 +358,17 @@ class SimBase:
                 )
 
             await self.step(f"{key}:bid:{player.id}", bid, done=partial(self.bid_in, match, player))
-        await self.step(f"{key}:jobs", self.jobs, incident="the Final went to the Armageddon")
+        await self.step(f"{key}:jobs", self.jobs)
+
+        async def both_bids() -> bool:
+            return await self.bid_in(match, a) and await self.bid_in(match, b)
+
+        await self.step(
+            f"{key}:listed",
+            self.nothing,
+            done=both_bids,
+            incident="the Final went to the Armageddon",
+        )
 
     async def armageddon_game(self, key: str, match: Match, a: Player, plan: MatchPlan) -> None:
         """The Armageddon is played on the link the bot opens after the reveal, with the

@@ -640,6 +640,10 @@ class DiscordHarness:
         self.on_post: Callable[[RecordedMessage], None] | None = None
         #: told of each REST edit of a message (and of each one replayed from the journal)
         self.on_edit: Callable[[RecordedMessage], None] | None = None
+        #: a note the driver wrote beside the messages (what a player did and saw in replies
+        #: only they see), kept in the journal in order, once per key
+        self.on_note: Callable[[dict[str, Any]], None] | None = None
+        self._notes: set[str] = set()
         self._adapter = _RecordingWebhookAdapter(self)
         self._restore: list[Callable[[], None]] = []
         self._started = False
@@ -969,6 +973,9 @@ class DiscordHarness:
             if entry.get("op") == "thread":
                 self._add_thread_payload(entry["data"])
                 continue
+            if entry.get("op") == "note":
+                self._noted(entry)
+                continue
             msg = self._live.get(int(entry["id"]))
             if msg is None:
                 msg = RecordedMessage(id=int(entry["id"]), channel_id=int(entry["channel_id"]))
@@ -1059,6 +1066,21 @@ class DiscordHarness:
     def _posted(self, msg: RecordedMessage) -> None:
         if self.on_post is not None:
             self.on_post(msg)
+
+    def note(self, key: str, at: datetime, who: str, text: str) -> None:
+        """A note beside the messages, in the journal in its place; a note whose `key` is
+        already there (written before a kill) is not written again."""
+        if key in self._notes:
+            return
+        entry = {"op": "note", "key": key, "at": at.isoformat(), "who": who, "text": text}
+        if self._journal is not None:
+            self._journal.write(entry)
+        self._noted(entry)
+
+    def _noted(self, entry: dict[str, Any]) -> None:
+        self._notes.add(str(entry["key"]))
+        if self.on_note is not None:
+            self.on_note(entry)
 
     def _write_journal(self, msg: RecordedMessage, nonce: Any) -> None:
         if self._journal is None:

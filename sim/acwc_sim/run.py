@@ -6,6 +6,16 @@ to the next. Simulated players register, negotiate with /offer and /accept (some
 offer, one pair leaves it to the TD), play games whose results follow their ratings, take
 a break, claim a no-show, report a cheat and withdraw; the bot's own periodic jobs do the
 rest. The same seed gives the same `result.json`, byte for byte.
+
+Which path shows where, in every run of any seed (the reference: `--players 24 --seed 1`;
+the tests: `--players 8 --seed 3`): Swiss round 1's last pair makes no offer and the TD
+assigns (rule V.F), its first match has a break (VI.A), its second a /left and the player
+back in time (VI.E); round 2's last pair has one player offer 3 times and the other none, so
+the first /chooses (V.E), the pair before it both offer 3 times without agreeing, so the TD
+rules at Saturday and the player not at fault /chooses (V.H, V.I), and its first match has a
+no-show claim withdrawn (VI.D). For the seeds in `acwc_sim.games.ARMAGEDDON_SEEDS` (1 and 3)
+the Final goes through every extension and the 2+0 games to the Armageddon, which the
+Challenger wins in the bids (III.G.3 to III.G.6).
 """
 
 from __future__ import annotations
@@ -13,7 +23,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,7 +34,7 @@ from acwc_sim.fake_lichess import fake_lichess
 from acwc_sim.faults import Faults
 from acwc_sim.games import ANNOUNCE, GUILD, PAIRINGS, PRESEEDED, START, TD, TD_ALERTS
 from acwc_sim.harness import RecordedMessage, discord_harness
-from acwc_sim.incidents import Incidents
+from acwc_sim.negotiation import Negotiating
 from acwc_sim.players import SimPlayer, add_account, make_players
 from acwc_sim.result import championship_result
 from acwc_sim.resume import RequestLog, StepLog
@@ -43,9 +53,9 @@ from db.models import (
     RoundState,
     Stage,
     StageKind,
-    TimeOffer,
 )
 
+REGISTRATION_GAP = timedelta(minutes=20)  # between one player's registration and the next
 KEEP_IN_MEMORY = 2000  # REST messages the harness holds; a round of 256 players sends ~2,000
 
 
@@ -74,13 +84,16 @@ def sim_config(db_url: str, lichess_url: str) -> Config:
     )
 
 
-class Simulation(Incidents):
+class Simulation(Negotiating):
     """One championship: the bot, the harness, the fake Lichess, the clock and the dice."""
 
     # --- registration ------------------------------------------------------------------------
 
     async def register_everyone(self) -> None:
-        for player in self.players:
+        """Each player registers in turn, `REGISTRATION_GAP` apart: /register, the code in
+        their Lichess profile, **Verify**. The bot answers only them, so the transcript tells
+        it in a note from what the database shows."""
+        for index, player in enumerate(self.players):
 
             async def register(player: SimPlayer = player) -> None:
                 record = await self.h.slash(
@@ -92,10 +105,30 @@ class Simulation(Incidents):
                 verify = str(self.h.buttons(record.last)[0]["custom_id"])
                 await self.h.press(verify, user=player.discord_id, message=record.last)
 
-            await self.step(
-                f"register:{player.name}", register, done=partial(self.registered, player)
-            )
+            key = f"register:{player.name}"
+            await self.step_at(f"{key}:at", START + index * REGISTRATION_GAP)
+            await self.step(key, register, done=partial(self.registered, player))
+            await self.step(f"{key}:note", partial(self.registration_note, key, player))
         await self.step("register:jobs", self.jobs)
+
+    async def registration_note(self, key: str, player: SimPlayer) -> None:
+        """The transcript's note of a registration, from the registration the bot stored."""
+        row = await self.scalar(
+            select(Registration)
+            .join(Player, Player.id == Registration.player_id)
+            .where(Player.discord_id == player.discord_id)
+        )
+        if row is None:
+            text = "runs /register, but no registration is stored."
+        else:
+            rating = f"{row.seeding_rating:.0f}" if row.seeding_rating is not None else "none"
+            text = (
+                f"runs `/register lichess_username:{player.name}`, puts the code the bot "
+                "gives in their Lichess profile and presses **Verify**; the bot's replies, "
+                f"which only they see, leave the registration {row.state.value} "
+                f"(seeding rating {rating}, rule III.E.3)."
+            )
+        self.h.note(key, self.clock.now(), f"{player.name}, registering", text)
 
     async def registered(self, player: SimPlayer) -> bool:
         found = await self.scalar(
@@ -132,6 +165,7 @@ class Simulation(Incidents):
                 shown = await self.h.press(
                     buttons["Close registration and continue"], user=TD, message=shown.last
                 )
+                await self.deliver_queued()  # the public field, before the pairings
                 assert shown.last is not None
                 buttons = {str(b["label"]): str(b["custom_id"]) for b in self.h.buttons(shown.last)}
             await self.h.press(buttons["Publish round 1"], user=TD, message=shown.last)
@@ -210,48 +244,6 @@ class Simulation(Incidents):
         await self.break_ties(f"{key}:tie")
         return True
 
-    async def negotiate(
-        self, key: str, stage: Stage, round_: Round, matches: list[Match], label: str
-    ) -> None:
-        players = await self.names()
-        # Every time offered falls after the last moment the run moves the clock to before
-        # the matches are played (Thursday 00:00:01, when the TD assigns a time): the clock
-        # then stops at each agreed time, and a match starts when it was agreed.
-        thursday_evening = round_.starts_at + timedelta(days=3, hours=18)
-        left_to_td: list[Match] = []
-        for board, match in enumerate(matches):
-            a, b = players[match.player_a_id], players[match.player_b_id or 0]
-            when = thursday_evening + timedelta(hours=3 * (board % 2), days=board // 2 % 3)
-            if stage.kind is StageKind.SWISS and round_.number == 1 and board == len(matches) - 1:
-                left_to_td.append(match)  # this pair never makes an offer: the TD assigns
-            elif board % 3 == 2:  # a offers, b answers with another time (rule V.G), a accepts
-                await self.offer(match, a, when)
-                await self.offer(match, b, when + timedelta(hours=4))
-                await self.accept(match, a)
-            else:
-                await self.offer(match, a, when)
-                await self.accept(match, b)
-        if left_to_td:
-            thursday = round_.starts_at + timedelta(days=3, seconds=1)
-            await self.step_at(f"{key}:thursday", thursday)
-            for match in left_to_td:
-
-                async def assign(match: Match = match) -> None:
-                    when = round_.starts_at + timedelta(days=4, hours=19)
-                    done = await self.h.slash(
-                        "td negotiation assign-time",
-                        user=TD,
-                        options={"match": match.id, "time": f"{when:%Y-%m-%d %H:%M}"},
-                    )
-                    assert done.ephemeral, done.text
-
-                await self.step(
-                    f"assign:{match.id}",
-                    assign,
-                    done=partial(self.agreed, match),
-                    incident=f"{label}: the TD assigned a time",
-                )
-
     async def settle(self, key: str, round_: Round) -> None:
         """Let the jobs run until the round has every result: a poll that failed (Lichess
         down) reads the games again at the next turn."""
@@ -274,37 +266,11 @@ class Simulation(Incidents):
         )
         return left is not None
 
-    async def offer(self, match: Match, player: Player, when: datetime) -> None:
-        async def offer() -> None:
-            assert player.discord_id is not None
-            await self.h.slash(
-                "offer", user=player.discord_id, options={"times": f"{when:%Y-%m-%d %H:%M}"}
-            )
-
-        async def offered() -> bool:
-            found = await self.scalar(
-                select(TimeOffer.id).where(
-                    TimeOffer.match_id == match.id,
-                    TimeOffer.offered_by_id == player.id,
-                    TimeOffer.proposed_time == when,
-                )
-            )
-            return found is not None
-
-        await self.step(f"offer:{match.id}:{player.id}:{when:%Y-%m-%d %H:%M}", offer, done=offered)
-
-    async def accept(self, match: Match, player: Player) -> None:
-        async def accept() -> None:
-            assert player.discord_id is not None
-            await self.h.slash("accept", user=player.discord_id)
-
-        await self.step(f"accept:{match.id}:{player.id}", accept, done=lambda: self.agreed(match))
-
-    async def agreed(self, match: Match) -> bool:
-        when = await self.scalar(select(Match.agreed_time).where(Match.id == match.id))
-        return when is not None
-
     async def play_matches(self, key: str, stage: Stage, round_: Round, label: str) -> None:
+        """The matches in the order of their agreed times; those agreed at the weekend
+        (rule V.H) once the clock has reached it."""
+        saturday = round_.starts_at + timedelta(hours=self.bot.config.negotiation.weekend_hours)
+
         async def agreed_matches() -> list[int]:
             assert self.bot.sessions is not None
             async with self.bot.sessions() as session:
@@ -317,22 +283,44 @@ class Simulation(Incidents):
                 )
 
         ids = await self.step(f"{key}:agreed", agreed_matches)
+        before = await self.matches_by_id(ids)
+        played: list[int] = []
+        if self.weekend:
+            played = [i for i in ids if (before[i].agreed_time or saturday) < saturday]
+            await self.play_in_order(stage, round_, label, [before[i] for i in played])
+            await self.weekend_rulings(key, round_, label)
+            ids = await self.step(f"{key}:agreed:weekend", agreed_matches)
+            before = await self.matches_by_id(ids)
+        rest = [before[i] for i in ids if i not in played]
+        await self.play_in_order(stage, round_, label, rest, first_index=len(played))
+
+    async def matches_by_id(self, ids: list[int]) -> dict[int, Match]:
         assert self.bot.sessions is not None
         async with self.bot.sessions() as session:
-            by_id = {m.id: m for m in await session.scalars(select(Match).where(Match.id.in_(ids)))}
+            return {m.id: m for m in await session.scalars(select(Match).where(Match.id.in_(ids)))}
+
+    async def play_in_order(
+        self, stage: Stage, round_: Round, label: str, matches: list[Match], first_index: int = 0
+    ) -> None:
         players = await self.names()
-        for index, match in enumerate(by_id[i] for i in ids):
+        swiss = stage.kind is StageKind.SWISS
+        for index, match in enumerate(matches, start=first_index):
             assert match.agreed_time is not None
             a, b = players[match.player_a_id], players[match.player_b_id or 0]
             start = match.agreed_time
+            for hours in sorted(self.bot.config.negotiation.match_reminders_hours, reverse=True):
+                # the reminders go out when due (a moment passed already is not gone back to)
+                await self.step_at(
+                    f"play:{match.id}:remind:{hours}", start - timedelta(hours=hours)
+                )
             await self.step_at(f"play:{match.id}:link", start)  # the agreed minute
-            late = stage.kind is StageKind.SWISS and round_.number == 2 and index == 0
-            if late:
+            if swiss and round_.number == 2 and index == 0:
                 start = await self.noshow_then_arrival(
                     f"play:{match.id}:noshow", match, a, start, label
                 )
-            brk = stage.kind is StageKind.SWISS and round_.number == 1 and index == 0
-            last = await self.play_games(stage, match, a, b, start, brk=brk)
+            brk = swiss and round_.number == 1 and index == 0
+            left = swiss and round_.number == 1 and index == 1
+            last = await self.play_games(stage, match, a, b, start, brk=brk, left=left)
             await self.step_at(f"play:{match.id}:after", last + timedelta(minutes=20))
 
 

@@ -1,11 +1,12 @@
 """The story of a simulated championship: every message the bot sent, where, to whom and
-when in championship time, in order, and the edits of the messages in a round's thread."""
+when in championship time, in order, the edits of the messages in a round's thread, and
+what players did where only they see the bot's replies (their registration)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import discord
@@ -40,11 +41,12 @@ class Transcript:
         self._file.write(HEADING)
         h.on_post = self._posted
         h.on_edit = self._edited
+        h.on_note = self._noted
 
     def _posted(self, message: RecordedMessage) -> None:
         at = message.sent_at or self.clock.now()
         self.count += 1
-        entry = Entry(at, self._where(message), self._readable(message.text))
+        entry = Entry(at, self._where(message), self._readable(message.text, at))
         self._file.write(entry_markdown(entry, self._day))
         self._day = at.date()
 
@@ -58,18 +60,27 @@ class Transcript:
         if not isinstance(self.h.bot.get_channel(message.channel_id), discord.Thread):
             return
         at = message.sent_at or self.clock.now()
-        body = self._readable(message.text).strip().replace("\n", "\n  ")
+        body = self._readable(message.text, at).strip().replace("\n", "\n  ")
         self._file.write(
             f"- **The {at:%d %B %H:%M} UTC post in {self._where(message)}, edited**: {body}\n"
         )
+
+    def _noted(self, note: dict[str, object]) -> None:
+        """What a player did where only they see the bot's replies (registration): told in
+        its place, and not counted as a message."""
+        at = datetime.fromisoformat(str(note["at"]))
+        entry = Entry(at, str(note["who"]), str(note["text"]))
+        self._file.write(entry_markdown(entry, self._day))
+        self._day = at.date()
 
     def close(self) -> None:
         """Finish the file (the last entries may still be in its buffer)."""
         self._file.close()
 
-    def _readable(self, text: str) -> str:
-        """Mentions become names, and a Discord timestamp gives way to the UTC time the
-        bot writes beside it."""
+    def _readable(self, text: str, at: datetime) -> str:
+        """Mentions become names; a relative Discord timestamp reads as Discord shows it to
+        the reader at `at` ("in 1 hour"); another gives way to the UTC time the bot writes
+        beside it."""
 
         def name(found: re.Match[str]) -> str:
             try:
@@ -77,7 +88,11 @@ class Transcript:
             except KeyError:
                 return found[0]
 
+        def relative(found: re.Match[str]) -> str:
+            return _relative(datetime.fromtimestamp(int(found[1]), UTC) - at)
+
         text = re.sub(r"<@!?(\d+)>", name, text)
+        text = re.sub(r"<t:(\d+):R>", relative, text)
         return re.sub(r"<t:\d+:\w> ?", "", text)
 
     def _where(self, message: RecordedMessage) -> str:
@@ -94,3 +109,19 @@ def entry_markdown(entry: Entry, previous_day: date | None) -> str:
     heading = f"\n## {entry.at:%A %d %B %Y}\n\n" if entry.at.date() != previous_day else ""
     body = entry.text.strip().replace("\n", "\n  ")
     return f"{heading}- **{entry.at:%H:%M} UTC · {entry.where}**: {body}\n"
+
+
+def _relative(delta: timedelta) -> str:
+    """Roughly as Discord words a relative timestamp: "in 1 hour", "3 days ago"."""
+    seconds = int(delta.total_seconds())
+    size = abs(seconds)
+    units = [(name, length) for name, length in UNITS if size >= length]
+    if not units:
+        return "now"
+    name, length = units[0]
+    count = round(size / length)
+    words = f"{count} {name}{'s' if count != 1 else ''}"
+    return f"in {words}" if seconds > 0 else f"{words} ago"
+
+
+UNITS = (("day", 86_400), ("hour", 3_600), ("minute", 60))

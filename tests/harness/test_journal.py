@@ -70,3 +70,32 @@ async def test_a_restarted_harness_knows_every_message_as_it_last_stood(tmp_path
     async with discord_harness(a_bot(), guild_id=GUILD) as h:
         set_up(h, journal, third)
         assert third == [*first_posted, "A second DM"]  # the cut-off line did not eat it
+
+
+async def test_a_note_is_told_again_in_its_place_and_written_once_per_key(
+    tmp_path: Path,
+) -> None:
+    journal = tmp_path / "discord.jsonl"
+    story: list[str] = []
+
+    def set_up_notes(h: DiscordHarness) -> None:
+        h.on_note = lambda note: story.append(f"note: {note['who']}: {note['text']}")
+        set_up(h, journal, story)  # the journal is read back here
+
+    bot = a_bot()
+    async with discord_harness(bot, guild_id=GUILD) as h:
+        set_up_notes(h)
+        news = bot.get_channel(NEWS)
+        assert isinstance(news, discord.TextChannel)
+        h.note("register:alice", AT, "alice, registering", "runs /register")
+        await news.send("The field is out")
+    first = list(story)
+    assert first == ["note: alice, registering: runs /register", "The field is out"]
+
+    story.clear()
+    bot = a_bot()
+    async with discord_harness(bot, guild_id=GUILD) as h:
+        set_up_notes(h)
+        assert story == first  # told again, in its place
+        h.note("register:alice", AT, "alice, registering", "runs /register")  # redone step
+        assert story == first  # not a second time

@@ -17,7 +17,9 @@ NAMED = re.compile(r"\*\*([A-Za-z0-9_-]+)\*\*")
 # with the same ones say the same thing (an offer by DM and in the thread, say), however
 # differently worded.
 TOKENS = re.compile(r"https?://\S+|offer #\d+|<t:\d+:\w>")
-REMINDER = "Reminder: your match"
+# The reminders players can mute with /notify (a match time, an offer left unanswered for a
+# day, rule V.G): repeats by design, counted apart by `reminders_per_reader`.
+REMINDER = "Reminder: "
 
 
 @dataclass(frozen=True)
@@ -67,8 +69,8 @@ def players(database: Path) -> dict[str, int]:
 
 def read_twice(found: Iterable[Post], names: dict[str, int]) -> list[tuple[str, str]]:
     """(reader, message) for each message a reader got a second time. A reminder repeats an
-    agreed time on purpose, before the match (the player can mute it with /notify): it is
-    counted apart, by `reminders_per_reader`."""
+    agreed time before the match, or an offer left unanswered, on purpose (the player can
+    mute it with /notify): it is counted apart, by `reminders_per_reader`."""
     seen: set[tuple[str, frozenset[str] | str]] = set()
     twice: list[tuple[str, str]] = []
     for post in found:
@@ -85,7 +87,7 @@ def read_twice(found: Iterable[Post], names: dict[str, int]) -> list[tuple[str, 
 def reminders_per_reader(
     found: Iterable[Post], names: dict[str, int]
 ) -> Counter[tuple[str, frozenset[str] | str]]:
-    """How many reminders each reader got of each match time."""
+    """How many reminders each reader got of each match time (or unanswered offers)."""
     counts: Counter[tuple[str, frozenset[str] | str]] = Counter()
     for post in found:
         if post.content.startswith(REMINDER):

@@ -20,6 +20,7 @@ from bot.features.matches.context import (
 )
 from bot.features.negotiation import text as wording
 from bot.features.negotiation.agreement import (
+    ANSWERABLE,
     MATCH_SUBJECT,
     OFFER_ACCEPT_VIEW,
     OVER,
@@ -34,6 +35,7 @@ from bot.rules.negotiation import fault_at_offers_due, in_past
 from bot.service import Subscription
 from bot.td_alerts import notify_td
 from db.models import (
+    AuditEntry,
     DueAction,
     Match,
     MatchState,
@@ -79,15 +81,41 @@ class NegotiationDeadlines(AgreementBase):
         opponent = ctx.opponent_of(offer.offered_by_id)
         if not wants_reminders(opponent):
             return  # muted with /notify: the offer's post mentioned them already
+        # One reminder for all the offerer's open offers not reminded yet: offers made
+        # together fall due together, and the first of them to run lists the others.
+        entries = await session.scalars(
+            select(AuditEntry).where(
+                AuditEntry.action == "offer_reminder",
+                AuditEntry.subject_type == MATCH_SUBJECT,
+                AuditEntry.subject_id == ctx.match.id,
+            )
+        )
+        reminded = {
+            i for e in entries for i in e.details.get("offer_ids", [e.details.get("offer_id")])
+        }
+        if offer.id in reminded:
+            return
+        listed = sorted(
+            (
+                o
+                for o in await offers_of(session, ctx.match.id)
+                if o.state is OfferState.OPEN
+                and o.offered_by_id == offer.offered_by_id
+                and o.kind in ANSWERABLE
+                and not in_past(o.proposed_time, now)
+                and o.id not in reminded
+            ),
+            key=lambda o: o.id,
+        )
         self._dm(
             session,
             ctx,
             opponent,
             now,
             wording.unanswered_reminder(
-                ctx.name(offer.offered_by_id), offer.proposed_time, offer.id
+                ctx.name(offer.offered_by_id), [(o.proposed_time, o.id) for o in listed]
             ),
-            view=(OFFER_ACCEPT_VIEW, {"offer_id": offer.id}),
+            view=(OFFER_ACCEPT_VIEW, {"offer_id": listed[0].id}),
         )
         record(
             session,
@@ -96,7 +124,7 @@ class NegotiationDeadlines(AgreementBase):
             action="offer_reminder",
             subject_type=MATCH_SUBJECT,
             subject_id=ctx.match.id,
-            details={"offer_id": offer.id},
+            details={"offer_id": offer.id, "offer_ids": [o.id for o in listed]},
         )
 
     async def on_offers_due(self, session: AsyncSession, action: DueAction, now: datetime) -> None:

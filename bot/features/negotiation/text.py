@@ -210,10 +210,20 @@ def reschedule_made(t: datetime, current: datetime, opponent: str) -> str:
     )
 
 
-def unanswered_reminder(offerer: str, t: datetime, offer_id: int) -> str:
+def unanswered_reminder(offerer: str, offers: list[tuple[datetime, int]]) -> str:
+    """One reminder for every offer of `offerer` still open in the match: a player who made
+    three offers at once does not reach the opponent as three reminders."""
+    if len(offers) == 1:
+        ((t, offer_id),) = offers
+        return (
+            f"Reminder: **{offerer}**'s offer of {discord_time(t)} (offer #{offer_id}) is "
+            "still unanswered. Accept it, or make a counter-offer with /offer (rule V.G)."
+        )
+    listed = "; ".join(f"{discord_time(t)} (offer #{offer_id})" for t, offer_id in offers)
     return (
-        f"Reminder: **{offerer}**'s offer of {discord_time(t)} (offer #{offer_id}) is still "
-        "unanswered. Accept it, or make a counter-offer with /offer (rule V.G)."
+        f"Reminder: **{offerer}**'s {len(offers)} offers are still unanswered: {listed}. "
+        "Accept one (the button takes the first; `/accept offer:` any), or make a "
+        "counter-offer with /offer (rule V.G)."
     )
 
 

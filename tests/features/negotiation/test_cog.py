@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.app import ChampionshipBot
@@ -15,6 +16,15 @@ from tests.conftest import TD_ID
 from tests.factories import ROUND_THREAD, SeededRound, seed_round
 from tests.harness import DiscordHarness
 from tests.running import ALICE, BOB, RunningBot
+
+
+@pytest.fixture
+def config(config: Config) -> Config:
+    """Two match reminders, a day and an hour before (the default is the hour only): these
+    tests cover reminders that come more than once per match."""
+    two = config.negotiation.model_copy(update={"match_reminders_hours": (24.0, 1.0)})
+    return config.model_copy(update={"negotiation": two})
+
 
 CAROL, DAVE = 104, 105
 MONDAY = datetime(2019, 9, 30, 9, 0, tzinfo=UTC)
@@ -278,6 +288,26 @@ async def test_unanswered_offer_reminder(
         assert len(reminders) == 1 and discord_time(THU_20) in reminders[0].text
         pressed = await h.press(accept_id(reminders[0], h), user=BOB, message=reminders[0])
         assert discord_time(THU_20) in pressed.text
+
+
+async def test_offers_made_together_are_reminded_together(
+    running_bot: RunningBot, config: Config, clock: FakeClock
+) -> None:
+    """Three offers in one /offer, none answered for a day: one reminder listing the three
+    (it was three DMs at once), and none again for them the next day."""
+    async with running_bot() as (bot, h):
+        await setup_round(bot, h, config, clock)
+        await h.slash("offer", user=ALICE, options={"times": "thu 20:00, fri 14:00, sat 12:00"})
+        clock.advance(timedelta(hours=24))
+        await tick(bot)
+        await tick(bot)
+        reminders = [m for m in h.dms_to(BOB) if "still unanswered" in m.text]
+        assert len(reminders) == 1, [m.text for m in reminders]
+        assert "3 offers are still unanswered" in reminders[0].text
+        assert all(f"offer #{n}" in reminders[0].text for n in (1, 2, 3))
+        clock.advance(timedelta(hours=24))
+        await tick(bot)
+        assert len([m for m in h.dms_to(BOB) if "still unanswered" in m.text]) == 1
 
 
 async def test_reminders_sent_once_across_a_restart(
