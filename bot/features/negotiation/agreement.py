@@ -39,6 +39,7 @@ from bot.rules.timeinput import TimeInputError, parse_time, parse_times, zone_na
 from bot.service import Service
 from db.engine import transaction
 from db.models import (
+    AuditEntry,
     Match,
     MatchState,
     OfferKind,
@@ -59,9 +60,10 @@ NOBODY = frozenset({"nobody", "no one"})
 HOW = {
     OfferKind.OFFER: "offer accepted",
     OfferKind.RESCHEDULE: "reschedule accepted",
-    OfferKind.CHOSEN: "chosen under rules V.E/V.I",
+    OfferKind.CHOSEN: "chosen under rule V.E",
     OfferKind.ASSIGNED: "assigned by the TD under rules V.F/V.I",
 }
+HOW_AFTER_RULING = "chosen under rule V.I"  # a choice after the TD found fault (rule V.H)
 
 
 class Lost(Exception):
@@ -399,8 +401,21 @@ class AgreementBase(Service):
         bound = None
         if kind is OfferKind.CHOSEN:
             chooser = ctx.player(chosen.offered_by_id)
+            # the TD's ruling of fault (rules V.H, V.I) or the missed offers (rule V.E)
+            ruled = await session.scalar(
+                select(AuditEntry.id).where(
+                    AuditEntry.action == "negotiation_fault",
+                    AuditEntry.subject_type == MATCH_SUBJECT,
+                    AuditEntry.subject_id == match_id,
+                )
+            )
+            how = HOW_AFTER_RULING if ruled is not None else how
             if chooser is not None:
-                bound = (chooser.lichess_username, ctx.opponent_of(chooser.id).lichess_username)
+                bound = (
+                    chooser.lichess_username,
+                    ctx.opponent_of(chooser.id).lichess_username,
+                    ruled is not None,
+                )
         post_for_match(
             session,
             [a, b],

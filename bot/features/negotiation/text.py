@@ -281,10 +281,10 @@ def agreed_post(
     t: datetime,
     previous: datetime | None,
     how: str,
-    bound: tuple[str, str] | None = None,
+    bound: tuple[str, str, bool] | None = None,
 ) -> str:
-    """The agreement's one copy, `a` and `b` mentions. `bound`: (chooser, bound player) when
-    a choice binds the player who missed their offers (rule V.E)."""
+    """The agreement's one copy, `a` and `b` mentions. `bound`: (chooser, bound player, after
+    a TD's ruling?) when a choice binds a player (rule V.E, or V.H and V.I)."""
     if previous is not None:
         text = (
             f"Match time of {a} vs {b} moved from {discord_time(previous)} to "
@@ -293,11 +293,12 @@ def agreed_post(
     else:
         text = f"Match time of {a} vs {b} fixed: {discord_time(t)} ({how})."
     if bound is not None:
-        chooser, player = bound
-        text += (
-            f" {chooser} chose it; because {player} had not made the required offers in time, "
-            "this choice binds them (rule V.E)."
-        )
+        chooser, player, ruled = bound
+        if ruled:
+            why, rule = f"the TD found {player} at fault (rule V.H)", "rule V.I"
+        else:
+            why, rule = f"{player} had not made the required offers in time", "rule V.E"
+        text += f" {chooser} chose it; because {why}, this choice binds them ({rule})."
     return text
 
 

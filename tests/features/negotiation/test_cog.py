@@ -263,6 +263,12 @@ async def test_weekend_without_agreement_and_each_td_ruling(
         assert "/choose" in h.dms_to(ALICE)[-1].text
         await h.slash("choose", user=ALICE, options={"time": "sat 18:00"})
         assert await agreed(bot.sessions, first) == SAT_18
+        # the post names the rule that let Alice choose: the TD's ruling (V.H, V.I), not the
+        # missed offers of rule V.E (Bob made his)
+        fixed = next(m.text for m in reversed(h.in_channel(ROUND_THREAD)) if "fixed" in m.text)
+        assert "(chosen under rule V.I)" in fixed, fixed
+        assert "the TD found Bob at fault (rule V.H), this choice binds them (rule V.I)" in fixed
+        assert "rule V.E" not in fixed
 
         rec = await h.slash(
             "td negotiation fault", user=TD_ID, options={"match": second, "player": "nobody"}
