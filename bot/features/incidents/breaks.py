@@ -199,7 +199,17 @@ class Breaks(IncidentCore):
             )
 
     async def on_left_end(self, session: AsyncSession, action: DueAction, now: datetime) -> None:
-        """The return period is over: offer the claimant the Claim the win button."""
+        """The return period is over: offer the claimant the Claim the win button, unless
+        the player came back (a game of the match was played since the report, rule VI.E:
+        "if they don't come back in time")."""
+        incident = await session.get(MatchIncident, action.subject_id)
+        if (
+            incident is not None
+            and incident.state is IncidentState.OPEN
+            and await self._db_games_since(session, incident.match_id, incident.created_at)
+        ):
+            await self._cancel(session, incident, now, wording.came_back(), Actor.job())
+            return
         await self._ask_claimant(
             session,
             action.subject_id,

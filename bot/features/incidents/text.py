@@ -296,3 +296,8 @@ def claim_withdrawn_td(
         f"✅ Claim #{incident_id} ({_CLAIM_NAMES.get(kind, kind)}, match #{match_id}, "
         f"{claimant} against {accused}) is withdrawn: {why}. Nothing to decide."
     )
+
+
+def came_back() -> str:
+    """Why a /left report closed by itself: the player returned to the board (rule VI.E)."""
+    return "the player came back: a game of the match was played after the report"

@@ -17,6 +17,7 @@ from bot.lichess import LichessClient
 from bot.wiring import Services
 from db.engine import transaction
 from db.models import (
+    Game,
     IncidentState,
     Match,
     MatchIncident,
@@ -384,6 +385,41 @@ async def test_left_claim_cancelled_by_a_new_game(
     result = await service.noshows.claim_win(discord_id=ALICE, incident_id=reported.incident_id)
     assert result.state is IncidentState.CANCELLED
     assert (await match(sessions, seeded.match_ids[0])).state is MatchState.SCHEDULED
+
+
+async def test_a_player_who_came_back_is_not_claimed_against(
+    sessions: async_sessionmaker[AsyncSession],
+    service: Services,
+    runner: DueActionRunner,
+    clock: FakeClock,
+    seeded: SeededRound,
+) -> None:
+    """Rule VI.E: the claim is for a player who does not come back in time. A game of the
+    match read after the report (the results job attributed it) means Bob came back: when the
+    ten minutes end, Alice is not offered the win, and the report closes, Bob and the TD told
+    why (the simulation found the bot offering the claim mid-game)."""
+    reported = await service.breaks.left(discord_id=ALICE)
+    ids = seeded.player_ids
+    async with transaction(sessions) as session:
+        session.add(
+            Game(
+                match_id=seeded.match_ids[0],
+                lichess_id="backgame",
+                number=3,
+                white_player_id=ids["Bob"],
+                black_player_id=ids["Alice"],
+                status="started",
+                winner=None,
+                result_a=0.5,
+                created_at=clock.now() + timedelta(minutes=4),
+            )
+        )
+    clock.advance(timedelta(minutes=10))
+    await runner.sweep()
+    sent = await messages(sessions)
+    assert not [m for m in dms(sent, ALICE) if m.view]  # no Claim the win
+    assert (await incident(sessions, reported.incident_id)).state is IncidentState.CANCELLED
+    assert any("came back" in m.content for m in sent)
 
 
 # --- forfeits per player (rule VI.F) ----------------------------------------------------------
