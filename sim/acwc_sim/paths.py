@@ -75,15 +75,13 @@ class Paths(Incidents):
         asked = await self.step(f"{key}:asked", lambda: self.chooser_is(match, a))
         if not asked:
             return  # the bot did not apply rule V.E: nothing to list
-        await self.choose(f"{key}:choose", match, a, when)
-        await self.step(
-            f"{key}:listed",
-            self.nothing,
-            done=lambda: self.agreed_at(match, when),
-            incident=(
-                f"{label}: {b.lichess_username} made no offers by Wednesday, so "
-                f"{a.lichess_username} chose the time (rule V.E)"
-            ),
+        await self.choose_and_list(
+            key,
+            match,
+            a,
+            when,
+            f"{label}: {b.lichess_username} made no offers by Wednesday, so "
+            f"{a.lichess_username} chose the time (rule V.E)",
         )
 
     async def weekend_ruling(
@@ -106,16 +104,26 @@ class Paths(Incidents):
         await self.step(f"{key}:fault", rule, done=lambda: self.chooser_is(match, a))
         if not await self.chooser_is(match, a) and not await self.agreed_at(match, when):
             return  # the ruling was refused: nothing to list
+        await self.choose_and_list(
+            key,
+            match,
+            a,
+            when,
+            f"{label}: both made their 3 offers and none was accepted by the weekend; "
+            f"the TD ruled {b.lichess_username} at fault and {a.lichess_username} chose "
+            "the time (rules V.H, V.I)",
+        )
+
+    async def choose_and_list(
+        self, key: str, match: Match, a: Player, when: datetime, incident: str
+    ) -> None:
+        """`a` chooses `when`; the path is listed once the bot shows that time agreed."""
         await self.choose(f"{key}:choose", match, a, when)
         await self.step(
             f"{key}:listed",
             self.nothing,
             done=lambda: self.agreed_at(match, when),
-            incident=(
-                f"{label}: both made their 3 offers and none was accepted by the weekend; "
-                f"the TD ruled {b.lichess_username} at fault and {a.lichess_username} chose "
-                "the time (rules V.H, V.I)"
-            ),
+            incident=incident,
         )
 
     async def td_told_weekend(self, match: Match) -> bool:
