@@ -23,6 +23,7 @@ from sqlalchemy.orm import aliased
 
 from bot.discord_limits import MESSAGE_CONTENT
 from bot.features.matches.context import mention
+from bot.features.matches.text import round_post_header
 from bot.outbox import enqueue_edit
 from bot.timefmt import deadline_time, discord_time
 from db.models import Match, MatchState, Player, Round, Setting, Stage
@@ -187,7 +188,7 @@ async def _post_inputs(
     seeding = stage.seeding if stage else []
     seeds = {pid: i + 1 for i, pid in enumerate(seeding) if pid in names}
     stage_name = stage.kind.value.capitalize() if stage else ""
-    header = f"**{stage_name} round {round_.number}** · ends {discord_time(round_.deadline)}"
+    header = round_post_header(stage_name, round_.number, discord_time(round_.deadline))
     return _PostInputs(header, round_.deadline, matches, names, seeds)
 
 

@@ -97,3 +97,8 @@ def progress_board(progress: MatchProgress) -> str:
         progress.score_b,
         finished=progress.decided,
     )
+
+
+def round_post_header(stage_name: str, number: int, ends: str) -> str:
+    """The pairings post's first line; it says what the number after each name is."""
+    return f"**{stage_name} round {number}** · ends {ends} · (n) after a name: the seed"
