@@ -11,6 +11,7 @@ rules speak UTC (V.B).  Dates ("one date", "Wednesday") are UTC dates.
 
 from __future__ import annotations
 
+import enum
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,7 +25,9 @@ __all__ = [
     "DEFAULT_ROUND_END_OFFSET",
     "DEFAULT_TOO_LATE_MARGIN",
     "DEFAULT_WEEKEND_OFFSET",
+    "AcceptRefusal",
     "Deadlines",
+    "acceptance_refusal",
     "counted_offer_problems",
     "deadlines",
     "fault_at_offers_due",
@@ -277,3 +280,45 @@ def proposed_time_problems(
             f"it would not finish by the round end {fmt_utc(round_end)} (rule IV.F)"
         )
     return problems
+
+
+class AcceptRefusal(enum.Enum):
+    """Why a player may not accept an offer (rule V.G: the opponent answers an offer)."""
+
+    OWN_OFFER = "own offer"  # the offerer does not answer their own offer
+    CLOSED = "closed"  # answered, withdrawn, expired, a chosen or assigned time, or already agreed
+    NOT_A_PLAYER = "not a player"  # only the offerer's opponent answers
+    ROUND_OVER = "round over"  # no time is agreed after the round's deadline (rule IV.F)
+    TIME_PASSED = "time passed"  # the time offered has passed
+
+
+def acceptance_refusal(
+    *,
+    accepter: int,
+    offered_by: int | None,
+    players: Sequence[int],
+    answerable: bool,
+    replaces_agreed: bool,
+    agreed: bool,
+    proposed: datetime,
+    round_end: datetime,
+    now: datetime,
+) -> AcceptRefusal | None:
+    """Whether `accepter` may accept the offer (rule V.G), or why not, in the order a player
+    is told: whose offer it is, whether it is still open, whose match, then the times.
+
+    `answerable`: an open offer or reschedule (not a time chosen or assigned); `replaces_agreed`:
+    a reschedule, which may move a time already agreed; `agreed`: the match has a time."""
+    if offered_by == accepter:
+        return AcceptRefusal.OWN_OFFER
+    if offered_by is None:
+        return AcceptRefusal.CLOSED
+    if accepter not in players:
+        return AcceptRefusal.NOT_A_PLAYER
+    if not answerable or (agreed and not replaces_agreed):
+        return AcceptRefusal.CLOSED
+    if now > round_end:
+        return AcceptRefusal.ROUND_OVER
+    if in_past(proposed, now):
+        return AcceptRefusal.TIME_PASSED
+    return None

@@ -9,7 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.rules.negotiation import (
+    AcceptRefusal,
     Deadlines,
+    acceptance_refusal,
     counted_offer_problems,
     deadlines,
     fault_at_offers_due,
@@ -287,3 +289,33 @@ def test_what_counts_is_at_most_required_and_starts_with_the_earlier(
     assert got[: min(len(counted), 3)] == counted[:3]
     # What does not count is never a problem: the answer is V.D over what counts.
     assert counted_offer_problems(counted, new, in_time=in_time) == offer_problems(got)
+
+
+def test_who_may_accept_an_offer() -> None:
+    """Rule V.G: the opponent answers an open offer in time; the reasons come in the order a
+    player is told them (whose offer, still open, whose match, then the times)."""
+    now = datetime(2019, 10, 1, 12, tzinfo=UTC)
+    base = {
+        "accepter": 2,
+        "offered_by": 1,
+        "players": [1, 2],
+        "answerable": True,
+        "replaces_agreed": False,
+        "agreed": False,
+        "proposed": now + timedelta(days=1),
+        "round_end": now + timedelta(days=5),
+        "now": now,
+    }
+    assert acceptance_refusal(**base) is None
+    assert acceptance_refusal(**{**base, "accepter": 1}) is AcceptRefusal.OWN_OFFER
+    assert acceptance_refusal(**{**base, "offered_by": None}) is AcceptRefusal.CLOSED
+    assert acceptance_refusal(**{**base, "accepter": 3}) is AcceptRefusal.NOT_A_PLAYER
+    assert acceptance_refusal(**{**base, "answerable": False}) is AcceptRefusal.CLOSED
+    assert acceptance_refusal(**{**base, "agreed": True}) is AcceptRefusal.CLOSED
+    assert acceptance_refusal(**{**base, "agreed": True, "replaces_agreed": True}) is None
+    late = {**base, "now": now + timedelta(days=6), "proposed": now + timedelta(days=7)}
+    assert acceptance_refusal(**late) is AcceptRefusal.ROUND_OVER
+    past = {**base, "proposed": now - timedelta(hours=1)}
+    assert acceptance_refusal(**past) is AcceptRefusal.TIME_PASSED
+    # whose offer it is is said first, whatever else is wrong
+    assert acceptance_refusal(**{**past, "accepter": 1, "agreed": True}) is AcceptRefusal.OWN_OFFER

@@ -46,7 +46,11 @@ from bot.features.negotiation.types import (
     RescheduleResult,
 )
 from bot.outbox import enqueue_channel
-from bot.rules.negotiation import counted_offer_problems, in_past
+from bot.rules.negotiation import (
+    AcceptRefusal,
+    acceptance_refusal,
+    counted_offer_problems,
+)
 from db.engine import transaction
 from db.models import (
     MatchState,
@@ -228,21 +232,29 @@ class PlayerOffers(AgreementBase):
                     raise InvalidInput(wording.no_such_offer(offer_id))
                 offer = found
                 ctx = await context_by_id(session, offer.match_id)
-            if offer.offered_by_id == player.id:
+            refusal = acceptance_refusal(  # rule V.G, decided in bot/rules/negotiation.py
+                accepter=player.id,
+                offered_by=offer.offered_by_id,
+                players=[p.id for p in (ctx.a, ctx.b) if p is not None],
+                answerable=offer.state is OfferState.OPEN and offer.kind in ANSWERABLE,
+                replaces_agreed=offer.kind is OfferKind.RESCHEDULE,
+                agreed=ctx.match.agreed_time is not None,
+                proposed=offer.proposed_time,
+                round_end=ctx.round_.deadline,
+                now=now,
+            )
+            if refusal is AcceptRefusal.OWN_OFFER:
                 raise NotAllowed(wording.own_offer())
-            if offer.offered_by_id is None:
-                raise WrongStage(wording.offer_closed(ctx.match.agreed_time))
-            if not ctx.has(player.id):
+            if refusal is AcceptRefusal.NOT_A_PLAYER and offer.offered_by_id is not None:
                 opponent = ctx.opponent_of(offer.offered_by_id)
                 raise NotAllowed(wording.only_opponent_accepts(opponent.lichess_username))
-            require_open_match(ctx)
-            if offer.state is not OfferState.OPEN or offer.kind not in ANSWERABLE:
+            if offer.offered_by_id is not None:
+                require_open_match(ctx)  # a bye, or a match already over
+            if refusal is AcceptRefusal.CLOSED:
                 raise WrongStage(wording.offer_closed(ctx.match.agreed_time))
-            if offer.kind is OfferKind.OFFER and ctx.match.agreed_time is not None:
-                raise WrongStage(wording.offer_closed(ctx.match.agreed_time))
-            if now > ctx.round_.deadline:
+            if refusal is AcceptRefusal.ROUND_OVER:
                 raise WrongStage(wording.round_over(ctx.round_.deadline))
-            if in_past(offer.proposed_time, now):
+            if refusal is AcceptRefusal.TIME_PASSED:
                 raise InvalidInput(wording.time_passed(offer.proposed_time))
             previous = ctx.match.agreed_time
             match_id, kind, t, chosen_id = ctx.match.id, offer.kind, offer.proposed_time, offer.id
