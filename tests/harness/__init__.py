@@ -1,21 +1,4 @@
 """Test harnesses. See :mod:`tests.harness.discord` for the offline Discord driver."""
 
-from tests.harness.discord import (
-    DiscordHarness,
-    InteractionRecord,
-    RecordedMessage,
-    RecordedRequest,
-    RecordedResponse,
-    discord_harness,
-    render_text,
-)
-
-__all__ = [
-    "DiscordHarness",
-    "InteractionRecord",
-    "RecordedMessage",
-    "RecordedRequest",
-    "RecordedResponse",
-    "discord_harness",
-    "render_text",
-]
+from acwc_sim.harness import *  # noqa: F403 (the harness's public names, re-exported)
+from acwc_sim.harness import __all__ as __all__

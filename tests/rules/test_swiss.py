@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.rules.swiss import (
+    Result,
     Standing,
     number_of_rounds,
     pair_round,
@@ -20,6 +21,18 @@ from bot.rules.swiss import (
 )
 
 P8 = [f"p{i}" for i in range(1, 9)]
+# Round 1: p1-p5, p2-p6, p3-p7, p4-p8, all won by the top seeds; round 2: p1-p3, p2-p4 won
+# by p1 and p2, p5-p7, p6-p8 won by p5 and p6.
+TWO_ROUNDS: list[Result] = [
+    ("p1", "p5", 1, 0),
+    ("p2", "p6", 1, 0),
+    ("p3", "p7", 1, 0),
+    ("p4", "p8", 1, 0),
+    ("p1", "p3", 1, 0),
+    ("p2", "p4", 1, 0),
+    ("p5", "p7", 1, 0),
+    ("p6", "p8", 1, 0),
+]
 
 
 # --------------------------------------------------------------------------- rounds
@@ -136,18 +149,7 @@ def test_odd_groups_send_one_floater_each() -> None:
 
 
 def test_rematch_avoided_inside_group() -> None:
-    # Round 1: p1-p5, p2-p6, p3-p7, p4-p8, all won by the top seeds.
-    # Round 2: p1-p3, p2-p4 won by p1 and p2; p5-p7, p6-p8 won by p5 and p6.
-    results = [
-        ("p1", "p5", 1, 0),
-        ("p2", "p6", 1, 0),
-        ("p3", "p7", 1, 0),
-        ("p4", "p8", 1, 0),
-        ("p1", "p3", 1, 0),
-        ("p2", "p4", 1, 0),
-        ("p5", "p7", 1, 0),
-        ("p6", "p8", 1, 0),
-    ]
+    results = TWO_ROUNDS
     pairs = pair_round(P8, results)
     # 2 points: p1, p2 (must meet); 1 point: p3, p4, p5, p6 with p3-p4 and
     # p5-p6 allowed, p3-p5 (top half v bottom half) and p4-p6 too.
@@ -367,16 +369,7 @@ def test_tiebreak_groups_from_real_standings() -> None:
 
 def test_median_buchholz_with_two_opponents_follows_the_convention() -> None:
     # After two rounds: p1 met p5 and p3, who have 1 point each.
-    results = [
-        ("p1", "p5", 1, 0),
-        ("p2", "p6", 1, 0),
-        ("p3", "p7", 1, 0),
-        ("p4", "p8", 1, 0),
-        ("p1", "p3", 1, 0),
-        ("p2", "p4", 1, 0),
-        ("p5", "p7", 1, 0),
-        ("p6", "p8", 1, 0),
-    ]
+    results = TWO_ROUNDS
     summed = by_player(standings(P8, results))
     dropped = by_player(standings(P8, results, short_median_buchholz="drop"))
     assert summed["p1"].median_buchholz == 2.0  # 1 + 1: 2019 sums fewer than three

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.app import ChampionshipBot
@@ -16,15 +15,6 @@ from tests.conftest import TD_ID
 from tests.factories import ROUND_THREAD, SeededRound, seed_round
 from tests.harness import DiscordHarness
 from tests.running import ALICE, BOB, RunningBot
-
-
-@pytest.fixture
-def config(config: Config) -> Config:
-    """Two match reminders, a day and an hour before (the default is the hour only): these
-    tests cover reminders that come more than once per match."""
-    two = config.negotiation.model_copy(update={"match_reminders_hours": (24.0, 1.0)})
-    return config.model_copy(update={"negotiation": two})
-
 
 CAROL, DAVE = 104, 105
 MONDAY = datetime(2019, 9, 30, 9, 0, tzinfo=UTC)

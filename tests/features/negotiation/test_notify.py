@@ -5,22 +5,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import pytest
-
 from bot.clock import FakeClock
 from bot.config import Config
 from tests.factories import ROUND_THREAD
 from tests.features.negotiation.test_cog import THU_20, accept_id, setup_round, tick
 from tests.running import ALICE, BOB, RunningBot
-
-
-@pytest.fixture
-def config(config: Config) -> Config:
-    """Two match reminders, a day and an hour before (the default is the hour only): these
-    tests cover reminders that come more than once per match."""
-    two = config.negotiation.model_copy(update={"match_reminders_hours": (24.0, 1.0)})
-    return config.model_copy(update={"negotiation": two})
-
 
 REMINDER = "Reminder: your match"
 

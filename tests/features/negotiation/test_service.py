@@ -30,15 +30,6 @@ from db.models import (
 from tests.conftest import TD_ID
 from tests.factories import ROUND_THREAD, SeededRound, seed_round, wired
 
-
-@pytest.fixture
-def config(config: Config) -> Config:
-    """Two match reminders, a day and an hour before (the default is the hour only): these
-    tests cover reminders that come more than once per match."""
-    two = config.negotiation.model_copy(update={"match_reminders_hours": (24.0, 1.0)})
-    return config.model_copy(update={"negotiation": two})
-
-
 ALICE, BOB, CAROL, DAVE = 101, 102, 103, 104
 MONDAY = datetime(2019, 9, 30, 9, 0, tzinfo=UTC)
 TUE_18 = datetime(2019, 10, 1, 18, 0, tzinfo=UTC)
