@@ -25,6 +25,7 @@ from bot.message_text import (
     ZONE_MAX,
     split_text,
 )
+from bot.rules import eligibility
 from cogs.errors import NotTD, mark_refused, reply_error
 
 if TYPE_CHECKING:
@@ -36,13 +37,12 @@ def bot_of(interaction: discord.Interaction) -> ChampionshipBot:
 
 
 def is_td(interaction: discord.Interaction) -> bool:
-    """A TD is a configured TD user id, or a member holding the configured TD role."""
+    """Rule I.B: who is TD is `bot.rules.eligibility.is_td`'s (a configured TD user id, or a
+    member holding the configured TD role)."""
     cfg = bot_of(interaction).config.discord
-    if interaction.user.id in cfg.td_user_ids:
-        return True
-    if cfg.td_role_id is None or not isinstance(interaction.user, discord.Member):
-        return False
-    return any(role.id == cfg.td_role_id for role in interaction.user.roles)
+    user = interaction.user
+    roles = [role.id for role in user.roles] if isinstance(user, discord.Member) else []
+    return eligibility.is_td(user.id, roles, td_user_ids=cfg.td_user_ids, td_role_id=cfg.td_role_id)
 
 
 def td_only() -> Callable[[Any], Any]:
@@ -129,7 +129,7 @@ class RowIdTransformer(app_commands.Transformer):
 
     async def transform(self, interaction: discord.Interaction, value: Any, /) -> int:
         if not valid_id(value):
-            raise InvalidInput(f"There is no {self.noun} #{value}: nothing was changed.")
+            raise InvalidInput(f"There is no {self.noun} {value}: nothing was changed.")
         return int(value)
 
 

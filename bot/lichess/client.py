@@ -45,6 +45,8 @@ from berserk.exceptions import ApiError, ResponseError
 from berserk.formats import JSON, NDJSON
 from berserk.session import Requestor
 
+from bot.rules.eligibility import counts_before_cutoff, last_second_before
+
 from .errors import (
     LichessAuthError,
     LichessBusy,
@@ -364,9 +366,9 @@ class LichessClient:
         """Rated ``perf_type`` games ``username`` **played** before ``until`` (exclusive),
         counting at most ``limit`` (a cheap "has at least N games" check).
 
-        A game counts when it was played to an end that changed the player's rating: a
-        finished status (not ``noStart``/``aborted``) and a ``ratingDiff`` for the player;
-        "before" means its last move is before ``until``. Lichess's index filters the last
+        Which games count is rule II.A.2's, decided in
+        :func:`bot.rules.eligibility.counts_before_cutoff` (played to an end that changed
+        the player's rating, last move before ``until``). Lichess's index filters the last
         move with ``until`` inclusive in whole seconds, so the request asks up to the last
         whole second before ``until`` and each game's own ``lastMoveAt`` is checked. Pages
         go back by last move until ``limit`` games count or the history ends."""
@@ -384,7 +386,7 @@ class LichessClient:
                 if game.id in seen:
                     continue
                 seen.add(game.id)
-                if game.last_move_at < until and played_rated(game, uid):
+                if counts_before_cutoff(game, uid, until):
                     counted += 1
             if counted >= limit or len(games) < limit:
                 return min(counted, limit)
@@ -475,26 +477,9 @@ def _error_body(exc: ResponseError) -> str | None:
     return str(cause)[:300] if cause else None
 
 
-def last_second_before(moment: datetime) -> datetime:
-    """The last whole second strictly before ``moment``: an inclusive whole-second ``until``
-    that means "before ``moment``" on Lichess's search index."""
-    whole = moment.replace(microsecond=0)
-    return whole - timedelta(seconds=1) if whole == moment else whole
-
-
-def played_rated(game: LichessGame, user_id: str) -> bool:
-    """The game was played to an end and changed ``user_id``'s rating (rule II.A.2's
-    "played rated games"): rated, a finished status, and a ``ratingDiff`` for the player."""
-    if not game.rated or not game.finished:
-        return False
-    color = game.color_of(user_id)
-    diff = game.white_rating_diff if color == "white" else game.black_rating_diff
-    return color is not None and diff is not None
-
-
 def _swallow(fut: asyncio.Future[Any]) -> None:
     if not fut.cancelled():
         fut.exception()
 
 
-__all__ = ["LichessClient", "last_second_before", "played_rated"]
+__all__ = ["LichessClient"]

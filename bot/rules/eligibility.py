@@ -12,9 +12,13 @@ II.B = TD exceptions, II.C = disqualifying elements.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:  # the game is only read; importing it would import the client, which calls us
+    from bot.lichess.models import LichessGame
 
 __all__ = [
     "ACCOUNT_TOO_NEW",
@@ -27,11 +31,23 @@ __all__ = [
     "TOO_FEW_GAMES",
     "TOS_VIOLATION",
     "AccountFacts",
+    "DoubleEntry",
     "EligibilityRequirements",
+    "EntryHolder",
+    "TDDecisionProblem",
+    "account_hard_problems",
+    "counts_before_cutoff",
     "describe",
+    "double_entry",
     "eligibility_problems",
+    "hard_problems",
     "is_hard_refused",
+    "is_td",
+    "last_second_before",
+    "may_enter",
     "needs_td",
+    "played_rated",
+    "td_decision_problem",
 ]
 
 # --- problem codes -----------------------------------------------------------
@@ -143,13 +159,162 @@ def eligibility_problems(
 
 
 def is_hard_refused(problems: Iterable[str]) -> bool:
-    """True if any problem is one the bot refuses without asking the TD."""
+    """Rule 2.3.5 (II.C.5), rule 2.3.6 (II.C.6): true if any problem is one the bot refuses
+    without asking the TD."""
     return any(p in HARD_REFUSALS for p in problems)
 
 
+def hard_problems(problems: Iterable[str]) -> list[str]:
+    """Rule 2.2 (II.B), rule 2.3.6 (II.C.6): the problems no TD exception can waive, in
+    the order given; the rest go to the TD (:func:`needs_td`)."""
+    return [p for p in problems if is_hard_refused((p,))]
+
+
+def account_hard_problems(*, closed: bool, is_bot: bool) -> list[str]:
+    """Rule 2.3.6 (II.C.6): what refuses an account before its owner proves it is theirs:
+    a closed account (nothing else is checked), or a BOT account."""
+    if closed:
+        return [CLOSED_ACCOUNT]
+    return [BOT_ACCOUNT] if is_bot else []
+
+
 def needs_td(problems: Iterable[str]) -> bool:
-    """True if any problem must go to the TD (an exception or a ToS review)."""
+    """Rule 2.2 (II.B): true if any problem must go to the TD (an exception or a ToS
+    review)."""
     return any(p not in HARD_REFUSALS for p in problems)
+
+
+# --- who is the TD (rules 1.2, 1.4) -----------------------------------------------------------
+
+
+def is_td(
+    user_id: int,
+    role_ids: Collection[int],
+    *,
+    td_user_ids: Collection[int],
+    td_role_id: int | None,
+) -> bool:
+    """Rule 1.2 (I.B): the TD is a configured TD user id, or anyone holding the configured
+    TD role (``role_ids`` is empty outside a server)."""
+    if user_id in td_user_ids:
+        return True
+    return td_role_id is not None and td_role_id in role_ids
+
+
+def may_enter(*, is_td: bool) -> bool:
+    """Rule 1.4 (I.D): the TD does not take part, so the TD cannot register."""
+    return not is_td
+
+
+# --- rule II.A.2: which games count -----------------------------------------------------------
+
+
+def last_second_before(moment: datetime) -> datetime:
+    """Rule 2.1.2 (II.A.2): the last whole second strictly before ``moment``: an inclusive
+    whole-second ``until`` that means "before ``moment``" on Lichess's search index."""
+    whole = moment.replace(microsecond=0)
+    return whole - timedelta(seconds=1) if whole == moment else whole
+
+
+def played_rated(game: LichessGame, user_id: str) -> bool:
+    """Rule 2.1.2 (II.A.2): the game was played to an end and changed ``user_id``'s rating
+    ("played rated games"): rated, a finished status, and a ``ratingDiff`` for the player."""
+    if not game.rated or not game.finished:
+        return False
+    color = game.color_of(user_id)
+    diff = game.white_rating_diff if color == "white" else game.black_rating_diff
+    return color is not None and diff is not None
+
+
+def counts_before_cutoff(game: LichessGame, user_id: str, cutoff: datetime) -> bool:
+    """Rule 2.1.2 (II.A.2): the game counts towards the minimum: played rated
+    (:func:`played_rated`) and played before the cut-off, i.e. its last move is strictly
+    before ``cutoff``."""
+    _require_aware(cutoff, "cutoff")
+    return game.last_move_at < cutoff and played_rated(game, user_id)
+
+
+# --- rule II.C.4: one person, one account -----------------------------------------------------
+
+#: Registration states as the database stores them (db.models.RegistrationState values).
+PENDING, APPROVED, REJECTED, WITHDRAWN = "pending", "approved", "rejected", "withdrawn"
+_ACTIVE = frozenset({PENDING, APPROVED})
+
+
+@dataclass(frozen=True)
+class EntryHolder:
+    """A player row that already links a Discord user or a Lichess account: its Lichess
+    id, its Discord user, whether it is pre-seeded, and its registration's state (None
+    without a registration)."""
+
+    lichess_id: str
+    discord_id: int | None
+    pre_seeded: bool
+    state: str | None
+
+
+DoubleEntry = Literal[
+    "second_account",
+    "rejected_with_other_account",
+    "pre_seeded",
+    "account_of_another_user",
+    "already_registered",
+    "rejected",
+]
+
+
+def double_entry(
+    *,
+    discord_id: int,
+    lichess_id: str,
+    mine: EntryHolder | None,
+    theirs: EntryHolder | None,
+) -> DoubleEntry | None:
+    """Rule 2.3.4 (II.C.4), rule 2.3.5 (II.C.5): why ``discord_id`` may not enter with the
+    Lichess account ``lichess_id``, or None if they may.
+
+    ``mine`` is the player the Discord user is linked to, ``theirs`` the player of the
+    Lichess account. A second account of a registered person is refused (and the TD told:
+    ``second_account``, ``account_of_another_user``); after a rejection no other account
+    may enter; a withdrawn registration may enter again, with any account.
+    """
+    if mine is not None and mine.lichess_id != lichess_id:
+        if mine.state in _ACTIVE:
+            return "second_account"
+        if mine.state == REJECTED:
+            return "rejected_with_other_account"
+    if theirs is None:
+        return None
+    if theirs.pre_seeded:
+        return "pre_seeded"
+    if theirs.discord_id is not None and theirs.discord_id != discord_id:
+        return "account_of_another_user"
+    if theirs.state in _ACTIVE:
+        return "already_registered"
+    if theirs.state == REJECTED:
+        return "rejected"
+    return None
+
+
+# --- rule II.B: the TD's decision ----------------------------------------------------------
+
+TDDecisionProblem = Literal["already_decided", "exception_needs_reason", "rejection_needs_comment"]
+
+
+def td_decision_problem(
+    *, state: str, approve: bool, problems: Collection[str], reason: str | None
+) -> TDDecisionProblem | None:
+    """Rule 2.2 (II.B), rules 2.3.1-2.3.3 (II.C.1-3): why the TD's ruling on a registration
+    cannot be recorded, or None. Only a pending registration is decided; approving one
+    with problems is an exception and needs a reason; a rejection needs a comment for the
+    player (rule 2.3.5 (II.C.5): it is final, so the player must read why)."""
+    if state != PENDING:
+        return "already_decided"
+    if approve and problems and not reason:
+        return "exception_needs_reason"
+    if not approve and not reason:
+        return "rejection_needs_comment"
+    return None
 
 
 # --- explanations ------------------------------------------------------------

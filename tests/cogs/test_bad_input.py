@@ -126,11 +126,11 @@ async def test_an_id_option_no_row_can_have(
             user=TD_ID,
             options={"match": match_id, "score_a": 6.0, "score_b": 0.0},
         )
-        refused(rec, f"There is no match #{match_id}")
+        refused(rec, f"There is no match {match_id}")
         rec = await h.slash(
             "td incident overrule", user=TD_ID, options={"incident": match_id, "reason": "x"}
         )
-        refused(rec, f"There is no incident #{match_id}")
+        refused(rec, f"There is no incident {match_id}")
         assert await snapshot(bot.sessions) == before
 
 

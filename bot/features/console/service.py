@@ -203,10 +203,10 @@ class ConsoleService(Service):
             names = await self._match_names(session, ident)
         elif kind == "incident":
             incident = await session.get(MatchIncident, ident)
-            names = [f"match #{incident.match_id}"] if incident is not None else []
+            names = [f"match {incident.match_id}"] if incident is not None else []
         elif kind == "time_offer":
             offer = await session.get(TimeOffer, ident)
-            names = [f"match #{offer.match_id}"] if offer is not None else []
+            names = [f"match {offer.match_id}"] if offer is not None else []
         elif kind == "registration":
             registration = await session.get(Registration, ident)
             if registration is not None:
@@ -257,9 +257,9 @@ def _belongs(subjects: Subjects, named: Callable[[Any], bool]) -> Check:
 
 def _scope(player: Player | None, match: Match | None) -> str | None:
     if player is not None and match is not None:
-        return f"{player.lichess_username} in match #{match.id}"
+        return f"{player.lichess_username} in match {match.id}"
     if player is not None:
         return player.lichess_username
     if match is not None:
-        return f"match #{match.id}"
+        return f"match {match.id}"
     return None

@@ -124,7 +124,7 @@ def unknown_player(typed: str) -> str:
 
 
 def unknown_match(match_id: int) -> str:
-    return f"There is no match #{match_id}. Nothing is shown."
+    return f"There is no match {match_id}. Nothing is shown."
 
 
 def pairing(a: str, b: str | None) -> str:
@@ -133,7 +133,7 @@ def pairing(a: str, b: str | None) -> str:
 
 def subject(kind: str, ident: int | None, names: Sequence[str] = ()) -> str:
     label = SUBJECTS.get(kind, kind.replace("_", " "))
-    text = label if ident is None else f"{label} #{ident}"
+    text = label if ident is None else f"{label} {ident}"
     return text + (f" ({', '.join(names)})" if names else "")
 
 

@@ -15,7 +15,7 @@ class AuditLine:
     actor_type: str  # player, td, job, system
     actor_id: int | None
     action: str
-    subject: str  # "match #3 (Alice–Bob)", "player Alice", ...
+    subject: str  # "match 3 (Alice–Bob)", "player Alice", ...
     reason: str | None = None
 
 
@@ -23,7 +23,7 @@ class AuditLine:
 class AuditPage:
     """The newest entries matching the filter, and how many more matched."""
 
-    scope: str | None  # "Alice", "match #3", "Alice in match #3"; None for the whole log
+    scope: str | None  # "Alice", "match 3", "Alice in match 3"; None for the whole log
     lines: list[AuditLine]
     total: int
 

@@ -43,7 +43,7 @@ INCIDENT_SUBJECT = "incident"
 async def load_player(session: AsyncSession, player_id: int) -> Player:
     player = await session.get(Player, player_id)
     if player is None:
-        raise InvalidInput(f"There is no player #{player_id}.")
+        raise InvalidInput(f"There is no player {player_id}.")
     return player
 
 

@@ -117,13 +117,13 @@ async def apply_disqualification(
         f"You have been disqualified from the {config.tournament.short_name}: {public}. "
         "Contact the tournament director if you think this is a mistake.",
     )
-    changed = ", ".join(f"#{u['match_id']}" for u in undo) or "none"
+    changed = ", ".join(f"match {u['match_id']}" for u in undo) or "none"
     notify_td(
         session,
         config,
         now=now,
         content=(
-            f"⛔ {player.lichess_username} (player #{player.id}) is disqualified. Reason: "
+            f"⛔ {player.lichess_username} (player {player.id}) is disqualified. Reason: "
             f"{quote(reason)}. Matches changed: {changed}."
             + ("".join(f"\n• {n}" for n in notes))
             + f"\nReverse with `/td discipline reinstate player:{player.lichess_username}`."
@@ -168,13 +168,13 @@ async def withdraw(
         f"🚪 **{player.lichess_username}** has withdrawn from the "
         f"{config.tournament.short_name} (rule VIII).",
     )
-    changed = ", ".join(f"#{u['match_id']}" for u in undo) or "none"
+    changed = ", ".join(f"match {u['match_id']}" for u in undo) or "none"
     notify_td(
         session,
         config,
         now=now,
         content=(
-            f"🚪 {player.lichess_username} (player #{player.id}) withdrew. Matches changed: "
+            f"🚪 {player.lichess_username} (player {player.id}) withdrew. Matches changed: "
             f"{changed}." + "".join(f"\n• {n}" for n in notes)
         ),
     )
@@ -439,7 +439,7 @@ async def reinstate(
     )
     extra = (
         f" Not restored (their round is closed; fix with /td round set-score if needed): "
-        f"{', '.join(f'#{m}' for m in left)}."
+        f"{', '.join(f'match {m}' for m in left)}."
         if left
         else ""
     )
@@ -449,7 +449,7 @@ async def reinstate(
         now=now,
         content=(
             f"{player.lichess_username} is reinstated. Restored matches: "
-            f"{', '.join(f'#{m}' for m in restored) or 'none'}.{extra} They are paired again "
+            f"{', '.join(f'match {m}' for m in restored) or 'none'}.{extra} They are paired again "
             "from the next round on."
         ),
     )

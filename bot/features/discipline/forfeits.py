@@ -49,11 +49,11 @@ async def forfeit_match(
     """Forfeit an undecided match to ``winner_id``; True when it disqualified the loser (VI.F)."""
     match = await session.get(Match, match_id)
     if match is None or match.player_b_id is None:
-        raise InvalidInput(f"There is no match #{match_id} with two players.")
+        raise InvalidInput(f"There is no match {match_id} with two players.")
     if winner_id not in (match.player_a_id, match.player_b_id):
-        raise InvalidInput(f"Player #{winner_id} does not play match #{match_id}.")
+        raise InvalidInput(f"Player {winner_id} does not play match {match_id}.")
     if match.state in DONE_STATES:
-        raise WrongStage(f"Match #{match_id} already has a result.")
+        raise WrongStage(f"Match {match_id} already has a result.")
     loser_id = match.player_b_id if winner_id == match.player_a_id else match.player_a_id
     match.state = MatchState.FORFEITED
     match.forfeit_winner_id = winner_id

@@ -27,7 +27,7 @@ STATE_LABELS = {
 
 def report_received(report_id: int, accused: str) -> str:
     return (
-        f"Your report #{report_id} about **{accused}** was sent privately to the tournament "
+        f"Your cheat report {report_id} about **{accused}** was sent privately to the tournament "
         "director. Nobody else sees it. Please do not accuse anyone in public: rule VII.A "
         "disqualifies public accusers."
     )
@@ -35,7 +35,7 @@ def report_received(report_id: int, accused: str) -> str:
 
 def report_handled(report_id: int) -> str:
     return (
-        f"The tournament director has handled your cheat report #{report_id}. "
+        f"The tournament director has handled your cheat report {report_id}. "
         "Thank you for reporting it privately."
     )
 
@@ -77,7 +77,7 @@ def bad_links(bad: Sequence[str]) -> str:
 
 
 def no_such_report(report_id: int) -> str:
-    return f"There is no cheat report #{report_id}."
+    return f"There is no cheat report {report_id}."
 
 
 def not_td() -> str:
@@ -89,7 +89,7 @@ def already_disqualified(name: str) -> str:
 
 
 def no_such_player(player_id: int) -> str:
-    return f"There is no player #{player_id}."
+    return f"There is no player {player_id}."
 
 
 # --- to the TD -------------------------------------------------------------------------
@@ -98,7 +98,7 @@ def no_such_player(player_id: int) -> str:
 def report_for_td(info: ReportInfo) -> str:
     """The short head of the TD's report message; the contents go in `report_embeds`."""
     return (
-        f"**Cheat report #{info.id}** (private, rule VII.A) — state: "
+        f"**Cheat report {info.id}** (private, rule VII.A) — state: "
         f"**{STATE_LABELS[info.state]}**\n"
         f"Reporter: <@{info.reporter_discord_id}>\n"
         f"Accused: **{info.accused}** (https://lichess.org/@/{info.accused})"
@@ -119,7 +119,7 @@ def report_line(info: ReportInfo) -> str:
     links = f", {len(info.links)} link(s)" if info.links else ""
     note = f" — note: {quote(info.td_note, 200)}" if info.td_note else ""
     return (
-        f"**#{info.id}** {STATE_LABELS[info.state]}: **{info.accused}** reported by "
+        f"**Cheat report {info.id}** {STATE_LABELS[info.state]}: **{info.accused}** reported by "
         f"<@{info.reporter_discord_id}> {discord_time(info.created_at)}{links}: {summary}{note}"
     )
 
@@ -131,7 +131,7 @@ def no_reports(state: str | None) -> str:
 def state_set(info: ReportInfo, previous: str, disqualified: bool) -> str:
     tail = f" {info.accused} is disqualified (rule VII.B)." if disqualified else ""
     return (
-        f"Cheat report #{info.id} ({info.accused}): {STATE_LABELS[previous]} → "
+        f"Cheat report {info.id} ({info.accused}): {STATE_LABELS[previous]} → "
         f"**{STATE_LABELS[info.state]}**.{tail}"
     )
 

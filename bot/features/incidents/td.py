@@ -87,12 +87,12 @@ class Overrules(IncidentCore):
         match = ctx.match
         if match.state is not MatchState.FORFEITED or match.forfeit_winner_id != ctx.me.id:
             raise WrongStage(
-                f"Match #{match.id} no longer stands as this forfeit; correct it with "
+                f"Match {match.id} no longer stands as this forfeit; correct it with "
                 "/td round set-score."
             )
         if ctx.round_.state is not RoundState.PUBLISHED:
             raise WrongStage(
-                f"Round {ctx.round_.number} is closed; correct match #{match.id} with "
+                f"Round {ctx.round_.number} is closed; correct match {match.id} with "
                 "/td round set-score."
             )
         if incident.details.get("disqualified") and ctx.opponent.disqualified_at is not None:

@@ -70,7 +70,7 @@ def noshow_td_first(
     grace_end: datetime,
 ) -> str:
     return (
-        f"🚩 No-show report, match #{match_id} (rule VI.D), first message on behalf of "
+        f"🚩 No-show report, match {match_id} (rule VI.D), first message on behalf of "
         f"**{claimant}**: **{absent}** has not shown up for the match agreed for "
         f"{discord_time(agreed)}; their grace period runs until {discord_time(grace_end, 'T')}. "
         f"{games_seen(seen)}"
@@ -125,7 +125,7 @@ def second_message_not_yet(when: datetime) -> str:
 
 def noshow_td_second(match_id: int, claimant: str, absent: str, seen: list[str] | None) -> str:
     return (
-        f"🚩 No-show, match #{match_id} (rule VI.D), second message on behalf of "
+        f"🚩 No-show, match {match_id} (rule VI.D), second message on behalf of "
         f"**{claimant}**: **{absent}** is still absent after the grace period. "
         f"{games_seen(seen)} {claimant} now chooses to claim the win or to reschedule."
     )
@@ -157,7 +157,7 @@ def claimed_reply(opponent: str) -> str:
 
 def claimed_td(match_id: int, incident_id: int, claimant: str, absent: str, kind: str) -> str:
     return (
-        f"⚖️ {claimant} claimed the win of match #{match_id} ({kind}, incident #{incident_id}) "
+        f"⚖️ {claimant} claimed the win of match {match_id} ({kind}, incident {incident_id}) "
         f"against {absent}; the match is forfeited. Overrule with "
         f"`/td incident overrule incident:{incident_id} reason:…`."
     )
@@ -239,7 +239,7 @@ def left_dm(claimant: str, ends: datetime) -> str:
 
 def left_break_used_td(match_id: int, absent: str, claimant: str) -> str:
     return (
-        f"⚠️ Match #{match_id}: {claimant} reports that {absent} left, and {absent} had "
+        f"⚠️ Match {match_id}: {claimant} reports that {absent} left, and {absent} had "
         "already used their break (rules VI.A, VI.E). Please look into it."
     )
 
@@ -256,13 +256,13 @@ def left_claim_dm(absent: str) -> str:
 
 def overruled_post(match_id: int, reason: str) -> str:
     return (
-        f"⚖️ The tournament director overruled the claim in match #{match_id}: {quote(reason)}. "
+        f"⚖️ The tournament director overruled the claim in match {match_id}: {quote(reason)}. "
         "Agree on a (new) time with /offer and /accept."
     )
 
 
 def overrule_reply(incident_id: int) -> str:
-    return f"Incident #{incident_id} overruled; both players have been told."
+    return f"Incident {incident_id} overruled; both players have been told."
 
 
 def not_yours() -> str:
@@ -270,7 +270,7 @@ def not_yours() -> str:
 
 
 def no_such_incident(incident_id: int) -> str:
-    return f"There is no incident #{incident_id}."
+    return f"There is no incident {incident_id}."
 
 
 def incident_closed() -> str:
@@ -284,7 +284,7 @@ def claim_withdrawn_accused(match_id: int, kind: str, claimant: str, why: str) -
     """To the accused player: the claim that could have cost them the match is off."""
     return (
         f"✅ The {_CLAIM_NAMES.get(kind, kind)} claim {claimant} made against you in match "
-        f"#{match_id} is withdrawn ({why}): nothing is forfeited."
+        f"{match_id} is withdrawn ({why}): nothing is forfeited."
     )
 
 
@@ -293,7 +293,7 @@ def claim_withdrawn_td(
 ) -> str:
     """To the TD, who got the claim's report: it needs nothing from them any more."""
     return (
-        f"✅ Claim #{incident_id} ({_CLAIM_NAMES.get(kind, kind)}, match #{match_id}, "
+        f"✅ Claim {incident_id} ({_CLAIM_NAMES.get(kind, kind)}, match {match_id}, "
         f"{claimant} against {accused}) is withdrawn: {why}. Nothing to decide."
     )
 

@@ -71,7 +71,7 @@ class RegistrationCore(Service):
                 Registration, registration_id, options=[selectinload(Registration.player)]
             )
         if registration is None:
-            raise InvalidInput(f"There is no registration #{registration_id}.")
+            raise InvalidInput(wording.no_such_registration(registration_id))
         return RegistrationSummary.of(registration)
 
     async def status(self, *, discord_id: int) -> RegistrationSummary | None:
@@ -105,10 +105,7 @@ class RegistrationCore(Service):
         try:
             return await self.lichess.get_user(name)
         except LichessNotFound:
-            raise InvalidInput(
-                f"There is no Lichess account named `{name}`. Check the "
-                "spelling (https://lichess.org/@/" + name + ")."
-            ) from None
+            raise InvalidInput(wording.no_such_account(name)) from None
         except LichessError as exc:
             raise ExternalServiceError(await self.lichess_failed(exc)) from exc
 
@@ -120,58 +117,54 @@ class RegistrationCore(Service):
 
     @staticmethod
     def _hard_problems(user: LichessUser) -> list[str]:
-        if user.disabled:
-            return [eligibility.CLOSED_ACCOUNT]
-        return [eligibility.BOT_ACCOUNT] if user.is_bot else []
+        return eligibility.account_hard_problems(closed=user.disabled, is_bot=user.is_bot)
 
     async def _check_unique(
         self, session: AsyncSession, *, discord_id: int, user: LichessUser, now: datetime
     ) -> None:
-        """One Lichess account per Discord user and vice versa (rule II.C.4)."""
+        """One Lichess account per Discord user and vice versa (rule II.C.4, decided by
+        `bot.rules.eligibility.double_entry`): refuse with the reason; a second account
+        is reported to the TD."""
         mine = await session.scalar(
             select(Player)
             .where(Player.discord_id == discord_id)
             .options(selectinload(Player.registration))
         )
-        if mine is not None and mine.lichess_id != user.id and mine.registration is not None:
-            state = mine.registration.state
-            if state in ACTIVE_STATES:
-                await self._alert_double_entry(discord_id, mine.lichess_username, user, now)
-                raise ReportedAttempt(wording.second_account(mine.lichess_username, user.username))
-            if state is RegistrationState.REJECTED:
-                raise WrongStage(
-                    f"Your registration as {mine.lichess_username} was rejected by the TD; "
-                    "you cannot enter with another account. Contact the TD."
-                )
         theirs = await session.scalar(
             select(Player)
             .where(Player.lichess_id == user.id)
             .options(selectinload(Player.registration))
         )
-        if theirs is None:
+        problem = eligibility.double_entry(
+            discord_id=discord_id,
+            lichess_id=user.id,
+            mine=_holder(mine),
+            theirs=_holder(theirs),
+        )
+        if problem is None:
             return
-        if theirs.pre_seeded_stage is not None:
-            raise InvalidInput(f"{user.username} is pre-seeded by the rules and does not register.")
-        if theirs.discord_id is not None and theirs.discord_id != discord_id:
+        if problem == "second_account":
+            assert mine is not None
+            await self._alert_double_entry(discord_id, mine.lichess_username, user, now)
+            raise ReportedAttempt(wording.second_account(mine.lichess_username, user.username))
+        if problem == "rejected_with_other_account":
+            assert mine is not None
+            raise WrongStage(wording.rejected_other_account(mine.lichess_username))
+        assert theirs is not None
+        if problem == "pre_seeded":
+            raise InvalidInput(wording.pre_seeded_account(user.username))
+        if problem == "account_of_another_user":
             await self._alert_double_entry(
                 discord_id, user.username, user, now, other_discord_id=theirs.discord_id
             )
-            raise ReportedAttempt(
-                f"The Lichess account {user.username} is already registered by "
-                "another Discord user. The TD has been told."
+            raise ReportedAttempt(wording.account_of_another_user(user.username))
+        assert theirs.registration is not None
+        if problem == "already_registered":
+            raise WrongStage(
+                wording.already_registered(user.username, theirs.registration.state.value)
             )
-        if theirs.registration is not None:
-            state = theirs.registration.state
-            if state in ACTIVE_STATES:
-                raise WrongStage(
-                    f"You are already registered as {user.username} "
-                    f"(state: {state.value}). Use /status to see it."
-                )
-            if state is RegistrationState.REJECTED:
-                raise WrongStage(
-                    f"Your registration as {user.username} was rejected by the TD"
-                    f" ({quote(theirs.registration.td_comment or '', 300)}). Contact the TD."
-                )
+        comment = quote(theirs.registration.td_comment or "", 300)
+        raise WrongStage(wording.rejected_account(user.username, comment))
 
     async def _alert_double_entry(
         self,
@@ -198,6 +191,19 @@ class RegistrationCore(Service):
                     "other_discord_id": other_discord_id,
                 },
             )
+
+
+def _holder(player: Player | None) -> eligibility.EntryHolder | None:
+    """A player row as rule II.C.4's function reads it."""
+    if player is None:
+        return None
+    registration = player.registration
+    return eligibility.EntryHolder(
+        lichess_id=player.lichess_id,
+        discord_id=player.discord_id,
+        pre_seeded=player.pre_seeded_stage is not None,
+        state=registration.state.value if registration is not None else None,
+    )
 
 
 def profile_has_code(user: LichessUser, code: str) -> bool:

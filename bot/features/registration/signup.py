@@ -50,24 +50,16 @@ class SignUp(RegistrationCore):
     async def start(self, *, discord_id: int, lichess_username: str, is_td: bool) -> OwnershipStep:
         """Check what can be checked without ownership, then hand out a one-time code."""
         name = lichess_username.strip().removeprefix("@")
-        if is_td:
-            raise NotAllowed(
-                "The tournament director cannot take part in the championship "
-                "(rule I.D), so the TD cannot register."
-            )
+        if not eligibility.may_enter(is_td=is_td):
+            raise NotAllowed(wording.td_cannot_register())
         if not eligibility.looks_like_username(name):
-            raise InvalidInput(
-                f"`{lichess_username}` is not a valid Lichess username: 2 to 30 "
-                "letters, digits, `_` or `-`."
-            )
+            raise InvalidInput(wording.not_a_username(lichess_username))
         await self._require_open()
-        if self.config.pre_seeded_stage(name):
-            raise InvalidInput(
-                f"{name} is pre-seeded into the {self.config.pre_seeded_stage(name)}"
-                " by the rules; they do not register for the qualification."
-            )
+        stage = self.config.pre_seeded_stage(name)
+        if stage:
+            raise InvalidInput(wording.pre_seeded_name(name, stage))
         user = await self._lichess_user(name)
-        hard = [p for p in self._hard_problems(user)]
+        hard = self._hard_problems(user)
         if hard:
             raise InvalidInput(wording.refusal(hard, user))
         now = self.clock.now()
@@ -104,19 +96,19 @@ class SignUp(RegistrationCore):
         async with self.sessions() as session:
             challenge = await session.get(OwnershipChallenge, challenge_id)
         if challenge is None:
-            raise InvalidInput("This verification no longer exists. Run /register again.")
+            raise InvalidInput(wording.verification_gone())
         if challenge.discord_id != discord_id:
-            raise NotAllowed("This Verify button belongs to another player's registration.")
+            raise NotAllowed(wording.not_your_verify_button())
         if challenge.verified_at is not None:
             existing = await self.status(discord_id=discord_id)
             if existing is not None:
                 return existing
         await self._require_open()  # registration may have closed since /register
         if now >= challenge.expires_at:
-            raise InvalidInput("This code has expired. Run /register again for a new one.")
+            raise InvalidInput(wording.code_expired())
         user = await self._lichess_user(challenge.lichess_username)
         if user.id != challenge.lichess_id:
-            raise InvalidInput("That Lichess account has changed. Run /register again.")
+            raise InvalidInput(wording.account_changed())
         if not profile_has_code(user, challenge.code):
             async with transaction(self.sessions) as session:
                 row = await session.get(OwnershipChallenge, challenge_id)
@@ -124,7 +116,7 @@ class SignUp(RegistrationCore):
                     row.attempts += 1
             raise InvalidInput(wording.code_missing(challenge.code, user))
         report = await self._check(user.username)
-        hard = [p for p in report.problems if p in eligibility.HARD_REFUSALS]
+        hard = eligibility.hard_problems(report.problems)
         if hard:
             raise InvalidInput(wording.refusal(hard, report.user))
         try:
@@ -133,7 +125,7 @@ class SignUp(RegistrationCore):
                 await self._check_unique(session, discord_id=discord_id, user=user, now=now)
                 row = await session.get(OwnershipChallenge, challenge_id)
                 if row is None:
-                    raise InvalidInput("This verification no longer exists. Run /register again.")
+                    raise InvalidInput(wording.verification_gone())
                 row.verified_at = now
                 registration = await self._save_registration(session, discord_id, report, now)
                 await refresh_field_post(session, self.config, now)
@@ -141,7 +133,7 @@ class SignUp(RegistrationCore):
             # A simultaneous press won the race; show what it recorded.
             existing = await self.status(discord_id=discord_id)
             if existing is None:
-                raise WrongStage(f"{user.username} was just registered by someone else.") from None
+                raise WrongStage(wording.registered_by_someone_else(user.username)) from None
             return existing
         return RegistrationSummary.of(registration)
 
@@ -257,7 +249,7 @@ class SignUp(RegistrationCore):
                 .options(selectinload(Registration.player))
             )
             if registration is None or registration.state not in ACTIVE_STATES:
-                raise WrongStage("You have no active registration to withdraw.")
+                raise WrongStage(wording.nothing_to_withdraw())
             swiss = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
             registration.state = RegistrationState.WITHDRAWN
             registration.updated_at = now
@@ -284,7 +276,7 @@ class SignUp(RegistrationCore):
                 session,
                 self.config,
                 now=now,
-                content=f"{registration.player.lichess_username} withdrew their registration.",
+                content=wording.withdrawn_td(registration.player.lichess_username),
             )
             await refresh_field_post(session, self.config, now)
             return RegistrationSummary.of(registration)

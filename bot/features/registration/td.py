@@ -23,6 +23,7 @@ from bot.features.registration.types import (
 )
 from bot.outbox import enqueue_dm
 from bot.registration_window import read_window, swiss_stage, td_named
+from bot.rules import eligibility
 from db.engine import transaction
 from db.models import (
     Registration,
@@ -77,22 +78,26 @@ class Decisions(RegistrationCore):
                 Registration, registration_id, options=[selectinload(Registration.player)]
             )
             if registration is None:
-                raise InvalidInput(f"There is no registration #{registration_id}.")
-            if registration.state is not RegistrationState.PENDING:
-                who = f" by <@{registration.decided_by}>" if registration.decided_by else ""
+                raise InvalidInput(wording.no_such_registration(registration_id))
+            problem = eligibility.td_decision_problem(
+                state=registration.state.value,
+                approve=approve,
+                problems=registration.problems,
+                reason=reason,
+            )
+            if problem == "already_decided":
                 raise WrongStage(
-                    f"Registration #{registration_id} "
-                    f"({registration.player.lichess_username}) is already "
-                    f"{registration.state.value}{who}; nothing was changed."
+                    wording.already_decided(
+                        registration_id,
+                        registration.player.lichess_username,
+                        registration.state.value,
+                        registration.decided_by,
+                    )
                 )
-            if approve and registration.problems and not reason:
-                raise InvalidInput(
-                    "This registration failed "
-                    f"{', '.join(registration.problems)}: approving it is an "
-                    "exception (rule II.B) and needs a reason."
-                )
-            if not approve and not reason:
-                raise InvalidInput("A rejection needs a comment for the player.")
+            if problem == "exception_needs_reason":
+                raise InvalidInput(wording.exception_needs_reason(list(registration.problems)))
+            if problem == "rejection_needs_comment":
+                raise InvalidInput(wording.rejection_needs_comment())
             registration.state = (
                 RegistrationState.APPROVED if approve else RegistrationState.REJECTED
             )
@@ -137,12 +142,9 @@ class Decisions(RegistrationCore):
         now = self.clock.now()
         async with transaction(self.sessions) as session:
             if await swiss_stage(session) is not None:
-                raise WrongStage("The qualification has already started. Nothing was changed.")
+                raise WrongStage(wording.qualification_already_started())
             if (await read_window(session, self.config, now)).is_open:
-                raise WrongStage(
-                    "Registration is still open: close it first (/td registration close); "
-                    "nothing was changed."
-                )
+                raise WrongStage(wording.close_first())
             rows = (
                 await session.scalars(
                     select(Registration)

@@ -57,8 +57,7 @@ async def _decide(
 
 
 def _decided_text(summary: RegistrationSummary, td_id: int) -> str:
-    state = summary.state.value
-    return f"Registration #{summary.id} ({summary.lichess_username}): {state} by <@{td_id}>."
+    return wording.decided(summary.id, summary.lichess_username, summary.state.value, td_id)
 
 
 class DecisionModal(FormModal):

@@ -100,6 +100,118 @@ def second_account(registered: str, attempted: str) -> str:
     )
 
 
+def rejected_other_account(registered: str) -> str:
+    return (
+        f"Your registration as {registered} was rejected by the TD; "
+        "you cannot enter with another account. Contact the TD."
+    )
+
+
+def pre_seeded_account(username: str) -> str:
+    return f"{username} is pre-seeded by the rules and does not register."
+
+
+def account_of_another_user(username: str) -> str:
+    return (
+        f"The Lichess account {username} is already registered by "
+        "another Discord user. The TD has been told."
+    )
+
+
+def already_registered(username: str, state: str) -> str:
+    return f"You are already registered as {username} (state: {state}). Use /status to see it."
+
+
+def rejected_account(username: str, comment: str) -> str:
+    """`comment` is the TD's, already quoted."""
+    return f"Your registration as {username} was rejected by the TD ({comment}). Contact the TD."
+
+
+def no_such_registration(registration_id: int) -> str:
+    return f"There is no registration {registration_id}."
+
+
+def no_such_account(name: str) -> str:
+    return (
+        f"There is no Lichess account named `{name}`. Check the "
+        f"spelling (https://lichess.org/@/{name})."
+    )
+
+
+def td_cannot_register() -> str:
+    return (
+        "The tournament director cannot take part in the championship "
+        "(rule I.D), so the TD cannot register."
+    )
+
+
+def not_a_username(given: str) -> str:
+    return f"`{given}` is not a valid Lichess username: 2 to 30 letters, digits, `_` or `-`."
+
+
+def pre_seeded_name(name: str, stage: str) -> str:
+    return (
+        f"{name} is pre-seeded into the {stage} by the rules; "
+        "they do not register for the qualification."
+    )
+
+
+def verification_gone() -> str:
+    return "This verification no longer exists. Run /register again."
+
+
+def not_your_verify_button() -> str:
+    return "This Verify button belongs to another player's registration."
+
+
+def code_expired() -> str:
+    return "This code has expired. Run /register again for a new one."
+
+
+def account_changed() -> str:
+    return "That Lichess account has changed. Run /register again."
+
+
+def registered_by_someone_else(username: str) -> str:
+    return f"{username} was just registered by someone else."
+
+
+def nothing_to_withdraw() -> str:
+    return "You have no active registration to withdraw."
+
+
+def withdrawn_td(username: str) -> str:
+    return f"{username} withdrew their registration."
+
+
+def already_decided(registration_id: int, username: str, state: str, decided_by: int | None) -> str:
+    who = f" by <@{decided_by}>" if decided_by else ""
+    return (
+        f"Registration {registration_id} ({username}) is already {state}{who}; nothing was changed."
+    )
+
+
+def exception_needs_reason(problems: list[str]) -> str:
+    return (
+        f"This registration failed {', '.join(problems)}: approving it is an "
+        "exception (rule II.B) and needs a reason."
+    )
+
+
+def rejection_needs_comment() -> str:
+    return "A rejection needs a comment for the player."
+
+
+def qualification_already_started() -> str:
+    return "The qualification has already started. Nothing was changed."
+
+
+def close_first() -> str:
+    return (
+        "Registration is still open: close it first (/td registration close); nothing was changed."
+    )
+
+
 def double_entry_alert(
     discord_id: int, first: str, attempted: str, other_discord_id: int | None
 ) -> str:
@@ -142,7 +254,7 @@ def registration_embed(s: RegistrationSummary, *, for_td: bool = False) -> dict[
         )
     if s.td_comment:
         fields.append({"name": "TD comment", "value": quote(s.td_comment, FIELD)})
-    title = f"Registration #{s.id}: {s.lichess_username}" if for_td else "Your registration"
+    title = f"Registration {s.id}: {s.lichess_username}" if for_td else "Your registration"
     return {"title": title, "color": COLOURS[s.state], "fields": fields}
 
 
@@ -182,11 +294,17 @@ def after_verify(s: RegistrationSummary) -> str:
     )
 
 
+def decided(registration_id: int, username: str, state: str, td_id: int) -> str:
+    """The TD's own record of a decision, in the channel where they made it."""
+    return f"Registration {registration_id} ({username}): {state} by <@{td_id}>."
+
+
 def listing_line(rank: int, s: RegistrationSummary) -> str:
     seed = f"{s.seeding_rating:g}" if s.seeding_rating is not None else "–"
     flags = f" ⚠️ {', '.join(s.problems)}" if s.problems else ""
     who = f" <@{s.discord_id}>" if s.discord_id else ""
-    return f"{rank}. **{s.lichess_username}**{who} · {seed} · {s.state.value}{flags} · #{s.id}"
+    state = s.state.value
+    return f"{rank}. **{s.lichess_username}**{who} · {seed} · {state}{flags} · registration {s.id}"
 
 
 def withdraw_before_start() -> str:

@@ -133,15 +133,15 @@ async def test_audit_newest_first_with_who_did_it(
         assert "Audit log" in rec.text and "newest first" in rec.text
         lines = rec.text.splitlines()
         score_line = next(line for line in lines if "`score_set`" in line)
-        assert f"TD <@{TD_ID}>" in score_line and "match #2 (Carol–Dave)" in score_line
+        assert f"TD <@{TD_ID}>" in score_line and "match 2 (Carol–Dave)" in score_line
         round_line = next(line for line in lines if "`round_note`" in line)
-        assert "round #1 (swiss round 1)" in round_line
+        assert "round 1 (swiss round 1)" in round_line
         assert "— late" in score_line
         offer_line = next(line for line in lines if "`time_offer`" in line)
         assert f"player <@{ALICE}>" in offer_line and "(Alice–Bob)" in offer_line
         assert "<t:" in offer_line and ":f>" in offer_line and "UTC)" in offer_line
         bot_line = next(line for line in lines if "`offer_reminder`" in line)
-        assert "· the bot ·" in bot_line and "offer #" in bot_line
+        assert "· the bot ·" in bot_line and "offer 1 (match 1)" in bot_line
         assert "· the bot ·" in next(line for line in lines if "`board_two_note`" in line)
 
 
@@ -188,7 +188,7 @@ async def test_audit_by_player_and_by_match(
         nobody = await h.slash("td console audit", user=TD_ID, options={"player": "nobody"})
         assert nobody.ephemeral and "not a player" in nobody.text and not nobody.errors
         missing = await h.slash("td console audit", user=TD_ID, options={"match": 9999})
-        assert missing.ephemeral and "no match #9999" in missing.text
+        assert missing.ephemeral and "no match 9999" in missing.text
 
 
 async def test_audit_says_how_many_more_and_is_td_only(

@@ -82,7 +82,7 @@ async def test_report_reporter_hidden_from_everyone_but_the_td(
     async with running_bot() as (bot, h):
         seeded: SeededRound = await setup(bot, h, config, clock)
         rec = await submit_report(h, ALICE, "bob", GAME, SECRET)
-        assert rec.ephemeral and "#1" in rec.text and "Bob" in rec.text, rec.text
+        assert rec.ephemeral and "cheat report 1" in rec.text and "Bob" in rec.text, rec.text
         assert not rec.errors
 
         (td_dm,) = h.dms_to(TD_ID)
@@ -184,7 +184,7 @@ async def test_td_commands_dismiss_and_the_reporter_is_told(
         missing = await h.slash(
             "td fairplay report-state", user=TD_ID, options={"report": 7, "state": "open"}
         )
-        assert "no cheat report #7" in missing.text
+        assert "no cheat report 7" in missing.text
         (told,) = h.dms_to(CAROL)
         assert "handled" in told.text and "Dave" not in told.text
         dave = await player(bot.sessions, seeded.player_ids["Dave"])

@@ -99,7 +99,7 @@ async def test_report_goes_to_the_td_only_and_logs_the_id_only(
     assert td.kind is OutboxKind.DM and td.target_id == TD_ID
     assert f"<@{ALICE}>" in td.content and len(td.content) <= 2000
     assert [e["description"] for e in td.embeds] == [SECRET, f"- {GAME}"]
-    assert f"#{receipt.id}" in td.content and "Bob" in td.content
+    assert f"Cheat report {receipt.id}" in td.content and "Bob" in td.content
     assert td.view == {"kind": REPORT_VIEW, "args": {"report_id": receipt.id}}
     assert all(SECRET not in str(a.details) for a in audit)
     logged = caplog.text

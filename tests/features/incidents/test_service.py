@@ -251,7 +251,7 @@ async def test_a_game_between_them_cancels_the_claim(
     rows = await messages(sessions)
     withdrawn = [m.content for m in dms(rows, BOB) if "is withdrawn" in m.content]
     assert len(withdrawn) == 1 and "nothing is forfeited" in withdrawn[0], withdrawn
-    told = [t for t in to_td(rows) if f"Claim #{ident}" in t and "withdrawn" in t]
+    told = [t for t in to_td(rows) if f"Claim {ident}" in t and "withdrawn" in t]
     assert len(told) == 1 and "Alice against Bob" in told[0] and "Nothing to decide" in told[0]
 
 

@@ -237,7 +237,7 @@ async def test_td_slash_approve_and_reject(running_bot: RunningBot, fake: FakeLi
         missing = await h.slash(
             "td registration approve", user=TD_ID, options={"registration": 999}
         )
-        assert "no registration #999" in missing.text
+        assert "no registration 999" in missing.text
         done = await h.slash(
             "td registration reject",
             user=TD_ID,
