@@ -27,10 +27,16 @@ __all__ = [
     "REASONS",
     "WITHDRAWAL",
     "FinalPairing",
+    "LeavePlan",
+    "StageMatch",
+    "SwissChange",
     "SwissLeave",
     "adjudicate_engine",
+    "candidates_disregarded",
     "candidates_without",
     "final_pairing_after_withdrawal",
+    "leave_plan",
+    "swiss_changes",
     "swiss_leave",
     "swiss_unfinished_match_result",
 ]
@@ -172,3 +178,133 @@ def final_pairing_after_withdrawal(
     if withdrawn == champion:
         return FinalPairing(challenger, runner_up, None)
     return FinalPairing(champion, runner_up, champion)
+
+
+# --- applying rule VIII to stored matches ------------------------------------------------------
+
+# Stage states and match states as the database stores them (db.models values).
+STAGE_FINISHED = "finished"
+FINISHED, FORFEITED, BYE = "finished", "forfeited", "bye"
+_DONE = frozenset({FINISHED, FORFEITED, BYE})
+
+
+@dataclass(frozen=True)
+class LeavePlan:
+    """Rule 8.1 (VIII.A), rule 8.2 (VIII.B), rule 8.3 (VIII.C): which stages a leaving
+    player's results change in, and what the TD is told about the others."""
+
+    swiss: bool
+    adjudicate: bool
+    swiss_finished_unadjudicated: bool
+    tiebreak: bool
+    candidates: bool
+    candidates_finished: bool
+    final: bool
+
+
+def leave_plan(
+    *,
+    swiss: str | None,
+    tiebreak: str | None,
+    candidates: str | None,
+    final: str | None,
+    in_final: bool,
+    reason: str,
+) -> LeavePlan:
+    """What leaving for ``reason`` changes, given each stage's state (None when the stage
+    does not exist).
+
+    Rule 8.1 (VIII.A): in an unfinished Qualification the unfinished match goes to the
+    opponent, and an engine mark adjudicates the finished ones (VIII.A.2); once the
+    Qualification is finished its results stay (the TD is told when an engine mark would
+    have changed them). The tiebreak matches are Qualification matches played off (rule
+    III.E.5): the unfinished one goes to the opponent, finished ones stay. Rule 8.2
+    (VIII.B): in unfinished Candidates every match is disregarded; finished ones stay.
+    Rule 8.3 (VIII.C): a finalist of an unfinished Final is replaced (by the rounds).
+    """
+    if reason not in REASONS:
+        raise ValueError(f"reason must be one of {sorted(REASONS)}, got {reason!r}")
+    swiss_open = swiss is not None and swiss != STAGE_FINISHED
+    return LeavePlan(
+        swiss=swiss_open,
+        adjudicate=swiss_open and reason == ENGINE,
+        swiss_finished_unadjudicated=swiss == STAGE_FINISHED and reason == ENGINE,
+        tiebreak=tiebreak is not None and tiebreak != STAGE_FINISHED,
+        candidates=candidates is not None and candidates != STAGE_FINISHED,
+        candidates_finished=candidates == STAGE_FINISHED,
+        final=final is not None and final != STAGE_FINISHED and in_final,
+    )
+
+
+@dataclass(frozen=True)
+class StageMatch:
+    """A stored match as rule VIII reads it (ids as strings, states as stored)."""
+
+    id: int
+    a: str
+    b: str | None
+    state: str
+    points_a: float | None
+    points_b: float | None
+    forfeit_winner: str | None
+
+
+@dataclass(frozen=True)
+class SwissChange:
+    """What a match becomes (rule 8.1, VIII.A): ``kind`` "unfinished" (forfeited to
+    ``forfeit_winner``) or "engine" (adjudicated: new points only)."""
+
+    match_id: int
+    kind: str
+    points_a: float
+    points_b: float
+    forfeit_winner: str | None
+
+
+def swiss_changes(
+    matches: Sequence[StageMatch], player: str, *, engine: bool, win_points: float = 1.0
+) -> list[SwissChange]:
+    """Rule 8.1.1 (VIII.A.1), rule 8.1.2 (VIII.A.2): the changes to ``player``'s
+    Qualification (or tiebreak) matches, in order: every undecided match against an
+    opponent goes to the opponent (:func:`swiss_unfinished_match_result`); with an
+    ``engine`` mark every finished match, bye and forfeit they lost, as it stands after
+    that, is adjudicated (:func:`adjudicate_engine`) when that changes its points."""
+    changes: list[SwissChange] = []
+    after: dict[int, StageMatch] = {}
+    for m in matches:
+        if m.state in _DONE or m.b is None:
+            after[m.id] = m
+            continue
+        opponent = m.b if m.a == player else m.a
+        _, _, _, won = swiss_unfinished_match_result(player, opponent, win_points=win_points)
+        pa, pb = (0.0, won) if m.a == player else (won, 0.0)
+        changes.append(SwissChange(m.id, "unfinished", pa, pb, opponent))
+        after[m.id] = StageMatch(m.id, m.a, m.b, FORFEITED, pa, pb, opponent)
+    if not engine:
+        return changes
+    finished = [m for m in matches if after[m.id].state in (FINISHED, BYE)]
+    finished += [
+        m
+        for m in matches
+        if after[m.id].state == FORFEITED and after[m.id].forfeit_winner not in (None, player)
+    ]
+    results: list[SwissResult] = [
+        (m.a, m.b, after[m.id].points_a or 0.0, after[m.id].points_b or 0.0) for m in finished
+    ]
+    adjudicated = adjudicate_engine(results, player, win_points=win_points)
+    for m, (_, _, pa, pb) in zip(finished, adjudicated, strict=True):
+        if (after[m.id].points_a, after[m.id].points_b) != (pa, pb):
+            changes.append(SwissChange(m.id, "engine", pa, pb, after[m.id].forfeit_winner))
+    return changes
+
+
+def candidates_disregarded(matches: Sequence[StageMatch], player: str) -> list[int]:
+    """Rule 8.2 (VIII.B): the ids of ``player``'s Candidates matches to disregard: those
+    :func:`candidates_without` leaves out, less the ones already disregarded (forfeited
+    with no winner)."""
+    results: list[CandidateResult] = [
+        (m.a, m.b or "", m.points_a or 0.0, m.points_b or 0.0) for m in matches
+    ]
+    kept = candidates_without(results, player)
+    gone = [m for m, r in zip(matches, results, strict=True) if r not in kept]
+    return [m.id for m in gone if not (m.state == FORFEITED and m.forfeit_winner is None)]

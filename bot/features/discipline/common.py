@@ -14,8 +14,10 @@ from bot.audit import Actor
 from bot.config import Config
 from bot.errors import InvalidInput
 from bot.events import EventBus, PlayerForfeited
+from bot.features.discipline import text as wording
 from bot.features.matches.round_post import queue_round_post_update
 from bot.outbox import enqueue_channel, enqueue_dm
+from bot.rules import match_conduct
 from db.models import (
     AuditEntry,
     IncidentState,
@@ -43,7 +45,7 @@ INCIDENT_SUBJECT = "incident"
 async def load_player(session: AsyncSession, player_id: int) -> Player:
     player = await session.get(Player, player_id)
     if player is None:
-        raise InvalidInput(f"There is no player {player_id}.")
+        raise InvalidInput(wording.no_player_id(player_id))
     return player
 
 
@@ -69,7 +71,8 @@ async def stage_of(session: AsyncSession, kind: StageKind) -> Stage | None:
 
 
 async def count_forfeits(session: AsyncSession, player_id: int) -> int:
-    """Matches this player lost by forfeit (rule VI.F), leaving out disqualification effects."""
+    """Matches this player lost by forfeit that count for rule VI.F
+    (`match_conduct.counted_forfeits`: those a disqualification gave away do not)."""
     rows = (
         await session.scalars(
             select(Match).where(
@@ -92,7 +95,7 @@ async def count_forfeits(session: AsyncSession, player_id: int) -> int:
         )
     ).all()
     dq_matches = {e.subject_id for e in entries if e.details.get("by_disqualification")}
-    return sum(1 for m in rows if m.id not in dq_matches)
+    return match_conduct.counted_forfeits(m.id in dq_matches for m in rows)
 
 
 def snapshot(match: Match) -> dict[str, Any]:

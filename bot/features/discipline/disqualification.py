@@ -41,7 +41,6 @@ from db.models import (
     Round,
     RoundState,
     StageKind,
-    StageState,
 )
 
 # --- disqualification (rule VIII) ---------------------------------------------------------
@@ -61,8 +60,8 @@ async def disqualify(
     """Disqualify a player and apply rule VIII to the stored results (caller's transaction)."""
     player = await load_player(session, player_id)
     if player.disqualified_at is not None:
-        raise WrongStage(f"{player.lichess_username} is already disqualified.")
-    public = "a Lichess engine mark (rules VII.C, VIII.A.2)" if engine_mark else "rule VIII"
+        raise WrongStage(wording.already_disqualified(player.lichess_username))
+    public = wording.ENGINE_PUBLIC if engine_mark else wording.PLAIN_PUBLIC
     await apply_disqualification(
         session,
         config,
@@ -103,30 +102,21 @@ async def apply_disqualification(
         subject_id=player.id,
         details={"reason": reason, "engine_mark": engine_mark, "undo": undo, "notes": notes},
     )
+    tournament = config.tournament.short_name
     announce(
         session,
         config,
         now,
-        f"⛔ **{player.lichess_username}** is disqualified from the "
-        f"{config.tournament.short_name}: {public}.",
+        wording.disqualified_public(player.lichess_username, tournament, public),
     )
-    dm_player(
-        session,
-        player,
-        now,
-        f"You have been disqualified from the {config.tournament.short_name}: {public}. "
-        "Contact the tournament director if you think this is a mistake.",
-    )
-    changed = ", ".join(f"match {u['match_id']}" for u in undo) or "none"
+    dm_player(session, player, now, wording.disqualified_dm(tournament, public))
+    changed = [u["match_id"] for u in undo]
     notify_td(
         session,
         config,
         now=now,
-        content=(
-            f"⛔ {player.lichess_username} (player {player.id}) is disqualified. Reason: "
-            f"{quote(reason)}. Matches changed: {changed}."
-            + ("".join(f"\n• {n}" for n in notes))
-            + f"\nReverse with `/td discipline reinstate player:{player.lichess_username}`."
+        content=wording.disqualified_td(
+            player.lichess_username, player.id, quote(reason), changed, notes
         ),
     )
     await settle_rounds(session, events, player.id, rounds, actor, now)
@@ -146,7 +136,7 @@ async def withdraw(
     disqualification, without an engine mark (caller's transaction). Returns the notes."""
     player = await load_player(session, player_id)
     if player.withdrawn_at is not None or player.disqualified_at is not None:
-        raise WrongStage(f"{player.lichess_username} is no longer in the championship.")
+        raise WrongStage(wording.no_longer_in(player.lichess_username))
     player.withdrawn_at = now
     rounds: set[int] = set()
     undo, notes = await apply_leave(
@@ -161,22 +151,11 @@ async def withdraw(
         subject_id=player.id,
         details={"undo": undo, "notes": notes},
     )
-    announce(
-        session,
-        config,
-        now,
-        f"🚪 **{player.lichess_username}** has withdrawn from the "
-        f"{config.tournament.short_name} (rule VIII).",
-    )
-    changed = ", ".join(f"match {u['match_id']}" for u in undo) or "none"
+    name = player.lichess_username
+    announce(session, config, now, wording.withdrawn_public(name, config.tournament.short_name))
+    changed = [u["match_id"] for u in undo]
     notify_td(
-        session,
-        config,
-        now=now,
-        content=(
-            f"🚪 {player.lichess_username} (player {player.id}) withdrew. Matches changed: "
-            f"{changed}." + "".join(f"\n• {n}" for n in notes)
-        ),
+        session, config, now=now, content=wording.withdrawn_td(name, player.id, changed, notes)
     )
     await settle_rounds(session, events, player.id, rounds, actor, now)
     await events.publish(session, PlayerLeft(actor, player_id=player.id), now)
@@ -197,32 +176,33 @@ async def apply_leave(
     undo: list[dict[str, Any]] = []
     notes: list[str] = []
     swiss = await stage_of(session, StageKind.SWISS)
-    if swiss is not None and swiss.state is not StageState.FINISHED:
-        notes += await _apply_swiss(session, player, engine_mark, actor, now, undo, rounds, how=how)
-    elif engine_mark and swiss is not None:
-        notes.append(
-            "The qualification is finished: its results were NOT adjudicated (rule VIII.A.2); "
-            "correct them by hand if needed."
-        )
     tiebreak = await stage_of(session, StageKind.TIEBREAK)
-    if tiebreak is not None and tiebreak.state is not StageState.FINISHED:
-        # Tiebreak matches are Swiss matches played off (III.E.5): the unfinished one goes
-        # to the opponent (VIII.A.1), finished ones stay.
+    candidates = await stage_of(session, StageKind.CANDIDATES)
+    final = await stage_of(session, StageKind.FINAL)
+    plan = withdrawals.leave_plan(
+        swiss=swiss.state.value if swiss else None,
+        tiebreak=tiebreak.state.value if tiebreak else None,
+        candidates=candidates.state.value if candidates else None,
+        final=final.state.value if final else None,
+        in_final=final is not None and player.id in final.seeding,
+        reason=withdrawals.ENGINE if engine_mark else withdrawals.DISQUALIFICATION,
+    )
+    if plan.swiss:
+        notes += await _apply_swiss(
+            session, player, plan.adjudicate, actor, now, undo, rounds, how=how
+        )
+    elif plan.swiss_finished_unadjudicated:
+        notes.append(wording.swiss_finished_not_adjudicated())
+    if plan.tiebreak:
         notes += await _apply_swiss(
             session, player, False, actor, now, undo, rounds, kind=StageKind.TIEBREAK, how=how
         )
-    candidates = await stage_of(session, StageKind.CANDIDATES)
-    if candidates is not None:
-        if candidates.state is StageState.FINISHED:
-            notes.append("The Candidates are finished: their results were left as they are.")
-        else:
-            notes += await _apply_candidates(session, player, actor, now, undo, rounds)
-    final = await stage_of(session, StageKind.FINAL)
-    if final is not None and final.state is not StageState.FINISHED and player.id in final.seeding:
-        notes.append(
-            "Final (rule VIII.C): the Candidates runner-up takes the place of the one who "
-            "left; the Final starts again between the two."
-        )
+    if plan.candidates_finished:
+        notes.append(wording.candidates_finished_kept())
+    elif plan.candidates:
+        notes += await _apply_candidates(session, player, actor, now, undo, rounds)
+    if plan.final:
+        notes.append(wording.final_replaced())
     await _tell_opponents(session, player, undo, how, now)
     return undo, notes
 
@@ -243,6 +223,19 @@ async def _tell_opponents(
             dm_player(session, opponent, now, text)
 
 
+def _stage_match(match: Match) -> withdrawals.StageMatch:
+    """A stored match as rule VIII's functions read it."""
+    return withdrawals.StageMatch(
+        id=match.id,
+        a=str(match.player_a_id),
+        b=str(match.player_b_id) if match.player_b_id else None,
+        state=match.state.value,
+        points_a=match.points_a,
+        points_b=match.points_b,
+        forfeit_winner=str(match.forfeit_winner_id) if match.forfeit_winner_id else None,
+    )
+
+
 async def _apply_swiss(
     session: AsyncSession,
     player: Player,
@@ -254,64 +247,41 @@ async def _apply_swiss(
     kind: StageKind = StageKind.SWISS,
     how: str = wording.DISQUALIFIED,
 ) -> list[str]:
-    """Rule VIII.A: unfinished match to the opponent; an engine mark adjudicates the rest."""
-    notes: list[str] = []
-    matches = await matches_of(session, player.id, kind)
-    for match in matches:
-        if match.state in DONE_STATES or match.player_b_id is None:
-            continue
-        opponent_id = match.player_b_id if match.player_a_id == player.id else match.player_a_id
+    """Rule VIII.A (`withdrawals.swiss_changes`): unfinished match to the opponent; an
+    engine mark adjudicates the rest. Each change is stored with its undo and audit row."""
+    matches = {m.id: m for m in await matches_of(session, player.id, kind)}
+    changes = withdrawals.swiss_changes(
+        [_stage_match(m) for m in matches.values()],
+        str(player.id),
+        engine=engine_mark,
+        win_points=WIN_POINTS,
+    )
+    for change in changes:
+        match = matches[change.match_id]
         before = snapshot(match)
-        _, _, _, opp_points = withdrawals.swiss_unfinished_match_result(
-            str(player.id), str(opponent_id), win_points=WIN_POINTS
-        )
-        match.state = MatchState.FORFEITED
-        match.forfeit_winner_id = opponent_id
-        match.points_a, match.points_b = (
-            (0.0, opp_points) if match.player_a_id == player.id else (opp_points, 0.0)
-        )
-        await decide_match(session, match, now)
-        undo.append({**before, "kind": "unfinished"})
+        match.points_a, match.points_b = change.points_a, change.points_b
+        undo.append({**before, "kind": change.kind})
         rounds.add(match.round_id)
-        record(
-            session,
-            at=now,
-            actor=actor,
-            action=FORFEITED,
-            subject_type="match",
-            subject_id=match.id,
-            details={
-                "winner_id": opponent_id,
-                "loser_id": player.id,
-                "reason": wording.forfeit_reason(how),
-                "by_disqualification": True,
-            },
-        )
-    if not engine_mark:
-        return notes
-    finished = [m for m in matches if m.state is MatchState.FINISHED or m.state is MatchState.BYE]
-    finished += [
-        m
-        for m in matches
-        if m.state is MatchState.FORFEITED and m.forfeit_winner_id not in (None, player.id)
-    ]
-    results: list[withdrawals.SwissResult] = [
-        (
-            str(m.player_a_id),
-            str(m.player_b_id) if m.player_b_id else None,
-            m.points_a or 0.0,
-            m.points_b or 0.0,
-        )
-        for m in finished
-    ]
-    adjudicated = withdrawals.adjudicate_engine(results, str(player.id), win_points=WIN_POINTS)
-    for match, (_, _, pa, pb) in zip(finished, adjudicated, strict=True):
-        if (match.points_a, match.points_b) == (pa, pb):
+        if change.kind == "unfinished":
+            assert change.forfeit_winner is not None
+            match.state = MatchState.FORFEITED
+            match.forfeit_winner_id = int(change.forfeit_winner)
+            await decide_match(session, match, now)
+            record(
+                session,
+                at=now,
+                actor=actor,
+                action=FORFEITED,
+                subject_type="match",
+                subject_id=match.id,
+                details={
+                    "winner_id": match.forfeit_winner_id,
+                    "loser_id": player.id,
+                    "reason": wording.forfeit_reason(how),
+                    "by_disqualification": True,
+                },
+            )
             continue
-        before = snapshot(match)
-        match.points_a, match.points_b = pa, pb
-        undo.append({**before, "kind": "engine"})
-        rounds.add(match.round_id)
         record(
             session,
             at=now,
@@ -320,14 +290,13 @@ async def _apply_swiss(
             subject_type="match",
             subject_id=match.id,
             details={
-                "why": "engine mark of a player: finished match given to the opponent "
-                "(rule VIII.A.2); game scores kept",
+                "why": wording.ADJUDICATED_WHY,
                 "player_id": player.id,
                 "before": [before["points_a"], before["points_b"]],
-                "after": [pa, pb],
+                "after": [change.points_a, change.points_b],
             },
         )
-    return notes
+    return []
 
 
 async def _apply_candidates(
@@ -338,10 +307,14 @@ async def _apply_candidates(
     undo: list[dict[str, Any]],
     rounds: set[int],
 ) -> list[str]:
-    """Rule VIII.B: every Candidates match of the player is disregarded."""
-    for match in await matches_of(session, player.id, StageKind.CANDIDATES):
-        if match.state is MatchState.FORFEITED and match.forfeit_winner_id is None:
-            continue
+    """Rule VIII.B (`withdrawals.candidates_disregarded`): every Candidates match of the
+    player is disregarded."""
+    matches = {m.id: m for m in await matches_of(session, player.id, StageKind.CANDIDATES)}
+    gone = withdrawals.candidates_disregarded(
+        [_stage_match(m) for m in matches.values()], str(player.id)
+    )
+    for match_id in gone:
+        match = matches[match_id]
         before = snapshot(match)
         match.state = MatchState.FORFEITED
         match.forfeit_winner_id = None
@@ -356,12 +329,7 @@ async def _apply_candidates(
             action="match_disregarded",
             subject_type="match",
             subject_id=match.id,
-            details={
-                "why": "a player left the Candidates: all their matches are disregarded "
-                "(rule VIII.B)",
-                "player_id": player.id,
-                "before": before,
-            },
+            details={"why": wording.DISREGARDED_WHY, "player_id": player.id, "before": before},
         )
     return []
 
@@ -375,7 +343,7 @@ async def reinstate(
     """The TD reverses a disqualification: undo what can still be undone, list the rest."""
     player = await load_player(session, player_id)
     if player.disqualified_at is None:
-        raise WrongStage(f"{player.lichess_username} is not disqualified.")
+        raise WrongStage(wording.not_disqualified(player.lichess_username))
     entry = await session.scalar(
         select(AuditEntry)
         .where(
@@ -423,35 +391,13 @@ async def reinstate(
             "not_restored": left,
         },
     )
-    announce(
-        session,
-        config,
-        now,
-        f"✅ The tournament director has reversed the disqualification of "
-        f"**{player.lichess_username}**.",
-    )
-    dm_player(
-        session,
-        player,
-        now,
-        f"The tournament director reversed your disqualification from the "
-        f"{config.tournament.short_name}.",
-    )
-    extra = (
-        f" Not restored (their round is closed; fix with /td round set-score if needed): "
-        f"{', '.join(f'match {m}' for m in left)}."
-        if left
-        else ""
-    )
+    announce(session, config, now, wording.reinstated_public(player.lichess_username))
+    dm_player(session, player, now, wording.reinstated_dm(config.tournament.short_name))
     notify_td(
         session,
         config,
         now=now,
-        content=(
-            f"{player.lichess_username} is reinstated. Restored matches: "
-            f"{', '.join(f'match {m}' for m in restored) or 'none'}.{extra} They are paired again "
-            "from the next round on."
-        ),
+        content=wording.reinstated_td(player.lichess_username, restored, left),
     )
     await session.flush()
     for round_id in sorted(rounds):

@@ -12,7 +12,6 @@ from bot.errors import InvalidInput, WrongStage
 from bot.events import EventBus
 from bot.features.discipline import text as wording
 from bot.features.discipline.common import (
-    DONE_STATES,
     FORFEITED,
     WIN_POINTS,
     count_forfeits,
@@ -25,6 +24,7 @@ from bot.features.discipline.disqualification import (
 )
 from bot.features.matches.context import mention, post_for_match
 from bot.message_text import quote
+from bot.rules import match_conduct
 from bot.td_alerts import notify_td
 from db.models import (
     Match,
@@ -46,19 +46,27 @@ async def forfeit_match(
     actor: Actor,
     now: datetime,
 ) -> bool:
-    """Forfeit an undecided match to ``winner_id``; True when it disqualified the loser (VI.F)."""
+    """Forfeit an undecided match to ``winner_id`` (rule I.E, VI.D, VI.E, VIII); True when it
+    disqualified the loser (rule VI.F, `match_conduct.disqualified_by_forfeits`)."""
     match = await session.get(Match, match_id)
-    if match is None or match.player_b_id is None:
-        raise InvalidInput(f"There is no match {match_id} with two players.")
-    if winner_id not in (match.player_a_id, match.player_b_id):
-        raise InvalidInput(f"Player {winner_id} does not play match {match_id}.")
-    if match.state in DONE_STATES:
-        raise WrongStage(f"Match {match_id} already has a result.")
+    refusal = match_conduct.forfeit_refusal(
+        exists=match is not None,
+        players=(match.player_a_id, match.player_b_id) if match else (0, None),
+        winner_id=winner_id,
+        state=match.state.value if match else "",
+    )
+    if refusal == "no_match":
+        raise InvalidInput(wording.no_such_match(match_id))
+    if refusal == "not_a_player":
+        raise InvalidInput(wording.not_in_match(winner_id, match_id))
+    if refusal == "decided":
+        raise WrongStage(wording.match_decided(match_id))
+    assert match is not None and match.player_b_id is not None
     loser_id = match.player_b_id if winner_id == match.player_a_id else match.player_a_id
     match.state = MatchState.FORFEITED
     match.forfeit_winner_id = winner_id
-    match.points_a, match.points_b = (
-        (WIN_POINTS, 0.0) if winner_id == match.player_a_id else (0.0, WIN_POINTS)
+    match.points_a, match.points_b = match_conduct.forfeit_result(
+        (match.player_a_id, match.player_b_id), winner_id, win_points=WIN_POINTS
     )
     await decide_match(session, match, now)
     await session.flush()
@@ -93,30 +101,26 @@ async def forfeit_match(
         match.id, winner.lichess_username, loser.lichess_username, quote(reason)
     )
     limit = config.match_day.forfeits_for_disqualification
-    disqualified = False
-    if forfeits >= limit and loser.disqualified_at is None and loser.withdrawn_at is None:
+    still_in = loser.disqualified_at is None and loser.withdrawn_at is None
+    if match_conduct.disqualified_by_forfeits(forfeits, limit, still_in=still_in):
         await apply_disqualification(
             session,
             config,
             events,
             player=loser,
-            reason=f"rule VI.F: {forfeits} forfeited matches",
+            reason=wording.forfeits_reason(forfeits),
             engine_mark=False,
             actor=actor,
             now=now,
-            public=f"forfeited {forfeits} matches (rule VI.F)",
+            public=wording.forfeits_public(forfeits),
             settle={match.round_id},
         )
-        disqualified = True
-    else:
-        notify_td(
-            session,
-            config,
-            now=now,
-            content=(
-                f"{text} {loser.lichess_username} now has {forfeits} forfeit(s); "
-                f"{limit} disqualify (rule VI.F). Reverse with /td round set-score if needed."
-            ),
-        )
-        await settle_rounds(session, events, loser_id, {match.round_id}, actor, now)
-    return disqualified
+        return True
+    notify_td(
+        session,
+        config,
+        now=now,
+        content=wording.forfeit_counted_td(text, loser.lichess_username, forfeits, limit),
+    )
+    await settle_rounds(session, events, loser_id, {match.round_id}, actor, now)
+    return False

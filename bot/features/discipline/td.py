@@ -9,15 +9,10 @@ from bot.audit import Actor, record_td_decision
 from bot.errors import InvalidInput
 from bot.events import PlayerReinstated
 from bot.features.discipline import service as discipline
+from bot.features.discipline import text as wording
 from bot.service import Service
 from db.engine import transaction
 from db.models import Player
-
-
-def no_such_player(name: str) -> str:
-    """Quotes at most 40 characters of what was typed: a refusal must fit in one message."""
-    shown = name if len(name) <= 40 else name[:40] + "…"
-    return f"There is no player called {shown!r}."
 
 
 class DisciplineService(Service):
@@ -28,7 +23,7 @@ class DisciplineService(Service):
             select(Player).where(Player.lichess_id == name.strip().lower())
         )
         if player is None:
-            raise InvalidInput(no_such_player(name))
+            raise InvalidInput(wording.no_player_called(name))
         return player
 
     async def td_disqualify(
@@ -45,17 +40,17 @@ class DisciplineService(Service):
         now = self.clock.now()
         reason = reason.strip()
         if not reason:
-            raise InvalidInput("Give a reason: it goes into the audit log.")
+            raise InvalidInput(wording.reason_needed())
         async with transaction(self.sessions) as session:
             players = [await self._player_named(session, player_name)]
             if also is not None and also.strip():
                 other = await self._player_named(session, also)
                 if other.id == players[0].id:
-                    raise InvalidInput("Name the other account of the same person in `also`.")
+                    raise InvalidInput(wording.other_account_needed())
                 players.append(other)
             linked = len(players) == 2
             for player in players:
-                why = f"{reason} (two accounts of one person, rule II.C.4)" if linked else reason
+                why = wording.two_accounts_reason(reason) if linked else reason
                 await discipline.disqualify(
                     session,
                     self.config,

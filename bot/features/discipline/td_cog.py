@@ -5,6 +5,7 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
+from bot.features.discipline import text as wording
 from cogs.common import LichessName, Reason, bot_of, kick_outbox, player_choices
 from cogs.td import TDCommand
 
@@ -15,10 +16,7 @@ async def reinstate(interaction: discord.Interaction, player: LichessName) -> No
     name = await bot_of(interaction).svc.discipline.td_reinstate(
         td_id=interaction.user.id, player_name=player
     )
-    await interaction.response.send_message(
-        f"{name} is reinstated; the announcement and your summary are on their way.",
-        ephemeral=True,
-    )
+    await interaction.response.send_message(wording.reinstate_reply(name), ephemeral=True)
     await kick_outbox(interaction)
 
 
@@ -39,10 +37,8 @@ async def disqualify(
     names = await bot_of(interaction).svc.discipline.td_disqualify(
         td_id=interaction.user.id, player_name=player, reason=reason, engine=engine, also=also
     )
-    verb = "are" if also else "is"
     await interaction.response.send_message(
-        f"{names} {verb} disqualified; rule VIII has been applied to their results.",
-        ephemeral=True,
+        wording.disqualify_reply(names, two=bool(also)), ephemeral=True
     )
     await kick_outbox(interaction)
 

@@ -1,7 +1,10 @@
-"""Wording of discipline that players read: what a withdrawal or a disqualification means
-for each opponent's match (rule VIII)."""
+"""Wording of discipline that players and the TD read: forfeits (rule VI.F), what a
+withdrawal or a disqualification means for each match (rule VIII), reinstatements, and the
+refusals of the TD's commands."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
 
 WITHDREW, DISQUALIFIED = "withdrew", "was disqualified"
 
@@ -32,3 +35,177 @@ def forfeit_reason(how: str) -> str:
 def forfeit_decided(match_id: int, winner: str, loser: str, reason: str) -> str:
     """A forfeit, told once to both players: `winner` and `loser` are mentions."""
     return f"Match {match_id}: {winner} wins by forfeit against {loser} ({reason})."
+
+
+# --- refusals ----------------------------------------------------------------------------------
+
+
+def no_player_id(player_id: int) -> str:
+    return f"There is no player {player_id}."
+
+
+def no_player_called(name: str) -> str:
+    """Quotes at most 40 characters of what was typed: a refusal must fit in one message."""
+    shown = name if len(name) <= 40 else name[:40] + "…"
+    return f"There is no player called {shown!r}."
+
+
+def no_such_match(match_id: int) -> str:
+    return f"There is no match {match_id} with two players."
+
+
+def not_in_match(player_id: int, match_id: int) -> str:
+    return f"Player {player_id} does not play match {match_id}."
+
+
+def match_decided(match_id: int) -> str:
+    return f"Match {match_id} already has a result."
+
+
+def already_disqualified(name: str) -> str:
+    return f"{name} is already disqualified."
+
+
+def no_longer_in(name: str) -> str:
+    return f"{name} is no longer in the championship."
+
+
+def not_disqualified(name: str) -> str:
+    return f"{name} is not disqualified."
+
+
+def reason_needed() -> str:
+    return "Give a reason: it goes into the audit log."
+
+
+def other_account_needed() -> str:
+    return "Name the other account of the same person in `also`."
+
+
+def two_accounts_reason(reason: str) -> str:
+    return f"{reason} (two accounts of one person, rule II.C.4)"
+
+
+# --- forfeits (rule VI.F) ----------------------------------------------------------------------
+
+
+def forfeits_reason(forfeits: int) -> str:
+    """The audit log's reason for a disqualification by forfeits."""
+    return f"rule VI.F: {forfeits} forfeited matches"
+
+
+def forfeits_public(forfeits: int) -> str:
+    """Why, as the announcement and the player read it."""
+    return f"forfeited {forfeits} matches (rule VI.F)"
+
+
+def forfeit_counted_td(decided: str, loser: str, forfeits: int, limit: int) -> str:
+    """To the TD: a forfeit that did not disqualify, and how far the loser is from it."""
+    return (
+        f"{decided} {loser} now has {forfeits} forfeit(s); "
+        f"{limit} disqualify (rule VI.F). Reverse with /td round set-score if needed."
+    )
+
+
+# --- disqualification, withdrawal, reinstatement (rule VIII) -------------------------------------
+
+ENGINE_PUBLIC = "a Lichess engine mark (rules VII.C, VIII.A.2)"
+PLAIN_PUBLIC = "rule VIII"
+ADJUDICATED_WHY = (
+    "engine mark of a player: finished match given to the opponent (rule VIII.A.2); "
+    "game scores kept"
+)
+DISREGARDED_WHY = "a player left the Candidates: all their matches are disregarded (rule VIII.B)"
+
+
+def _matches(ids: Iterable[int]) -> str:
+    return ", ".join(f"match {m}" for m in ids) or "none"
+
+
+def _notes(notes: Sequence[str]) -> str:
+    return "".join(f"\n• {n}" for n in notes)
+
+
+def disqualified_public(name: str, tournament: str, why: str) -> str:
+    return f"⛔ **{name}** is disqualified from the {tournament}: {why}."
+
+
+def disqualified_dm(tournament: str, why: str) -> str:
+    return (
+        f"You have been disqualified from the {tournament}: {why}. "
+        "Contact the tournament director if you think this is a mistake."
+    )
+
+
+def disqualified_td(
+    name: str, player_id: int, reason: str, changed: Iterable[int], notes: Sequence[str]
+) -> str:
+    """`reason` is the TD's (or the bot's), already quoted."""
+    return (
+        f"⛔ {name} (player {player_id}) is disqualified. Reason: {reason}. "
+        f"Matches changed: {_matches(changed)}."
+        + _notes(notes)
+        + f"\nReverse with `/td discipline reinstate player:{name}`."
+    )
+
+
+def withdrawn_public(name: str, tournament: str) -> str:
+    return f"🚪 **{name}** has withdrawn from the {tournament} (rule VIII)."
+
+
+def withdrawn_td(name: str, player_id: int, changed: Iterable[int], notes: Sequence[str]) -> str:
+    return (
+        f"🚪 {name} (player {player_id}) withdrew. Matches changed: {_matches(changed)}."
+        + _notes(notes)
+    )
+
+
+def swiss_finished_not_adjudicated() -> str:
+    return (
+        "The qualification is finished: its results were NOT adjudicated (rule VIII.A.2); "
+        "correct them by hand if needed."
+    )
+
+
+def candidates_finished_kept() -> str:
+    return "The Candidates are finished: their results were left as they are."
+
+
+def final_replaced() -> str:
+    return (
+        "Final (rule VIII.C): the Candidates runner-up takes the place of the one who "
+        "left; the Final starts again between the two."
+    )
+
+
+def reinstated_public(name: str) -> str:
+    return f"✅ The tournament director has reversed the disqualification of **{name}**."
+
+
+def reinstated_dm(tournament: str) -> str:
+    return f"The tournament director reversed your disqualification from the {tournament}."
+
+
+def reinstated_td(name: str, restored: Sequence[int], not_restored: Sequence[int]) -> str:
+    extra = (
+        " Not restored (their round is closed; fix with /td round set-score if needed): "
+        f"{_matches(not_restored)}."
+        if not_restored
+        else ""
+    )
+    return (
+        f"{name} is reinstated. Restored matches: {_matches(restored)}.{extra} "
+        "They are paired again from the next round on."
+    )
+
+
+# --- the TD's commands ---------------------------------------------------------------------------
+
+
+def reinstate_reply(name: str) -> str:
+    return f"{name} is reinstated; the announcement and your summary are on their way."
+
+
+def disqualify_reply(names: str, *, two: bool) -> str:
+    verb = "are" if two else "is"
+    return f"{names} {verb} disqualified; rule VIII has been applied to their results."

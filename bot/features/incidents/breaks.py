@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from sqlalchemy import or_, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import due
@@ -20,6 +20,7 @@ from bot.features.incidents.core import (
     IncidentCore,
 )
 from bot.features.incidents.types import IncidentResult
+from bot.rules import match_conduct as conduct
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import (
@@ -28,7 +29,6 @@ from db.models import (
     IncidentState,
     Match,
     MatchIncident,
-    MatchState,
     Player,
 )
 
@@ -42,32 +42,28 @@ class Breaks(IncidentCore):
     # --- /break (rule VI.A) -------------------------------------------------------------------
 
     async def _break_used(self, session: AsyncSession, match_id: int, player_id: int) -> bool:
-        """A break taken, or a /left against the player (it counts as their break, VI.E)."""
-        found = await session.scalar(
-            select(MatchIncident.id)
-            .where(
-                MatchIncident.match_id == match_id,
-                MatchIncident.state != IncidentState.CANCELLED,
-                or_(
-                    (MatchIncident.kind == IncidentKind.BREAK)
-                    & (MatchIncident.reporter_id == player_id),
-                    (MatchIncident.kind == IncidentKind.LEFT)
-                    & (MatchIncident.against_id == player_id),
-                ),
+        """A break taken, or a /left against the player (`match_conduct.break_used`)."""
+        incidents = (
+            await session.scalars(
+                select(MatchIncident).where(
+                    MatchIncident.match_id == match_id,
+                    MatchIncident.kind.in_((IncidentKind.BREAK, IncidentKind.LEFT)),
+                )
             )
-            .limit(1)
-        )
-        return found is not None
+        ).all()
+        seen = [
+            conduct.UsedBreak(i.kind.value, i.state.value, i.reporter_id, i.against_id)
+            for i in incidents
+        ]
+        return conduct.break_used(seen, player_id)
 
     async def _require_started(
-        self, session: AsyncSession, ctx: IncidentContext, now: datetime
+        self, session: AsyncSession, ctx: IncidentContext, refusal: str | None
     ) -> None:
-        """Breaks and /left: from the agreed time until the match is decided."""
-        if ctx.match.state is MatchState.NEGOTIATING:
-            raise WrongStage(wording.match_not_started())
-        if ctx.match.state not in PLAYING:
+        """Word a refusal of rules VI.A / VI.E: a decided match shows its board."""
+        if refusal == "decided":
             await self._refuse_if_played(session, ctx)
-        if ctx.match.agreed_time is None or now < ctx.match.agreed_time:
+        if refusal in ("decided", "not_started"):
             raise WrongStage(wording.match_not_started())
 
     async def take_break(self, *, discord_id: int) -> IncidentResult:
@@ -76,10 +72,16 @@ class Breaks(IncidentCore):
         minutes = self.config.match_day.break_minutes
         async with transaction(self.sessions) as session:
             ctx = await self._my_match(session, discord_id)
-            await self._require_started(session, ctx, now)
-            if await self._break_used(session, ctx.match.id, ctx.me.id):
+            refusal = conduct.break_refusal(
+                ctx.match.state.value,
+                ctx.match.agreed_time,
+                now,
+                used=await self._break_used(session, ctx.match.id, ctx.me.id),
+            )
+            await self._require_started(session, ctx, refusal)
+            if refusal == "used":
                 raise WrongStage(wording.break_used())
-            ends = now + timedelta(minutes=minutes)
+            ends = conduct.break_end(now, minutes)
             incident = MatchIncident(
                 match_id=ctx.match.id,
                 kind=IncidentKind.BREAK,
@@ -142,11 +144,18 @@ class Breaks(IncidentCore):
         minutes = self.config.match_day.left_return_minutes
         async with transaction(self.sessions) as session:
             ctx = await self._my_match(session, discord_id)
-            await self._require_started(session, ctx, now)
-            if await self._live_incident(session, ctx.match.id, IncidentKind.LEFT):
+            refusal = conduct.left_refusal(
+                ctx.match.state.value,
+                ctx.match.agreed_time,
+                now,
+                already_reported=await self._live_incident(session, ctx.match.id, IncidentKind.LEFT)
+                is not None,
+            )
+            await self._require_started(session, ctx, refusal)
+            if refusal == "already_reported":
                 raise WrongStage(wording.left_open())
             break_used = await self._break_used(session, ctx.match.id, ctx.opponent.id)
-            ends = now + timedelta(minutes=minutes)
+            ends = conduct.left_return_end(now, minutes)
             incident = MatchIncident(
                 match_id=ctx.match.id,
                 kind=IncidentKind.LEFT,
@@ -206,7 +215,9 @@ class Breaks(IncidentCore):
         if (
             incident is not None
             and incident.state is IncidentState.OPEN
-            and await self._db_games_since(session, incident.match_id, incident.created_at)
+            and conduct.left_came_back(
+                await self._db_games_since(session, incident.match_id, incident.created_at)
+            )
         ):
             await self._cancel(session, incident, now, wording.came_back(), Actor.job())
             return

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -32,6 +32,7 @@ from bot.features.matches.text import addressed, progress_board
 from bot.features.matches.types import MatchProgress
 from bot.lichess import LichessError, LichessNotFound
 from bot.outbox import enqueue_channel
+from bot.rules import match_conduct as conduct
 from bot.service import Service
 from bot.td_alerts import notify_td
 from db.models import (
@@ -81,7 +82,7 @@ class IncidentCore(Service):
 
     async def _ctx(self, session: AsyncSession, match: Match, me: Player) -> IncidentContext:
         if match.player_b_id is None:
-            raise WrongStage("You have a bye this round: there is no opponent.")
+            raise WrongStage(wording.bye_no_opponent())
         other_id = match.player_b_id if me.id == match.player_a_id else match.player_a_id
         opponent = await session.get(Player, other_id)
         round_ = await session.get(Round, match.round_id)
@@ -176,8 +177,9 @@ class IncidentCore(Service):
         )
         return found is not None
 
-    def _margin(self) -> timedelta:
-        return timedelta(minutes=self.config.match_day.game_time_margin_minutes)
+    def _games_from(self, agreed: datetime) -> datetime:
+        """From when games between the two cancel a no-show (rule VI.D)."""
+        return conduct.games_cancel_from(agreed, self.config.match_day.game_time_margin_minutes)
 
     async def _cancel(
         self, session: AsyncSession, incident: MatchIncident, now: datetime, why: str, actor: Actor
@@ -247,17 +249,33 @@ class IncidentCore(Service):
             )
         )
 
-    async def _refuse_if_played(self, session: AsyncSession, ctx: IncidentContext) -> None:
-        """A decided match, or one with a counted game, has nothing to claim: say why."""
-        if ctx.match.state not in PLAYING:
-            progress = await match_progress(session, await load_context(session, ctx.match))
-            raise WrongStage(wording.match_decided(self._board(progress)))
-        if ctx.match.state is MatchState.IN_PROGRESS:
-            progress = await match_progress(session, await load_context(session, ctx.match))
-            if progress.counted:
-                raise WrongStage(wording.games_played(self._board(progress)))
+    async def _progress(self, session: AsyncSession, ctx: IncidentContext) -> MatchProgress | None:
+        """The match's games so far, read only when a refusal may show them (not for a match
+        waiting for its first game)."""
+        if ctx.match.state is MatchState.SCHEDULED:
+            return None
+        return await match_progress(session, await load_context(session, ctx.match))
 
-    def _board(self, progress: MatchProgress) -> str:
+    async def _refuse_if_played(self, session: AsyncSession, ctx: IncidentContext) -> None:
+        """A decided match, or one with a counted game, has nothing to claim
+        (`bot.rules.match_conduct.played_refusal`): say why, with the board."""
+        progress = await self._progress(session, ctx)
+        self._refuse_played(ctx, progress)
+
+    def _refuse_played(self, ctx: IncidentContext, progress: MatchProgress | None) -> None:
+        counted = len(progress.counted) if progress is not None else 0
+        refusal = conduct.played_refusal(ctx.match.state.value, counted)
+        if refusal is not None:
+            raise WrongStage(self._played_text(refusal, progress))
+
+    def _played_text(self, refusal: conduct.PlayRefusal, progress: MatchProgress | None) -> str:
+        board = self._board(progress) if progress is not None else ""
+        if refusal == "decided":
+            return wording.match_decided(board)
+        return wording.games_played(board)
+
+    @staticmethod
+    def _board(progress: MatchProgress) -> str:
         return progress_board(progress)
 
     async def _ask_claimant(

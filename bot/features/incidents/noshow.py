@@ -30,7 +30,8 @@ from bot.features.incidents.core import (
 )
 from bot.features.incidents.types import IncidentResult
 from bot.features.matches.round_post import queue_round_post_update
-from bot.rules.match_conduct import noshow_clocks, noshow_report_timing
+from bot.rules import match_conduct as conduct
+from bot.rules.match_conduct import noshow_clocks
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import (
@@ -61,19 +62,15 @@ class NoShows(IncidentCore):
         async with self.sessions() as session:
             ctx = await self._my_match(session, discord_id)
             agreed = await self._noshow_allowed(session, ctx, now)
-            if await self._live_incident(session, ctx.match.id, IncidentKind.NO_SHOW):
-                raise WrongStage(wording.noshow_open())
-            in_db = await self._db_games_since(session, ctx.match.id, agreed - self._margin())
+            in_db = await self._db_games_since(session, ctx.match.id, self._games_from(agreed))
         seen = await self._games_between(
-            ctx.me, ctx.opponent, agreed - self._margin(), required=False
+            ctx.me, ctx.opponent, self._games_from(agreed), required=False
         )
-        if in_db or seen:
+        if conduct.claim_cancelled(seen, in_db):
             raise WrongStage(wording.noshow_games_found(seen or []))
         async with transaction(self.sessions) as session:
             ctx = await self._my_match(session, discord_id)
             agreed = await self._noshow_allowed(session, ctx, now)
-            if await self._live_incident(session, ctx.match.id, IncidentKind.NO_SHOW):
-                raise WrongStage(wording.noshow_open())
             clocks = noshow_clocks(
                 agreed,
                 now,
@@ -149,19 +146,31 @@ class NoShows(IncidentCore):
     async def _noshow_allowed(
         self, session: AsyncSession, ctx: IncidentContext, now: datetime
     ) -> datetime:
-        """From the agreed time until a counted game exists, game link posted or not (VI.D)."""
-        if ctx.match.state is MatchState.NEGOTIATING:
-            raise WrongStage(wording.noshow_no_time())
-        await self._refuse_if_played(session, ctx)
-        agreed = ctx.match.agreed_time
-        if agreed is None:
-            raise WrongStage(wording.noshow_no_time())
+        """From the agreed time until a counted game exists, game link posted or not, once
+        at a time (`match_conduct.noshow_refusal`); returns the agreed time."""
+        progress = await self._progress(session, ctx)
         window = self.config.match_day.noshow_claim_window_minutes
-        timing = noshow_report_timing(agreed, now, window_minutes=window)
-        if timing == "early":
+        agreed = ctx.match.agreed_time
+        live = await self._live_incident(session, ctx.match.id, IncidentKind.NO_SHOW)
+        refusal = conduct.noshow_refusal(
+            ctx.match.state.value,
+            agreed,
+            now,
+            counted_games=len(progress.counted) if progress is not None else 0,
+            window_minutes=window,
+            already_reported=live is not None,
+        )
+        if refusal == "no_time":
+            raise WrongStage(wording.noshow_no_time())
+        if refusal in ("decided", "games_played"):
+            self._refuse_played(ctx, progress)
+        assert agreed is not None  # no agreed time is "no_time", refused above
+        if refusal == "early":
             raise WrongStage(wording.noshow_too_early(agreed))
-        if timing == "late":
+        if refusal == "late":
             raise WrongStage(wording.noshow_too_late(agreed, window))
+        if refusal == "already_reported":
+            raise WrongStage(wording.noshow_open())
         return agreed
 
     async def on_noshow_check(
@@ -187,20 +196,18 @@ class NoShows(IncidentCore):
         async with self.sessions() as session:
             incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
             self._require(incident, IncidentKind.NO_SHOW, IncidentState.OPEN)
-            if incident.ends_at and now < incident.ends_at:
+            if incident.ends_at and conduct.second_message_early(now, incident.ends_at):
                 raise WrongStage(wording.second_message_not_yet(incident.ends_at))
-            since = datetime.fromisoformat(incident.details["agreed_time"]) - self._margin()
+            since = self._games_from(datetime.fromisoformat(incident.details["agreed_time"]))
         seen = await self._games_between(ctx.me, ctx.opponent, since, required=True)
         async with transaction(self.sessions) as session:
             incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
             self._require(incident, IncidentKind.NO_SHOW, IncidentState.OPEN)
-            if seen or await self._db_games_since(session, ctx.match.id, since):
+            if conduct.claim_cancelled(
+                seen, await self._db_games_since(session, ctx.match.id, since)
+            ):
                 await self._cancel(
-                    session,
-                    incident,
-                    now,
-                    "a game between them was found",
-                    Actor.player(discord_id),
+                    session, incident, now, wording.game_found(), Actor.player(discord_id)
                 )
                 return IncidentResult(
                     incident.id, incident.state, wording.claim_cancelled(seen or [])
@@ -238,7 +245,7 @@ class NoShows(IncidentCore):
             if incident.state not in LIVE:
                 raise WrongStage(wording.incident_closed())
             await self._cancel(
-                session, incident, now, "the opponent showed up", Actor.player(discord_id)
+                session, incident, now, wording.opponent_showed_up(), Actor.player(discord_id)
             )
             return IncidentResult(incident.id, incident.state, wording.arrived_reply())
 
@@ -265,16 +272,14 @@ class NoShows(IncidentCore):
             incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
             self._claim_since(incident, now)
             actor = Actor.player(discord_id)
-            if seen or await self._db_games_since(session, ctx.match.id, since):
-                await self._cancel(session, incident, now, "a game between them was found", actor)
+            if conduct.claim_cancelled(
+                seen, await self._db_games_since(session, ctx.match.id, since)
+            ):
+                await self._cancel(session, incident, now, wording.game_found(), actor)
                 return IncidentResult(
                     incident.id, incident.state, wording.claim_cancelled(seen or [])
                 )
-            kind = (
-                "no-show, rule VI.D"
-                if incident.kind is IncidentKind.NO_SHOW
-                else ("left the match, rule VI.E")
-            )
+            kind = wording.claim_reason(incident.kind.value)
             disqualified = await discipline.forfeit_match(
                 session,
                 self.config,
@@ -322,19 +327,26 @@ class NoShows(IncidentCore):
             )
 
     def _claim_since(self, incident: MatchIncident, now: datetime) -> datetime:
-        """When games between them would cancel this claim; refuses claims not yet allowed."""
-        if incident.kind is IncidentKind.NO_SHOW and incident.state is IncidentState.CONFIRMED:
-            if incident.details.get("rescheduling"):
-                raise WrongStage("You chose to reschedule this match; agree on a new time.")
-            return datetime.fromisoformat(incident.details["agreed_time"]) - self._margin()
-        if incident.kind is IncidentKind.LEFT and incident.state in LIVE:
-            if incident.ends_at is not None and now < incident.ends_at:
-                raise WrongStage(
-                    "Your opponent still has time to come back; you can claim after the "
-                    "return period."
-                )
-            return incident.created_at
-        raise WrongStage(wording.incident_closed())
+        """When games between them would cancel this claim; refuses claims not yet allowed
+        (`match_conduct.claim_since`)."""
+        agreed = incident.details.get("agreed_time")
+        since = conduct.claim_since(
+            kind=incident.kind.value,
+            state=incident.state.value,
+            now=now,
+            agreed_time=datetime.fromisoformat(agreed) if agreed else None,
+            rescheduling=bool(incident.details.get("rescheduling")),
+            reported=incident.created_at,
+            return_end=incident.ends_at,
+            margin_minutes=self.config.match_day.game_time_margin_minutes,
+        )
+        if since == "rescheduling":
+            raise WrongStage(wording.chose_to_reschedule())
+        if since == "still_returning":
+            raise WrongStage(wording.still_returning())
+        if since == "closed":
+            raise WrongStage(wording.incident_closed())
+        return since
 
     async def reschedule(self, *, discord_id: int, incident_id: int) -> IncidentResult:
         """Reopen negotiation after a no-show; a forfeit follows at the deadline without a time."""
@@ -346,8 +358,10 @@ class NoShows(IncidentCore):
             if incident.kind is not IncidentKind.NO_SHOW:
                 raise WrongStage(wording.incident_closed())
             actor = Actor.player(discord_id)
-            if seen or await self._db_games_since(session, ctx.match.id, since):
-                await self._cancel(session, incident, now, "a game between them was found", actor)
+            if conduct.claim_cancelled(
+                seen, await self._db_games_since(session, ctx.match.id, since)
+            ):
+                await self._cancel(session, incident, now, wording.game_found(), actor)
                 return IncidentResult(
                     incident.id, incident.state, wording.claim_cancelled(seen or [])
                 )
@@ -410,7 +424,7 @@ class NoShows(IncidentCore):
         match = await session.get(Match, incident.match_id)
         if match is None:
             return
-        if match.state is not MatchState.NEGOTIATING:
+        if not conduct.reschedule_forfeits(match.state is not MatchState.NEGOTIATING):
             incident.state = IncidentState.RESOLVED
             incident.resolved_at = now
             record(

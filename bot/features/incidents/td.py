@@ -41,14 +41,14 @@ class Overrules(IncidentCore):
         now = self.clock.now()
         reason = reason.strip()
         if not reason:
-            raise InvalidInput("Give a reason: it goes to both players and the audit log.")
+            raise InvalidInput(wording.overrule_needs_reason())
         actor = Actor.td(td_id)
         async with transaction(self.sessions) as session:
             incident = await session.get(MatchIncident, incident_id)
             if incident is None:
                 raise InvalidInput(wording.no_such_incident(incident_id))
             if incident.kind not in (IncidentKind.NO_SHOW, IncidentKind.LEFT):
-                raise WrongStage("Only no-show and left claims can be overruled.")
+                raise WrongStage(wording.only_claims_overruled())
             match = await session.get(Match, incident.match_id)
             me = await session.get(Player, incident.reporter_id)
             assert match is not None and me is not None
@@ -57,9 +57,7 @@ class Overrules(IncidentCore):
                 await self._undo_forfeit(session, incident, ctx, actor, now)
             elif incident.state not in LIVE:
                 raise WrongStage(wording.incident_closed())
-            await self._cancel(
-                session, incident, now, f"overruled by the TD: {quote(reason)}", actor
-            )
+            await self._cancel(session, incident, now, wording.overruled_why(quote(reason)), actor)
             record_td_decision(
                 session,
                 at=now,
@@ -86,15 +84,9 @@ class Overrules(IncidentCore):
         """Take a claimed forfeit back: the match reopens for negotiation in its round."""
         match = ctx.match
         if match.state is not MatchState.FORFEITED or match.forfeit_winner_id != ctx.me.id:
-            raise WrongStage(
-                f"Match {match.id} no longer stands as this forfeit; correct it with "
-                "/td round set-score."
-            )
+            raise WrongStage(wording.forfeit_no_longer_stands(match.id))
         if ctx.round_.state is not RoundState.PUBLISHED:
-            raise WrongStage(
-                f"Round {ctx.round_.number} is closed; correct match {match.id} with "
-                "/td round set-score."
-            )
+            raise WrongStage(wording.round_closed_for_overrule(ctx.round_.number, match.id))
         if incident.details.get("disqualified") and ctx.opponent.disqualified_at is not None:
             await discipline.reinstate(
                 session, self.config, player_id=ctx.opponent.id, actor=actor, now=now

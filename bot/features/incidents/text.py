@@ -301,3 +301,52 @@ def claim_withdrawn_td(
 def came_back() -> str:
     """Why a /left report closed by itself: the player returned to the board (rule VI.E)."""
     return "the player came back: a game of the match was played after the report"
+
+
+def bye_no_opponent() -> str:
+    return "You have a bye this round: there is no opponent."
+
+
+def game_found() -> str:
+    """Why a claim is off, as the players and the TD read it."""
+    return "a game between them was found"
+
+
+def opponent_showed_up() -> str:
+    return "the opponent showed up"
+
+
+def claim_reason(kind: str) -> str:
+    """The forfeit's reason, as the players and the TD read it."""
+    return "no-show, rule VI.D" if kind == "no_show" else "left the match, rule VI.E"
+
+
+def chose_to_reschedule() -> str:
+    return "You chose to reschedule this match; agree on a new time."
+
+
+def still_returning() -> str:
+    return "Your opponent still has time to come back; you can claim after the return period."
+
+
+def overrule_needs_reason() -> str:
+    return "Give a reason: it goes to both players and the audit log."
+
+
+def only_claims_overruled() -> str:
+    return "Only no-show and left claims can be overruled."
+
+
+def forfeit_no_longer_stands(match_id: int) -> str:
+    return (
+        f"Match {match_id} no longer stands as this forfeit; correct it with /td round set-score."
+    )
+
+
+def round_closed_for_overrule(round_number: int, match_id: int) -> str:
+    return f"Round {round_number} is closed; correct match {match_id} with /td round set-score."
+
+
+def overruled_why(reason: str) -> str:
+    """Why a claim is off after the TD's ruling; `reason` is already quoted."""
+    return f"overruled by the TD: {reason}"
