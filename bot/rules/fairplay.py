@@ -10,6 +10,9 @@ import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Literal
+
+from bot.rules.withdrawals import BOOSTER, ENGINE
 
 __all__ = [
     "DESCRIPTION_MAX",
@@ -18,10 +21,15 @@ __all__ = [
     "LINKS_MAX",
     "STATES",
     "Accusation",
+    "MarkRefusal",
+    "TransitionProblem",
     "close_names",
     "find_accusation",
     "has_keyword",
     "link_problems",
+    "mark_leave_reason",
+    "mark_refusal",
+    "new_account_mark",
     "split_links",
     "transition_problem",
 ]
@@ -49,22 +57,50 @@ def link_problems(links: Iterable[str]) -> list[str]:
     return [link for link in links if not _LICHESS_URL.match(link)]
 
 
-def transition_problem(current: str, new: str) -> str | None:
-    """Why a report cannot move from `current` to `new`, or None if it can.
+TransitionProblem = Literal["unknown_state", "same_state", "upheld_is_final"]
+
+
+def transition_problem(current: str, new: str) -> TransitionProblem | None:
+    """Rule 7.2 (VII.B): why a report cannot move from `current` to `new`, or None if it can.
 
     An upheld report has led to a disqualification; undoing it is a reversal of the
     disqualification, not a change of the report's state.
     """
     if new not in STATES:
-        return f"`{new}` is not a report state ({', '.join(STATES)})."
+        return "unknown_state"
     if current == new:
-        return f"The report is already {current}."
+        return "same_state"
     if current == UPHELD:
-        return (
-            "The report was upheld and the player disqualified; reverse the "
-            "disqualification instead of changing the report."
-        )
+        return "upheld_is_final"
     return None
+
+
+# --- rule VII.C: a Lichess mark during the championship ----------------------------------------
+
+MarkRefusal = Literal["no_player", "already_disqualified"]
+
+
+def new_account_mark(
+    *, tos_violation: bool, closed: bool, already_marked: bool, disqualified: bool
+) -> bool:
+    """Rule 7.3 (VII.C): an account Lichess marked for a Terms of Service violation (or
+    closed, which is how Lichess often ends such an account) during the championship is
+    shown to the TD, once per player, unless the player is already disqualified."""
+    return (tos_violation or closed) and not already_marked and not disqualified
+
+
+def mark_refusal(*, exists: bool, disqualified: bool) -> MarkRefusal | None:
+    """Rule 7.3 (VII.C): the TD's one-click disqualification needs a player still in."""
+    if not exists:
+        return "no_player"
+    return "already_disqualified" if disqualified else None
+
+
+def mark_leave_reason(*, engine: bool) -> str:
+    """Rule 7.3 (VII.C), rule 8.1.2 (VIII.A.2): the mark disqualifies either way; only an
+    engine mark (not a booster mark) adjudicates the finished Qualification matches. The
+    reason as :mod:`bot.rules.withdrawals` reads it."""
+    return ENGINE if engine else BOOSTER
 
 
 def close_names(typed: str, names: Iterable[str], limit: int = 3) -> list[str]:

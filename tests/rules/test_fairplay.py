@@ -12,6 +12,9 @@ from bot.rules.fairplay import (
     find_accusation,
     has_keyword,
     link_problems,
+    mark_leave_reason,
+    mark_refusal,
+    new_account_mark,
     split_links,
     transition_problem,
 )
@@ -133,3 +136,38 @@ def test_heuristic_never_crashes_and_names_only_participants(message: str) -> No
     found = find_accusation(message, ALIASES)
     if found is not None:
         assert set(found.names) <= set(ALIASES.values()) and found.keywords
+
+
+def test_transition_problems_name_the_reason() -> None:
+    assert transition_problem("open", "guilty") == "unknown_state"
+    assert transition_problem("open", "open") == "same_state"
+    assert transition_problem("upheld", "dismissed") == "upheld_is_final"
+
+
+@pytest.mark.parametrize(
+    ("tos", "closed", "marked", "disqualified", "alert"),
+    [
+        (True, False, False, False, True),
+        (False, True, False, False, True),
+        (False, False, False, False, False),
+        (True, False, True, False, False),
+        (True, True, False, True, False),
+    ],
+)
+def test_a_lichess_mark_during_the_championship_is_shown_to_the_td_once(
+    tos: bool, closed: bool, marked: bool, disqualified: bool, alert: bool
+) -> None:
+    """Rule 7.3 (VII.C)."""
+    found = new_account_mark(
+        tos_violation=tos, closed=closed, already_marked=marked, disqualified=disqualified
+    )
+    assert found is alert
+
+
+def test_a_mark_disqualifies_and_only_an_engine_mark_adjudicates() -> None:
+    """Rule 7.3 (VII.C), rule 8.1.2 (VIII.A.2)."""
+    assert mark_refusal(exists=False, disqualified=False) == "no_player"
+    assert mark_refusal(exists=True, disqualified=True) == "already_disqualified"
+    assert mark_refusal(exists=True, disqualified=False) is None
+    assert mark_leave_reason(engine=True) == "engine"
+    assert mark_leave_reason(engine=False) == "booster"

@@ -1,4 +1,5 @@
-"""Tests for bot.rules.match_conduct: rule VI.D's two clocks."""
+"""Tests for bot.rules.match_conduct: rule VI.D's two clocks, and rules VI.A, VI.D, VI.E,
+VI.F and I.E's other decisions."""
 
 from __future__ import annotations
 
@@ -9,10 +10,28 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.rules.match_conduct import (
+    UsedBreak,
+    break_end,
+    break_refusal,
+    break_used,
+    claim_cancelled,
+    claim_since,
+    counted_forfeits,
+    disqualified_by_forfeits,
+    forfeit_refusal,
+    forfeit_result,
+    games_cancel_from,
+    left_came_back,
+    left_refusal,
+    left_return_end,
     noshow_clocks,
     noshow_grace_end,
+    noshow_refusal,
     noshow_report_timing,
     noshow_second_message_due,
+    played_refusal,
+    reschedule_forfeits,
+    second_message_early,
 )
 
 
@@ -85,3 +104,150 @@ def test_the_grace_never_depends_on_the_claim(delay: int, grace: int, interval: 
     assert clocks.confirm_from >= clocks.grace_end
     assert clocks.confirm_from >= clocks.second_message_due
     assert clocks.confirm_from in (clocks.grace_end, clocks.second_message_due)
+
+
+# --- rules VI.A, VI.D, VI.E, VI.F, I.E: the rest of match conduct -----------------------------
+
+
+def test_a_break_needs_a_started_undecided_match_and_an_unused_break() -> None:
+    """Rule 6.1 (VI.A)."""
+    assert break_refusal("negotiating", None, at(18), used=False) == "not_started"
+    assert break_refusal("scheduled", at(18), at(17, 59), used=False) == "not_started"
+    assert break_refusal("scheduled", None, at(18), used=False) == "not_started"
+    assert break_refusal("finished", at(18), at(19), used=False) == "decided"
+    assert break_refusal("forfeited", at(18), at(19), used=True) == "decided"
+    assert break_refusal("in_progress", at(18), at(18, 30), used=True) == "used"
+    assert break_refusal("scheduled", at(18), at(18), used=False) is None
+    assert break_end(at(18, 30), 10) == at(18, 40)
+
+
+def test_one_break_per_player_and_a_left_against_them_counts_as_it() -> None:
+    """Rules 6.1 (VI.A) and 6.5 (VI.E): "this counts as their break"."""
+    took = UsedBreak("break", "resolved", reporter_id=1, against_id=None)
+    left_against_1 = UsedBreak("left", "open", reporter_id=2, against_id=1)
+    cancelled_left = UsedBreak("left", "cancelled", reporter_id=2, against_id=1)
+    assert break_used([took], 1) and not break_used([took], 2)
+    assert break_used([left_against_1], 1) and not break_used([left_against_1], 2)
+    assert not break_used([cancelled_left], 1)
+    assert not break_used([], 1)
+
+
+def test_left_needs_a_started_match_and_one_report_at_a_time() -> None:
+    """Rule 6.5 (VI.E)."""
+    assert left_refusal("scheduled", at(18), at(17), already_reported=False) == "not_started"
+    assert left_refusal("bye", at(18), at(19), already_reported=False) == "decided"
+    assert left_refusal("in_progress", at(18), at(19), already_reported=True) == (
+        "already_reported"
+    )
+    assert left_refusal("in_progress", at(18), at(19), already_reported=False) is None
+    assert left_return_end(at(18, 20), 10) == at(18, 30)
+    assert left_came_back(True) and not left_came_back(False)
+
+
+def test_a_noshow_report_is_refused_with_the_reason_a_player_is_told() -> None:
+    """Rule 6.4 (VI.D): no time, decided, a game counted, too early, too late, twice."""
+
+    def refusal(state: str, agreed: datetime | None, now: datetime, **kw: int | bool) -> object:
+        args: dict[str, int | bool] = {
+            "counted_games": 0,
+            "window_minutes": 60,
+            "already_reported": False,
+        }
+        args.update(kw)
+        return noshow_refusal(state, agreed, now, **args)  # type: ignore[arg-type]
+
+    assert refusal("negotiating", None, at(18)) == "no_time"
+    assert refusal("scheduled", None, at(18)) == "no_time"
+    assert refusal("finished", at(18), at(18, 5)) == "decided"
+    assert refusal("in_progress", at(18), at(18, 5), counted_games=1) == "games_played"
+    assert refusal("in_progress", at(18), at(18, 5)) is None
+    assert refusal("scheduled", at(18), at(17, 59)) == "early"
+    assert refusal("scheduled", at(18), at(19, 1)) == "late"
+    assert refusal("scheduled", at(18), at(18, 5), already_reported=True) == "already_reported"
+    assert refusal("scheduled", at(18), at(19)) is None
+
+
+def test_played_refusal_reads_counted_games_only_in_progress() -> None:
+    assert played_refusal("scheduled", 3) is None
+    assert played_refusal("in_progress", 0) is None
+    assert played_refusal("in_progress", 2) == "games_played"
+    assert played_refusal("negotiating", 0) == "decided"
+
+
+def test_a_game_between_them_cancels_a_claim() -> None:
+    """Rules 6.4 (VI.D), 6.5 (VI.E): from the match time less the margin."""
+    assert games_cancel_from(at(18), 5) == at(17, 55)
+    assert claim_cancelled(["https://lichess.org/abcdefgh"], False)
+    assert claim_cancelled(None, True)
+    assert not claim_cancelled(None, False) and not claim_cancelled([], False)
+
+
+def test_the_second_message_waits_for_both_clocks() -> None:
+    assert second_message_early(at(18, 14), at(18, 15))
+    assert not second_message_early(at(18, 15), at(18, 15))
+    assert not second_message_early(at(18, 14), None)
+
+
+def test_when_a_claim_may_be_made_and_what_cancels_it() -> None:
+    """Rule 6.4 (VI.D): a confirmed no-show, not while rescheduling; rule 6.5 (VI.E): a
+    /left once the return period is over."""
+
+    def since(kind: str, state: str, now: datetime, **kw: object) -> object:
+        args: dict[str, object] = {
+            "agreed_time": at(18),
+            "rescheduling": False,
+            "reported": at(18, 20),
+            "return_end": at(18, 30),
+            "margin_minutes": 5,
+        }
+        args.update(kw)
+        return claim_since(kind=kind, state=state, now=now, **args)  # type: ignore[arg-type]
+
+    assert since("no_show", "confirmed", at(18, 20)) == at(17, 55)
+    assert since("no_show", "confirmed", at(18, 20), rescheduling=True) == "rescheduling"
+    assert since("no_show", "open", at(18, 20)) == "closed"
+    assert since("left", "open", at(18, 29)) == "still_returning"
+    assert since("left", "confirmed", at(18, 30)) == at(18, 20)
+    assert since("left", "claimed", at(18, 40)) == "closed"
+    assert since("break", "open", at(18, 40)) == "closed"
+
+
+def test_a_failed_reschedule_forfeits() -> None:
+    """Rule 6.4 (VI.D): "if the reschedule fails, the match is forfeited in their favour"."""
+    assert reschedule_forfeits(time_agreed_again=False)
+    assert not reschedule_forfeits(time_agreed_again=True)
+
+
+def test_a_forfeit_needs_an_undecided_match_and_one_of_its_players() -> None:
+    """Rule 1.5 (I.E)."""
+    assert forfeit_refusal(exists=False, players=(0, None), winner_id=1, state="") == "no_match"
+    assert forfeit_refusal(exists=True, players=(1, None), winner_id=1, state="bye") == ("no_match")
+    assert forfeit_refusal(exists=True, players=(1, 2), winner_id=3, state="scheduled") == (
+        "not_a_player"
+    )
+    assert forfeit_refusal(exists=True, players=(1, 2), winner_id=2, state="finished") == (
+        "decided"
+    )
+    assert forfeit_refusal(exists=True, players=(1, 2), winner_id=2, state="in_progress") is None
+    assert forfeit_result((1, 2), 1, win_points=1.0) == (1.0, 0.0)
+    assert forfeit_result((1, 2), 2, win_points=1.0) == (0.0, 1.0)
+    with pytest.raises(ValueError):
+        forfeit_result((1, 2), 3, win_points=1.0)
+
+
+def test_two_forfeits_disqualify_but_not_those_a_disqualification_caused() -> None:
+    """Rule 6.6 (VI.F): "forfeited in two different matches"."""
+    assert counted_forfeits([False, True, False]) == 2
+    assert counted_forfeits([True, True]) == 0
+    assert not disqualified_by_forfeits(1, 2, still_in=True)
+    assert disqualified_by_forfeits(2, 2, still_in=True)
+    assert not disqualified_by_forfeits(3, 2, still_in=False)
+    with pytest.raises(ValueError):
+        disqualified_by_forfeits(2, 0, still_in=True)
+
+
+@given(st.lists(st.booleans()), st.integers(min_value=1, max_value=5))
+def test_the_forfeit_count_never_exceeds_the_forfeits(flags: list[bool], threshold: int) -> None:
+    counted = counted_forfeits(flags)
+    assert 0 <= counted <= len(flags)
+    assert disqualified_by_forfeits(counted, threshold, still_in=True) == (counted >= threshold)

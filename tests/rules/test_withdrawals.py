@@ -11,10 +11,15 @@ from bot.rules.withdrawals import (
     ENGINE,
     WITHDRAWAL,
     FinalPairing,
+    StageMatch,
+    SwissChange,
     SwissLeave,
     adjudicate_engine,
+    candidates_disregarded,
     candidates_without,
     final_pairing_after_withdrawal,
+    leave_plan,
+    swiss_changes,
     swiss_leave,
     swiss_unfinished_match_result,
 )
@@ -116,3 +121,81 @@ def test_final_runner_up_withdraws_or_invalid() -> None:
         final_pairing_after_withdrawal("arimakat", "winner", None, "winner")
     with pytest.raises(ValueError):
         final_pairing_after_withdrawal("arimakat", "arimakat", "second", "second")
+
+
+# --- rule VIII applied to stored matches --------------------------------------------------------
+
+
+def test_leave_plan_by_stage() -> None:
+    """Rule 8.1 (VIII.A), 8.2 (VIII.B), 8.3 (VIII.C): what changes depends on the stage."""
+    running = leave_plan(
+        swiss="running", tiebreak=None, candidates=None, final=None, in_final=False, reason=ENGINE
+    )
+    assert running.swiss and running.adjudicate and not running.swiss_finished_unadjudicated
+    assert not (running.tiebreak or running.candidates or running.final)
+    plain = leave_plan(
+        swiss="running", tiebreak=None, candidates=None, final=None, in_final=False,
+        reason=DISQUALIFICATION,
+    )  # fmt: skip
+    assert plain.swiss and not plain.adjudicate
+    later = leave_plan(
+        swiss="finished", tiebreak="finished", candidates="running", final="planned",
+        in_final=True, reason=ENGINE,
+    )  # fmt: skip
+    assert not later.swiss and later.swiss_finished_unadjudicated and not later.tiebreak
+    assert later.candidates and not later.candidates_finished and later.final
+    final = leave_plan(
+        swiss="finished", tiebreak=None, candidates="finished", final="running",
+        in_final=False, reason=WITHDRAWAL,
+    )  # fmt: skip
+    assert final.candidates_finished and not final.candidates
+    assert not final.swiss_finished_unadjudicated and not final.final
+    with pytest.raises(ValueError):
+        leave_plan(
+            swiss=None, tiebreak=None, candidates=None, final=None, in_final=False, reason="x"
+        )
+
+
+def m(ident: int, a: str, b: str | None, state: str, pa: float | None, pb: float | None,
+      winner: str | None = None) -> StageMatch:  # fmt: skip
+    return StageMatch(ident, a, b, state, pa, pb, winner)
+
+
+STORED = [
+    m(1, "cheat", "a", "finished", 1.0, 0.0),
+    m(2, "b", "cheat", "finished", 0.5, 0.5),
+    m(3, "cheat", None, "bye", 1.0, 0.0),
+    m(4, "c", "cheat", "forfeited", 1.0, 0.0, winner="c"),
+    m(5, "cheat", "d", "forfeited", 1.0, 0.0, winner="cheat"),
+    m(6, "cheat", "e", "scheduled", None, None),
+]
+
+
+def test_the_unfinished_match_goes_to_the_opponent_and_finished_ones_stay() -> None:
+    """Rule 8.1.1 (VIII.A.1)."""
+    assert swiss_changes(STORED, "cheat", engine=False) == [
+        SwissChange(6, "unfinished", 0.0, 1.0, "e")
+    ]
+
+
+def test_an_engine_mark_adjudicates_every_finished_match() -> None:
+    """Rule 8.1.2 (VIII.A.2): wins, draws and the bye go; a forfeit they won is kept, one
+    they lost already stands."""
+    assert swiss_changes(STORED, "cheat", engine=True) == [
+        SwissChange(6, "unfinished", 0.0, 1.0, "e"),
+        SwissChange(1, "engine", 0.0, 1.0, None),
+        SwissChange(2, "engine", 1.0, 0.0, None),
+        SwissChange(3, "engine", 0.0, 0.0, None),
+    ]
+
+
+def test_candidates_matches_of_the_leaver_are_disregarded_once() -> None:
+    """Rule 8.2 (VIII.B)."""
+    stored = [
+        m(1, "x", "a", "finished", 3.0, 1.0),
+        m(2, "b", "x", "scheduled", None, None),
+        m(3, "x", "c", "forfeited", None, None),  # already disregarded
+        m(4, "a", "b", "finished", 2.0, 2.0),
+    ]
+    assert candidates_disregarded(stored, "x") == [1, 2]
+    assert candidates_disregarded(stored, "nobody") == []

@@ -31,6 +31,7 @@ from bot.features.fairplay.types import (
 from bot.lichess.errors import LichessError
 from bot.outbox import enqueue_dm
 from bot.rules import fairplay as rules
+from bot.rules import withdrawals
 from bot.service import Service
 from bot.td_alerts import notify_td
 from db.engine import transaction
@@ -208,7 +209,7 @@ class FairPlayService(Service):
             previous = report.state.value
             problem = rules.transition_problem(previous, state)
             if problem is not None:
-                raise WrongStage(problem)
+                raise WrongStage(wording.transition_refused(problem, previous, state))
             accused = await session.get(Player, report.accused_player_id)
             assert accused is not None  # foreign key
             report.state = ReportState(state)
@@ -267,16 +268,21 @@ class FairPlayService(Service):
             log.warning("fair-play account check skipped: %s", type(exc).__name__)
             await self.lichess_failed(exc)  # a refused token reaches the TD, once
             return AccountCheck(checked=0, marked=[])
-        flagged = {u.id: u for u in users if u.tos_violation or u.disabled}
+        by_id = {u.id: u for u in users}
         marked: list[AccountMark] = []
         now = self.clock.now()
         async with transaction(self.sessions) as session:
             for player in players:
-                user = flagged.get(player.lichess_id)
-                if user is None:
-                    continue
+                user = by_id.get(player.lichess_id)
                 row = await session.get(Player, player.id)
-                if row is None or row.tos_marked_at is not None or row.disqualified_at:
+                if user is None or row is None:
+                    continue
+                if not rules.new_account_mark(
+                    tos_violation=user.tos_violation,
+                    closed=user.disabled,
+                    already_marked=row.tos_marked_at is not None,
+                    disqualified=row.disqualified_at is not None,
+                ):
                     continue
                 row.tos_marked_at = now
                 mark = AccountMark(
@@ -312,10 +318,16 @@ class FairPlayService(Service):
         now = self.clock.now()
         async with transaction(self.sessions) as session:
             player = await session.get(Player, player_id)
-            if player is None:
+            refusal = rules.mark_refusal(
+                exists=player is not None,
+                disqualified=player is not None and player.disqualified_at is not None,
+            )
+            if refusal == "no_player":
                 raise InvalidInput(wording.no_such_player(player_id))
-            if player.disqualified_at is not None:
+            assert player is not None
+            if refusal == "already_disqualified":
                 raise WrongStage(wording.already_disqualified(player.lichess_username))
+            reason = rules.mark_leave_reason(engine=engine)
             record(
                 session,
                 at=now,
@@ -331,7 +343,7 @@ class FairPlayService(Service):
                 self.events,
                 player_id=player.id,
                 reason=wording.engine_reason(engine),
-                engine_mark=engine,
+                engine_mark=reason == withdrawals.ENGINE,
                 actor=Actor.td(td_id),
                 now=now,
             )

@@ -11,7 +11,7 @@ from typing import Any
 
 from bot.features.fairplay.types import AccountMark, PublicFlag, ReportInfo
 from bot.message_text import quote
-from bot.rules.fairplay import DESCRIPTION_MAX
+from bot.rules.fairplay import DESCRIPTION_MAX, STATES
 from bot.timefmt import discord_time
 
 STATE_LABELS = {
@@ -173,4 +173,16 @@ def public_flag_for_td(flag: PublicFlag) -> str:
         f"Names: {', '.join(flag.names)}; words: {', '.join(flag.keywords)}\n"
         f"> {excerpt}\n"
         "This is a keyword match only; the bot takes no action."
+    )
+
+
+def transition_refused(problem: str, current: str, new: str) -> str:
+    """Why a report's state cannot change (rule VII.B, `bot.rules.fairplay.transition_problem`)."""
+    if problem == "unknown_state":
+        return f"`{new}` is not a report state ({', '.join(STATES)})."
+    if problem == "same_state":
+        return f"The report is already {current}."
+    return (
+        "The report was upheld and the player disqualified; reverse the "
+        "disqualification instead of changing the report."
     )
