@@ -36,6 +36,7 @@ __all__ = [
     "candidates_without",
     "final_pairing_after_withdrawal",
     "leave_plan",
+    "robin_result",
     "swiss_changes",
     "swiss_leave",
     "swiss_unfinished_match_result",
@@ -308,3 +309,26 @@ def candidates_disregarded(matches: Sequence[StageMatch], player: str) -> list[i
     kept = candidates_without(results, player)
     gone = [m for m, r in zip(matches, results, strict=True) if r not in kept]
     return [m.id for m in gone if not (m.state == FORFEITED and m.forfeit_winner is None)]
+
+
+def robin_result(
+    match: StageMatch,
+    *,
+    field: Collection[str],
+    scores: tuple[float, float],
+    games: float,
+) -> CandidateResult | None:
+    """Rule 8.2 (VIII.B): a decided round-robin match as the table reads it, or None when it
+    does not count: undecided, a bye, outside the stage's ``field``, or forfeited without
+    a winner (the match of a player who left the Candidates is disregarded). A forfeit won
+    by a player gives them all ``games``; a played match keeps its game ``scores``."""
+    if match.state not in _DONE or match.b is None:
+        return None
+    if match.a not in field or match.b not in field:
+        return None
+    if match.forfeit_winner is None and match.points_a is None:
+        return None
+    if match.forfeit_winner is not None:
+        won = match.forfeit_winner == match.a
+        return (match.a, match.b, games if won else 0.0, 0.0 if won else games)
+    return (match.a, match.b, scores[0], scores[1])

@@ -19,6 +19,7 @@ from bot.rules.withdrawals import (
     candidates_without,
     final_pairing_after_withdrawal,
     leave_plan,
+    robin_result,
     swiss_changes,
     swiss_leave,
     swiss_unfinished_match_result,
@@ -199,3 +200,19 @@ def test_candidates_matches_of_the_leaver_are_disregarded_once() -> None:
     ]
     assert candidates_disregarded(stored, "x") == [1, 2]
     assert candidates_disregarded(stored, "nobody") == []
+
+
+def test_a_round_robin_match_counts_unless_disregarded() -> None:
+    """Rule 8.2 (VIII.B): a match forfeited without a winner is disregarded; a forfeit won
+    gives the winner every game; matches outside the field or undecided do not count."""
+    field = {"x", "a", "b"}
+
+    def result(match: StageMatch) -> object:
+        return robin_result(match, field=field, scores=(6.0, 4.0), games=10.0)
+
+    assert result(m(1, "x", "a", "finished", 1.0, 0.0)) == ("x", "a", 6.0, 4.0)
+    assert result(m(2, "x", "a", "forfeited", None, None)) is None
+    assert result(m(3, "x", "a", "forfeited", 0.0, 1.0, winner="a")) == ("x", "a", 0.0, 10.0)
+    assert result(m(4, "x", "c", "finished", 1.0, 0.0)) is None
+    assert result(m(5, "x", "a", "scheduled", None, None)) is None
+    assert result(m(6, "x", None, "bye", 1.0, 0.0)) is None

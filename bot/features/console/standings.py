@@ -15,7 +15,7 @@ from bot.config import Config
 from bot.features.console.snapshot import Snapshot
 from bot.features.console.types import FinalGame, StageTable, StandingRow
 from bot.features.matches.text import game_link
-from bot.rules import candidates, swiss
+from bot.rules import candidates, swiss, withdrawals
 from db.models import Match, MatchState, Player, RoundState, Stage, StageKind, StageState
 
 STAGES = tuple(kind.value for kind in StageKind)  # swiss, tiebreak, candidates, final
@@ -102,20 +102,25 @@ def robin_result(
     match: Match, field: set[int], by_id: dict[int, Player], games: float
 ) -> candidates.CandidateResult | None:
     """A decided round robin match as the rules engine reads it, as the stage flow reads
-    it: a forfeit is a won match (all the games to the winner); a match forfeited without a
-    winner (a disqualification in the Candidates, rule VIII.B) is disregarded (None), and so
-    is a match outside the stage's own field."""
-    if match.state not in DECIDED or match.player_b_id is None:
-        return None
-    if not {match.player_a_id, match.player_b_id} <= field:
-        return None
-    if match.forfeit_winner_id is None and match.points_a is None:
-        return None
-    a, b = by_id[match.player_a_id].lichess_id, by_id[match.player_b_id].lichess_id
-    if match.forfeit_winner_id is not None:
-        won = match.forfeit_winner_id == match.player_a_id
-        return (a, b, games if won else 0.0, 0.0 if won else games)
-    return (a, b, match.score_a, match.score_b)
+    it (rule VIII.B, `withdrawals.robin_result`: a match forfeited without a winner is
+    disregarded)."""
+    ids = {match.player_a_id, match.player_b_id, match.forfeit_winner_id}
+    name = {pid: by_id[pid].lichess_id for pid in ids if pid is not None and pid in by_id}
+    stage_match = withdrawals.StageMatch(
+        id=match.id,
+        a=name.get(match.player_a_id, ""),
+        b=name.get(match.player_b_id) if match.player_b_id is not None else None,
+        state=match.state.value,
+        points_a=match.points_a,
+        points_b=match.points_b,
+        forfeit_winner=name.get(match.forfeit_winner_id) if match.forfeit_winner_id else None,
+    )
+    return withdrawals.robin_result(
+        stage_match,
+        field={name[pid] for pid in ids & field if pid in name},
+        scores=(match.score_a, match.score_b),
+        games=games,
+    )
 
 
 def _robin(snapshot: Snapshot, stage: Stage, config: Config) -> list[StandingRow]:
