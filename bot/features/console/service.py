@@ -203,10 +203,10 @@ class ConsoleService(Service):
             names = await self._match_names(session, ident)
         elif kind == "incident":
             incident = await session.get(MatchIncident, ident)
-            names = [f"match {incident.match_id}"] if incident is not None else []
+            names = [wording.match_name(incident.match_id)] if incident is not None else []
         elif kind == "time_offer":
             offer = await session.get(TimeOffer, ident)
-            names = [f"match {offer.match_id}"] if offer is not None else []
+            names = [wording.match_name(offer.match_id)] if offer is not None else []
         elif kind == "registration":
             registration = await session.get(Registration, ident)
             if registration is not None:
@@ -215,7 +215,9 @@ class ConsoleService(Service):
         elif kind == "round":
             round_ = await session.get(Round, ident)
             stage = await session.get(Stage, round_.stage_id) if round_ else None
-            names = [f"{stage.kind.value} round {round_.number}"] if round_ and stage else []
+            names = (
+                [wording.round_name(stage.kind.value, round_.number)] if round_ and stage else []
+            )
         elif kind == "stage":
             stage = await session.get(Stage, ident)
             names = [stage.kind.value] if stage else []
@@ -257,9 +259,9 @@ def _belongs(subjects: Subjects, named: Callable[[Any], bool]) -> Check:
 
 def _scope(player: Player | None, match: Match | None) -> str | None:
     if player is not None and match is not None:
-        return f"{player.lichess_username} in match {match.id}"
+        return wording.player_in_match(player.lichess_username, match.id)
     if player is not None:
         return player.lichess_username
     if match is not None:
-        return f"match {match.id}"
+        return wording.match_name(match.id)
     return None

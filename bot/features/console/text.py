@@ -194,3 +194,15 @@ def stage_not_started(kind: str) -> str:
 
 def unknown_stage(typed: str, stages: Sequence[str]) -> str:
     return f"Unknown stage {quote(typed, 40)!r}: choose {', '.join(stages[:-1])} or {stages[-1]}."
+
+
+def match_name(match_id: int) -> str:
+    return f"match {match_id}"
+
+
+def round_name(stage: str, number: int) -> str:
+    return f"{stage} round {number}"
+
+
+def player_in_match(name: str, match_id: int) -> str:
+    return f"{name} in match {match_id}"

@@ -56,11 +56,11 @@ class WithdrawButton(IdButton, template=r"acwc:reg:withdraw:(?P<id>\d+)"):
 
     async def run(self, interaction: discord.Interaction) -> None:
         if interaction.user.id != self.ident:
-            raise NotAllowed("This button belongs to another player.")
+            raise NotAllowed(wording.not_your_button())
         service = bot_of(interaction).svc.registration
         summary = await service.withdraw(discord_id=interaction.user.id)
         await interaction.response.edit_message(
-            content=f"Your registration as **{summary.lichess_username}** is withdrawn.",
+            content=wording.withdrawn_reply(summary.lichess_username),
             view=None,
         )
         await kick_outbox(interaction)
@@ -94,10 +94,7 @@ class RegistrationCog(commands.Cog):
     async def status(self, interaction: discord.Interaction) -> None:
         summary = await self.bot.svc.registration.status(discord_id=interaction.user.id)
         if summary is None:
-            await interaction.response.send_message(
-                "You have not registered. Use /register with your Lichess username.",
-                ephemeral=True,
-            )
+            await interaction.response.send_message(wording.not_registered(), ephemeral=True)
             return
         await interaction.response.send_message(
             embed=embed(wording.registration_embed(summary)), ephemeral=True
@@ -108,10 +105,10 @@ class RegistrationCog(commands.Cog):
     async def withdraw(self, interaction: discord.Interaction) -> None:
         summary = await self.bot.svc.registration.status(discord_id=interaction.user.id)
         if summary is None:  # a refusal like any other (the error handler answers it)
-            raise WrongStage("You have not registered, so there is nothing to withdraw.")
+            raise WrongStage(wording.not_registered_nothing_to_withdraw())
         effect = await self.bot.svc.registration.withdrawal_effect(discord_id=interaction.user.id)
         await interaction.response.send_message(
-            f"Withdraw your registration as **{summary.lichess_username}**? {effect}",
+            wording.withdraw_question(summary.lichess_username, effect),
             view=single_button_view(WithdrawButton(interaction.user.id)),
             ephemeral=True,
         )

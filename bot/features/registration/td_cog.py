@@ -11,7 +11,6 @@ from bot.errors import NotAllowed
 from bot.features.registration import text as wording
 from bot.features.registration.types import RegistrationSummary
 from bot.message_text import LETTER_FORM_MAX, REASON_MAX
-from bot.timefmt import discord_time
 from cogs.common import (
     FormModal,
     IdButton,
@@ -44,7 +43,7 @@ def decision_view(registration_id: int) -> discord.ui.View:
 
 def _require_td(interaction: discord.Interaction) -> None:
     if not is_td(interaction):
-        raise NotAllowed("Only the tournament director can decide on registrations.")
+        raise NotAllowed(wording.td_only_decides())
 
 
 async def _decide(
@@ -154,7 +153,7 @@ def _listing_messages(summaries: list[RegistrationSummary]) -> list[list[discord
 async def registrations(interaction: discord.Interaction) -> None:
     summaries = await bot_of(interaction).svc.registration.all()
     if not summaries:
-        await interaction.response.send_message("Nobody has registered yet.", ephemeral=True)
+        await interaction.response.send_message(wording.nobody_registered(), ephemeral=True)
         return
     first, *rest = _listing_messages(summaries)
     await interaction.response.send_message(embeds=first, ephemeral=True)
@@ -173,12 +172,7 @@ async def registration_close(interaction: discord.Interaction) -> None:
 async def _set_window(interaction: discord.Interaction, *, open_: bool) -> None:
     service = bot_of(interaction).svc.registration
     state = await service.set_window(td_id=interaction.user.id, open_=open_)
-    word = "open" if state.is_open else "closed"
-    await interaction.response.send_message(
-        f"Registration is now **{word}** (set by the TD; the configured window was "
-        f"{discord_time(state.opens_at)} to {discord_time(state.closes_at)}).",
-        ephemeral=True,
-    )
+    await interaction.response.send_message(wording.window_set(state), ephemeral=True)
     await kick_outbox(interaction)  # closing posts (or edits) the public field
 
 

@@ -398,3 +398,43 @@ def field_continued() -> str:
 
 def field_part_unused() -> str:
     return "**The field**: nothing more (the field above is complete)."
+
+
+# --- the player's and the TD's commands ----------------------------------------------------------
+
+
+def not_your_button() -> str:
+    return "This button belongs to another player."
+
+
+def withdrawn_reply(username: str) -> str:
+    return f"Your registration as **{username}** is withdrawn."
+
+
+def not_registered() -> str:
+    return "You have not registered. Use /register with your Lichess username."
+
+
+def not_registered_nothing_to_withdraw() -> str:
+    return "You have not registered, so there is nothing to withdraw."
+
+
+def withdraw_question(username: str, effect: str) -> str:
+    return f"Withdraw your registration as **{username}**? {effect}"
+
+
+def td_only_decides() -> str:
+    return "Only the tournament director can decide on registrations."
+
+
+def nobody_registered() -> str:
+    return "Nobody has registered yet."
+
+
+def window_set(state: WindowState) -> str:
+    """The TD opened or closed registration by hand."""
+    word = "open" if state.is_open else "closed"
+    return (
+        f"Registration is now **{word}** (set by the TD; the configured window was "
+        f"{discord_time(state.opens_at)} to {discord_time(state.closes_at)})."
+    )

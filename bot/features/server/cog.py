@@ -43,7 +43,7 @@ def _defaults(value: SettingValue) -> list[discord.Object]:
 async def _pick(interaction: discord.Interaction, field: Field) -> None:
     """A menu of the panel was changed: store the pick (none = the config file's value)."""
     if not (is_td(interaction) or manages_server(interaction)):
-        raise NotAllowed("Only the TD or a server manager can change the server setup.")
+        raise NotAllowed(wording.setup_not_allowed())
     data: dict[str, Any] = dict(interaction.data or {})
     picked = [int(v) for v in data.get("values") or []]
     value = picked[0] if picked else None

@@ -62,3 +62,7 @@ def setup_text(values: Sequence[SettingValue], checks: Sequence[str] = ()) -> st
 
 
 NOT_A_TEXT_CHANNEL = "That is not a channel the bot can post in: pick a text or forum channel."
+
+
+def setup_not_allowed() -> str:
+    return "Only the TD or a server manager can change the server setup."
