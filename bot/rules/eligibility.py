@@ -85,7 +85,7 @@ TD_EXCEPTION_PROBLEMS: frozenset[str] = frozenset({ACCOUNT_TOO_NEW, TOO_FEW_GAME
 
 @dataclass(frozen=True)
 class AccountFacts:
-    """What is known about one Lichess account, as plain values.
+    """Rule 2.1 (II.A): what is known about one Lichess account, as plain values.
 
     ``rated_games_before_cutoff`` may be capped at the minimum required (the
     counter stops once it has seen enough), so only compare it to the minimum.
@@ -102,7 +102,7 @@ class AccountFacts:
 
 @dataclass(frozen=True)
 class EligibilityRequirements:
-    """Thresholds of rule II.A (defaults: 2019 edition).
+    """Rule 2.1 (II.A): the thresholds (defaults: 2019 edition).
 
     The "games played before" date of rule II.A.2 is applied by whoever counts
     the games, so it is not repeated here.
@@ -127,7 +127,8 @@ def _require_aware(value: datetime, name: str) -> None:
 def eligibility_problems(
     facts: AccountFacts, req: EligibilityRequirements = _DEFAULT_REQUIREMENTS
 ) -> list[str]:
-    """Return the rule problems of an account, in :data:`ALL_PROBLEMS` order.
+    """Rule 2.1 (II.A), rule 2.3 (II.C): the rule problems of an account, in
+    :data:`ALL_PROBLEMS` order.
 
     An unknown account yields only ``not_found`` and a closed one only
     ``closed_account``: nothing else can be checked meaningfully (a closed
@@ -243,9 +244,9 @@ _ACTIVE = frozenset({PENDING, APPROVED})
 
 @dataclass(frozen=True)
 class EntryHolder:
-    """A player row that already links a Discord user or a Lichess account: its Lichess
-    id, its Discord user, whether it is pre-seeded, and its registration's state (None
-    without a registration)."""
+    """Rule 2.3.4 (II.C.4): a player row that already links a Discord user or a Lichess
+    account: its Lichess id, its Discord user, whether it is pre-seeded, and its
+    registration's state (None without a registration)."""
 
     lichess_id: str
     discord_id: int | None
@@ -330,7 +331,8 @@ def describe(
     facts: AccountFacts | None = None,
     req: EligibilityRequirements = _DEFAULT_REQUIREMENTS,
 ) -> str:
-    """One-line human explanation of a problem code, for players and the TD.
+    """Rule 2.1 (II.A), rule 2.3 (II.C): one-line human explanation of a problem code, for
+    players and the TD.
 
     ``facts`` is optional; when given, the account's own values (creation date,
     game count) are quoted.  Raises ``ValueError`` for an unknown code.
@@ -376,5 +378,6 @@ _USERNAME = re.compile(r"^[A-Za-z0-9_-]{2,30}$")
 
 
 def looks_like_username(name: str) -> bool:
-    """Lichess usernames are 2 to 30 letters, digits, `_` or `-`; anything else is a typo."""
+    """Rule 2.1 (II.A): Lichess usernames are 2 to 30 letters, digits, `_` or `-`; anything
+    else is a typo."""
     return bool(_USERNAME.match(name))

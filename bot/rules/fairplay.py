@@ -48,12 +48,13 @@ _LINK_SPLIT = re.compile(r"[\s,;]+")
 
 
 def split_links(text: str) -> list[str]:
-    """The links a reporter typed, separated by spaces, commas, semicolons or new lines."""
+    """Rule 7.1 (VII.A): the links a reporter typed, separated by spaces, commas, semicolons
+    or new lines."""
     return [part.strip("<>") for part in _LINK_SPLIT.split(text.strip()) if part.strip("<>")]
 
 
 def link_problems(links: Iterable[str]) -> list[str]:
-    """The links that are not lichess.org URLs (empty when every link is fine)."""
+    """Rule 7.1 (VII.A): the links that are not lichess.org URLs (empty when every link is fine)."""
     return [link for link in links if not _LICHESS_URL.match(link)]
 
 
@@ -104,7 +105,8 @@ def mark_leave_reason(*, engine: bool) -> str:
 
 
 def close_names(typed: str, names: Iterable[str], limit: int = 3) -> list[str]:
-    """Participants whose name looks like what was typed, best first (for a clear refusal)."""
+    """Rule 7.1 (VII.A): participants whose name looks like what was typed, best first (for a
+    clear refusal)."""
     by_lower = {name.lower(): name for name in names}
     lowered = typed.strip().lower()
     found = difflib.get_close_matches(lowered, list(by_lower), n=limit, cutoff=0.6)
@@ -135,7 +137,7 @@ _TOKEN = re.compile(r"<@!?\d+>|[A-Za-z0-9_-]+")
 
 @dataclass(frozen=True)
 class Accusation:
-    """A message that names participants close to cheating words."""
+    """Rule 7.1 (VII.A): a message that names participants close to cheating words."""
 
     names: tuple[str, ...]  # participants named, as given in `aliases` values
     keywords: tuple[str, ...]  # the words that triggered it
@@ -150,14 +152,14 @@ def _is_keyword(token: str) -> bool:
 
 
 def has_keyword(text: str) -> bool:
-    """A cheap first pass: does the text contain any cheating word at all?"""
+    """Rule 7.1 (VII.A): a cheap first pass: does the text contain any cheating word at all?"""
     return any(_is_keyword(token) for token in _tokens(text))
 
 
 def find_accusation(
     text: str, aliases: Mapping[str, str], *, near: int = NEAR
 ) -> Accusation | None:
-    """Participants named within `near` words of a cheating word, or None.
+    """Rule 7.1 (VII.A): participants named within `near` words of a cheating word, or None.
 
     `aliases` maps what may appear in a message (a Lichess name, a `<@discord id>`
     mention; any case) to the participant's display name.

@@ -82,20 +82,21 @@ def _minutes(value: int, name: str) -> timedelta:
 
 
 def noshow_grace_end(match_time: datetime, grace_minutes: int) -> datetime:
-    """When the absent player's grace period ends (rule VI.D): the match time plus the grace,
-    however late the appearing player reports them."""
+    """Rule 6.4 (VI.D): when the absent player's grace period ends: the match time plus the
+    grace, however late the appearing player reports them."""
     return _utc(match_time, "match_time") + _minutes(grace_minutes, "grace_minutes")
 
 
 def noshow_second_message_due(first_message: datetime, interval_minutes: int) -> datetime:
-    """When the appearing player's second message to the TD is due (rule VI.D): this long
-    after their first message."""
+    """Rule 6.4 (VI.D): when the appearing player's second message to the TD is due: this
+    long after their first message."""
     return _utc(first_message, "first_message") + _minutes(interval_minutes, "interval_minutes")
 
 
 @dataclass(frozen=True)
 class NoShowClocks:
-    """Rule VI.D's two instants for one claim, and when the claimant is asked to confirm."""
+    """Rule 6.4 (VI.D): the two instants for one claim, and when the claimant is asked to
+    confirm."""
 
     grace_end: datetime
     second_message_due: datetime
@@ -114,7 +115,8 @@ def noshow_clocks(
     grace_minutes: int,
     second_message_minutes: int,
 ) -> NoShowClocks:
-    """Both clocks of a no-show claimed at ``first_message`` for a match at ``match_time``.
+    """Rule 6.4 (VI.D): both clocks of a no-show claimed at ``first_message`` for a match at
+    ``match_time``.
 
     A claim at 18:05 for an 18:00 match with 10 and 10 minutes: the absent player starts by
     18:10, the second message is due at 18:15. A first message before the match time is
@@ -133,9 +135,10 @@ def noshow_clocks(
 def noshow_report_timing(
     match_time: datetime, now: datetime, *, window_minutes: int
 ) -> Literal["early", "in_time", "late"]:
-    """Whether a no-show may be reported at ``now`` (rule VI.D): not before the match time
-    (nobody is absent yet), and not more than ``window_minutes`` after it (the TD handles
-    later reports; the window is the bot's, the rules name none). Both ends are inclusive."""
+    """Rule 6.4 (VI.D): whether a no-show may be reported at ``now``: not before the match
+    time (nobody is absent yet), and not more than ``window_minutes`` after it (the TD
+    handles later reports; the window is the bot's, the rules name none). Both ends are
+    inclusive."""
     start = _utc(match_time, "match_time")
     at = _utc(now, "now")
     if at < start:
@@ -193,8 +196,8 @@ def start_refusal(state: str, agreed_time: datetime | None, now: datetime) -> St
 
 @dataclass(frozen=True)
 class UsedBreak:
-    """An incident of the match as rule VI.A reads it: its kind, its state, who reported
-    it and against whom."""
+    """Rule 6.1 (VI.A): an incident of the match as the rule reads it: its kind, its state,
+    who reported it and against whom."""
 
     kind: str
     state: str

@@ -32,7 +32,7 @@ DEFAULT_PEAK_FROM = datetime(2018, 8, 31, 22, 0, tzinfo=UTC)
 
 @dataclass(frozen=True)
 class RatedGamePoint:
-    """The player's rating right after one rated game of the variant."""
+    """Rule 3.5.3 (III.E.3): the player's rating right after one rated game of the variant."""
 
     game_id: str
     url: str
@@ -42,7 +42,7 @@ class RatedGamePoint:
 
 @dataclass(frozen=True)
 class SeedingResult:
-    """Both components of the seeding rating, with the games that prove them.
+    """Rule 3.5.3 (III.E.3): both components of the seeding rating, with the games that prove them.
 
     Everything is ``None`` when the player finished no game at or before
     ``rating_at`` (they had no rating then).  ``seeding_rating`` is the exact
@@ -91,7 +91,7 @@ def compute_seeding(
     rating_at: datetime = DEFAULT_RATING_AT,
     peak_from: datetime = DEFAULT_PEAK_FROM,
 ) -> SeedingResult:
-    """Compute the rule III.E.3 seeding rating from a player's rated games.
+    """Rule 3.5.3 (III.E.3): compute the seeding rating from a player's rated games.
 
     - ``points`` may be in any order and contain duplicates (a game_id counts
       once, first occurrence kept).  Games ending after ``rating_at`` are

@@ -56,7 +56,7 @@ REASONS = frozenset({WITHDRAWAL, DISQUALIFICATION, BOOSTER, ENGINE})
 def swiss_unfinished_match_result(
     player: str, opponent: str, *, win_points: float = 1.0
 ) -> SwissResult:
-    """The result of the leaver's uncompleted Qualification match (VIII.A.1).
+    """Rule 8.1.1 (VIII.A.1): the result of the leaver's uncompleted Qualification match.
 
     The opponent wins it: ``(player, opponent, 0.0, win_points)``, keeping
     the arguments' order, with the leaver scoring 0.
@@ -73,7 +73,8 @@ def adjudicate_engine(
     win_points: float = 1.0,
     keep_byes: bool = False,
 ) -> list[SwissResult]:
-    """Every finished Qualification match of ``player`` given to the opponent (VIII.A.2).
+    """Rule 8.1.2 (VIII.A.2): every finished Qualification match of ``player`` given to the
+    opponent.
 
     Each match of theirs becomes 0 for them and ``win_points`` for the
     opponent, whatever the board said (a draw or a win of theirs alike).
@@ -98,7 +99,8 @@ def adjudicate_engine(
 
 @dataclass(frozen=True)
 class SwissLeave:
-    """What the Qualification uses after a player left: results and the withdrawn set."""
+    """Rule 8.1 (VIII.A): what the Qualification uses after a player left: results and the
+    withdrawn set."""
 
     results: list[SwissResult]
     withdrawn: frozenset[str]
@@ -113,7 +115,7 @@ def swiss_leave(
     unfinished_opponent: str | None = None,
     win_points: float = 1.0,
 ) -> SwissLeave:
-    """Apply rule VIII.A for ``player`` leaving the Qualification for ``reason``.
+    """Rule 8.1 (VIII.A): apply the rule for ``player`` leaving the Qualification for ``reason``.
 
     The player joins ``withdrawn`` (so they are no longer paired); an
     unfinished match against ``unfinished_opponent`` is added as a win for the
@@ -136,13 +138,13 @@ def swiss_leave(
 
 
 def candidates_without(results: Sequence[CandidateResult], player: str) -> list[CandidateResult]:
-    """The Candidates results with every match of ``player`` disregarded (VIII.B)."""
+    """Rule 8.2 (VIII.B): the Candidates results with every match of ``player`` disregarded."""
     return [r for r in results if player not in (r[0], r[1])]
 
 
 @dataclass(frozen=True)
 class FinalPairing:
-    """The two finalists after a withdrawal (VIII.C).
+    """Rule 8.3 (VIII.C): the two finalists after a withdrawal.
 
     ``first`` takes the "champion" side of :func:`bot.rules.final.status` and
     :func:`bot.rules.final.armageddon_white`; ``second`` the challenger side.
@@ -160,7 +162,7 @@ class FinalPairing:
 def final_pairing_after_withdrawal(
     champion: str, challenger: str, runner_up: str | None, withdrawn: str
 ) -> FinalPairing:
-    """The Final's pairing after ``withdrawn`` left (rule VIII.C).
+    """Rule 8.3 (VIII.C): the Final's pairing after ``withdrawn`` left.
 
     Champion leaves: the Challenger plays the Candidates runner-up (VIII.C.1).
     Challenger leaves: the runner-up becomes the Challenger (VIII.C.2).
@@ -239,7 +241,7 @@ def leave_plan(
 
 @dataclass(frozen=True)
 class StageMatch:
-    """A stored match as rule VIII reads it (ids as strings, states as stored)."""
+    """Rule 8 (VIII): a stored match as rule VIII reads it (ids as strings, states as stored)."""
 
     id: int
     a: str
@@ -252,7 +254,7 @@ class StageMatch:
 
 @dataclass(frozen=True)
 class SwissChange:
-    """What a match becomes (rule 8.1, VIII.A): ``kind`` "unfinished" (forfeited to
+    """Rule 8.1 (VIII.A): what a match becomes: ``kind`` "unfinished" (forfeited to
     ``forfeit_winner``) or "engine" (adjudicated: new points only)."""
 
     match_id: int
