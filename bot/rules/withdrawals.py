@@ -36,6 +36,7 @@ __all__ = [
     "candidates_without",
     "final_pairing_after_withdrawal",
     "leave_plan",
+    "leaves_the_championship",
     "robin_result",
     "swiss_changes",
     "swiss_leave",
@@ -189,6 +190,16 @@ def final_pairing_after_withdrawal(
 STAGE_FINISHED = "finished"
 FINISHED, FORFEITED, BYE = "finished", "forfeited", "bye"
 _DONE = frozenset({FINISHED, FORFEITED, BYE})
+
+
+STAGE_PLANNED = "planned"
+
+
+def leaves_the_championship(swiss: str | None) -> bool:
+    """Rule 8 (VIII): a withdrawal changes results only once the championship has begun
+    (the Qualification stage exists and is no longer planned); before that, the player's
+    registration simply ends."""
+    return swiss is not None and swiss != STAGE_PLANNED
 
 
 @dataclass(frozen=True)

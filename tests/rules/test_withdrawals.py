@@ -19,6 +19,7 @@ from bot.rules.withdrawals import (
     candidates_without,
     final_pairing_after_withdrawal,
     leave_plan,
+    leaves_the_championship,
     robin_result,
     swiss_changes,
     swiss_leave,
@@ -216,3 +217,11 @@ def test_a_round_robin_match_counts_unless_disregarded() -> None:
     assert result(m(4, "x", "c", "finished", 1.0, 0.0)) is None
     assert result(m(5, "x", "a", "scheduled", None, None)) is None
     assert result(m(6, "x", None, "bye", 1.0, 0.0)) is None
+
+
+def test_a_withdrawal_before_the_qualification_only_ends_the_registration() -> None:
+    """Rule 8 (VIII) applies once the championship has begun."""
+    assert not leaves_the_championship(None)
+    assert not leaves_the_championship("planned")
+    assert leaves_the_championship("running")
+    assert leaves_the_championship("finished")

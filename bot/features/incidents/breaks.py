@@ -144,12 +144,9 @@ class Breaks(IncidentCore):
         minutes = self.config.match_day.left_return_minutes
         async with transaction(self.sessions) as session:
             ctx = await self._my_match(session, discord_id)
+            live = await self._live_incident(session, ctx.match.id, IncidentKind.LEFT)
             refusal = conduct.left_refusal(
-                ctx.match.state.value,
-                ctx.match.agreed_time,
-                now,
-                already_reported=await self._live_incident(session, ctx.match.id, IncidentKind.LEFT)
-                is not None,
+                ctx.match.state.value, ctx.match.agreed_time, now, already_reported=live is not None
             )
             await self._require_started(session, ctx, refusal)
             if refusal == "already_reported":

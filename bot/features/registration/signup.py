@@ -28,7 +28,7 @@ from bot.features.registration.types import (
     OwnershipStep,
     RegistrationSummary,
 )
-from bot.rules import eligibility
+from bot.rules import eligibility, withdrawals
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import (
@@ -253,7 +253,7 @@ class SignUp(RegistrationCore):
             swiss = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
             registration.state = RegistrationState.WITHDRAWN
             registration.updated_at = now
-            if swiss is not None and swiss.state is not StageState.PLANNED:
+            if withdrawals.leaves_the_championship(swiss.state.value if swiss else None):
                 await discipline.withdraw(
                     session,
                     self.config,
