@@ -317,11 +317,12 @@ def reminders_reply(on: bool, changed: bool) -> str:
     )
 
 
-def match_reminder(opponent: str, t: datetime) -> str:
-    """ "starts in 1 hour, at <your time> (UTC)": the relative time, then the time once."""
+def match_reminder(mentions: list[str], a: str, b: str, t: datetime) -> str:
+    """ "starts in 1 hour, at <your time> (UTC)": the relative time, then the time once; one
+    post in the match's thread mentions the players who want reminders."""
     return (
-        f"Reminder: your match against **{opponent}** starts {format_dt(t, 'R')}, at "
-        f"{discord_time(t)}."
+        f"Reminder: {' '.join(mentions)}, **{a}** vs **{b}** starts {format_dt(t, 'R')}, "
+        f"at {discord_time(t)}."
     )
 
 
