@@ -307,11 +307,12 @@ def reminders_reply(on: bool, changed: bool) -> str:
     now = "" if changed else "already "
     if on:
         return (
-            f"Reminders are {now}**on**: you get a DM before each agreed match time and when "
-            "an offer to you is unanswered for a day. `/notify reminders:off` mutes them."
+            f"Reminders are {now}**on**: you are mentioned in your match's thread before each "
+            "agreed match time, and get a DM when an offer to you is unanswered for a day. "
+            "`/notify reminders:off` mutes them."
         )
     return (
-        f"Reminders are {now}**off**: no reminder DMs before your matches or about unanswered "
+        f"Reminders are {now}**off**: no reminders before your matches or about unanswered "
         "offers. Offers, agreed times, game links and decisions about your matches still "
         "reach you (they are not reminders). `/notify reminders:on` turns them back on."
     )
