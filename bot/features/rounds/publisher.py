@@ -218,9 +218,7 @@ class RoundPublisher:
             return channel.id, message_id, message_id  # made before: a message's thread has its id
         return channel.id, message_id, thread.id
 
-    def _own_thread(
-        self, channel: object, title: str, since: datetime
-    ) -> discord.Thread | None:
+    def _own_thread(self, channel: object, title: str, since: datetime) -> discord.Thread | None:
         """The bot's thread (or forum post) titled `title` in `channel`, made since `since`
         (guild cache: Discord sends every active thread the bot can see when it connects)."""
         me = self.client.user.id if self.client.user else None
