@@ -40,12 +40,12 @@ HISTORY = Need(
 CREATE_THREADS = Need(
     "create_public_threads",
     "Create Public Threads",
-    "open the round's thread on the pairings message (text channel)",
+    "open the round's thread and each match's thread (text channel)",
 )
 SEND_IN_THREADS = Need(
     "send_messages_in_threads",
     "Send Messages in Threads",
-    "one message per match, scores and incidents in the round's thread",
+    "offers, game links, scores and incidents in each match's thread",
 )
 
 
@@ -72,8 +72,8 @@ BOT_PERMISSIONS = discord.Permissions(
     embed_links=True,  # the TD alerts' embeds (registration summaries, cheat reports)
     attach_files=True,  # the standings picture on each round's table post
     read_message_history=True,  # the pairings post and the live scores it keeps editing
-    create_public_threads=True,  # the round's thread on its message in a text channel
-    send_messages_in_threads=True,  # match messages, game links, scores in round threads
+    create_public_threads=True,  # the round's and each match's thread in a text channel
+    send_messages_in_threads=True,  # match messages, game links, scores in match threads
 )
 
 

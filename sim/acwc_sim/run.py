@@ -390,12 +390,10 @@ async def simulate(
             flush_after_commands=False,  # SimBase.at delivers them once per clock step
         )
         async with discord_harness(bot, run_setup_hook=True, guild_id=GUILD) as h:
-            for channel, name in (
-                (TD_ALERTS, "td-alerts"),
-                (ANNOUNCE, "announcements"),
-                (PAIRINGS, "pairings"),
-            ):
+            for channel, name in ((TD_ALERTS, "td-alerts"), (ANNOUNCE, "announcements")):
                 h.add_text_channel(channel, name)
+            # a forum, as the TD guide sets it up (rule V.A's "Pairings forum post")
+            h.add_forum_channel(PAIRINGS, "pairings")
             h.add_member(TD, "director")
             for player in entrants:
                 h.add_member(player.discord_id, player.name.lower())

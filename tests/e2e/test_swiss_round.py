@@ -76,7 +76,7 @@ async def test_a_swiss_round_from_registration_to_the_next_pairing(
             offer = await h.slash("offer", user=a.discord_id, options={"times": "2019-09-30 18:00"})
             assert offer.ephemeral, offer.text
             await bot.outbox.flush()
-            # the offer's one copy: the round thread's post mentioning b, with Accept
+            # the offer's one copy: the match thread's post mentioning b, with Accept
             thread = h.in_channel(match.thread_id or 0)
             offered = thread[-1]
             assert f"<@{b.discord_id}>" in offered.text
@@ -112,6 +112,7 @@ async def test_a_swiss_round_from_registration_to_the_next_pairing(
         assert all(m.state is MatchState.FINISHED for m in decided)
         assert all((m.score_a, m.points_a) == (6.0, 1.0) for m in decided)
         assert [r.number for r in rounds] == [1, 2]  # paired as soon as round 1 was done
-        assert len(h.threads) == 2
+        # each round's post, and each match's thread: two boards a round (docs/MESSAGES.md)
+        assert len(h.threads) == 2 * (1 + 2)
         standings = await h.slash("standings", user=DISCORD["Ann"])
         assert "Qualification standings" in standings.text

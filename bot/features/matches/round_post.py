@@ -21,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from bot.discord_limits import MESSAGE_CONTENT
+from bot.discord_limits import MESSAGE_CONTENT, THREAD_NAME
 from bot.features.matches.context import mention
 from bot.features.matches.text import round_post_header
 from bot.outbox import enqueue_edit
@@ -30,6 +30,7 @@ from db.models import Match, MatchState, Player, Round, Setting, Stage
 
 PROFILE = "https://lichess.org/@/"
 MESSAGE_LIMIT = MESSAGE_CONTENT
+THREAD_NAME_LIMIT = THREAD_NAME
 PART_OF = " · part {part} of {parts}"
 PARTS_KEY = "round_post_parts:"
 
@@ -293,8 +294,19 @@ def _digest(text: str) -> str:
 
 
 def board_opening(match: Match, a: Player, b: Player) -> str:
-    """A board's line in the round thread's opening: it pings both players."""
-    return f"**Board {match.board}** (match #{match.id}): {mention(a)} vs {mention(b)}"
+    """The first line of a match's thread (or of its board in the round's thread): it pings
+    both players."""
+    return f"**Board {match.board}** (match {match.id}): {mention(a)} vs {mention(b)}"
+
+
+def match_thread_name(
+    short_name: str, stage: str, round_number: int, match: Match, a: str, b: str
+) -> str:
+    """A match thread's name, "ACWC 2019 · Swiss round 2 · board 3: a vs b", within Discord's
+    100 characters (the short name and Lichess usernames are bounded well under it)."""
+    where = f"{stage.capitalize()} round {round_number} · board {match.board}"
+    name = f"{short_name} · {where}: {a} vs {b}"
+    return name[:THREAD_NAME_LIMIT]
 
 
 def bye_opening(a: Player, points: float) -> str:

@@ -114,7 +114,7 @@ class NegotiationCog(commands.Cog):
             ephemeral=True,
         )
 
-    @app_commands.command(name="notify", description="Turn your reminder DMs on or off")
+    @app_commands.command(name="notify", description="Turn your match reminders on or off")
     @app_commands.describe(
         reminders="off: no reminders before matches or about unanswered offers (never decisions)"
     )

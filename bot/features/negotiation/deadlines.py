@@ -16,7 +16,9 @@ from bot.due import DueKind, Handler
 from bot.events import RoundPublished
 from bot.features.matches.context import (
     context_by_id,
+    mention,
     message_player,
+    post_for_match,
 )
 from bot.features.negotiation import text as wording
 from bot.features.negotiation.agreement import (
@@ -237,16 +239,14 @@ class NegotiationDeadlines(AgreementBase):
             return
         if t.isoformat() != action.payload.get("agreed_time"):
             return  # rescheduled since: the new time has its own reminders
-        for player, other in ((ctx.a, ctx.b), (ctx.b, ctx.a)):
-            if not wants_reminders(player):
-                continue  # muted with /notify: the agreement's post told them the time
-            message_player(
-                session,
-                player,
-                thread_id=ctx.thread_id,
-                now=now,
-                content=wording.match_reminder(other.lichess_username, t),
+        # One post in the match's thread for the players who want reminders (muted with
+        # /notify: the agreement's post told them the time); without a thread, a DM each.
+        listening = [p for p in (ctx.a, ctx.b) if wants_reminders(p)]
+        if listening:
+            content = wording.match_reminder(
+                [mention(p) for p in listening], ctx.a.lichess_username, ctx.b.lichess_username, t
             )
+            post_for_match(session, listening, thread_id=ctx.thread_id, now=now, content=content)
         record(
             session,
             at=now,

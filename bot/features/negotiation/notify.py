@@ -1,7 +1,7 @@
-"""A player's reminders (/notify): the reminder DMs (the match reminders before an agreed
-time, the reminder of an offer unanswered for a day) can be muted. They only repeat what
-the player was already told; decisions that concern the player (a forfeit, a TD ruling, a
-choice that binds them) are not reminders and always reach them (docs/MESSAGES.md)."""
+"""A player's reminders (/notify): the match reminders before an agreed time (a mention in
+the match's thread) and the DM about an offer unanswered for a day can be muted. They only
+repeat what the player was already told; decisions that concern the player (a forfeit, a TD
+ruling, a choice that binds them) are not reminders and always reach them (docs/MESSAGES.md)."""
 
 from __future__ import annotations
 

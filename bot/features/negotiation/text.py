@@ -307,21 +307,23 @@ def reminders_reply(on: bool, changed: bool) -> str:
     now = "" if changed else "already "
     if on:
         return (
-            f"Reminders are {now}**on**: you get a DM before each agreed match time and when "
-            "an offer to you is unanswered for a day. `/notify reminders:off` mutes them."
+            f"Reminders are {now}**on**: you are mentioned in your match's thread before each "
+            "agreed match time, and get a DM when an offer to you is unanswered for a day. "
+            "`/notify reminders:off` mutes them."
         )
     return (
-        f"Reminders are {now}**off**: no reminder DMs before your matches or about unanswered "
+        f"Reminders are {now}**off**: no reminders before your matches or about unanswered "
         "offers. Offers, agreed times, game links and decisions about your matches still "
         "reach you (they are not reminders). `/notify reminders:on` turns them back on."
     )
 
 
-def match_reminder(opponent: str, t: datetime) -> str:
-    """ "starts in 1 hour, at <your time> (UTC)": the relative time, then the time once."""
+def match_reminder(mentions: list[str], a: str, b: str, t: datetime) -> str:
+    """ "starts in 1 hour, at <your time> (UTC)": the relative time, then the time once; one
+    post in the match's thread mentions the players who want reminders."""
     return (
-        f"Reminder: your match against **{opponent}** starts {format_dt(t, 'R')}, at "
-        f"{discord_time(t)}."
+        f"Reminder: {' '.join(mentions)}, **{a}** vs **{b}** starts {format_dt(t, 'R')}, "
+        f"at {discord_time(t)}."
     )
 
 

@@ -1,5 +1,6 @@
-"""Puts published rounds into Discord: the pairings post, its thread, and the boards in it
-(the round's instructions once, a line per board pinging its players).
+"""Puts published rounds into Discord: the pairings post, its thread, and a thread per match
+opened by a message that pings its two players (a round of one match, the Final, talks in the
+round's thread).
 
 Everything it needs is in the database, and it records every id it creates right away, so
 it can run after each publication and again from the periodic job: a crash in the middle is
@@ -23,9 +24,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime, timedelta
+from typing import Literal
 
 import discord
-from sqlalchemy import delete, or_, select
+from sqlalchemy import delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.channel_access import ChannelAccess, is_refusal
@@ -34,6 +36,7 @@ from bot.config import Config
 from bot.features.matches.round_post import (
     board_opening,
     bye_opening,
+    match_thread_name,
     parts_key,
     render_round_post_layout,
     round_instructions,
@@ -50,6 +53,9 @@ NO_CHANNEL_KEY = "no-pairings-channel:"
 IN_FLIGHT = "posting:"  # a round whose sends may have reached Discord without their ids
 MARGIN = timedelta(minutes=1)  # clocks differ: look a little before the marker
 THREAD_EXISTS = 160004  # Discord: a thread has already been created for this message
+# A match thread stays in the channel's list for a week without messages (Discord's longest);
+# a message sent in an archived thread brings it back.
+MATCH_ARCHIVE_MINUTES: Literal[10080] = 10080
 
 
 class RoundPublisher:
@@ -170,7 +176,7 @@ class RoundPublisher:
         else:
             assert round_.thread_id is not None
             thread_id = round_.thread_id
-        made += await self._post_matches(round_id, thread_id, earlier)
+        made += await self._post_matches(round_id, thread_id, channel_id, earlier)
         async with transaction(self.sessions) as session:  # every id is recorded
             await session.execute(delete(Setting).where(Setting.key == IN_FLIGHT + str(round_id)))
         return made
@@ -194,7 +200,7 @@ class RoundPublisher:
         After an interrupted sync, the post it made is found and taken instead."""
         channel = self.client.get_channel(channel_id) or await self.client.fetch_channel(channel_id)
         if isinstance(channel, discord.ForumChannel):
-            made = self._own_post(channel, title, earlier) if earlier else None
+            made = self._own_thread(channel, title, earlier) if earlier else None
             if made is not None:
                 return made.id, made.id, made.id  # a forum post's first message is the thread's id
             created = await channel.create_thread(name=title, content=content)
@@ -212,13 +218,16 @@ class RoundPublisher:
             return channel.id, message_id, message_id  # made before: a message's thread has its id
         return channel.id, message_id, thread.id
 
-    def _own_post(
-        self, forum: discord.ForumChannel, title: str, since: datetime
-    ) -> discord.Thread | None:
-        """The bot's post titled `title` in the forum, made since `since` (guild cache: Discord
-        sends every active thread the bot can see when it connects)."""
+    def _own_thread(self, channel: object, title: str, since: datetime) -> discord.Thread | None:
+        """The bot's thread (or forum post) titled `title` in `channel`, made since `since`
+        (guild cache: Discord sends every active thread the bot can see when it connects)."""
         me = self.client.user.id if self.client.user else None
-        for thread in forum.threads:
+        threads = (
+            channel.threads
+            if isinstance(channel, discord.TextChannel | discord.ForumChannel)
+            else []
+        )
+        for thread in threads:
             made = thread.created_at or discord.utils.snowflake_time(thread.id)
             if thread.name == title and thread.owner_id == me and made >= since - MARGIN:
                 return thread
@@ -238,9 +247,13 @@ class RoundPublisher:
                     return message.id
         return (await channel.send(text, nonce=nonce)).id
 
-    async def _post_matches(self, round_id: int, thread_id: int, earlier: datetime | None) -> int:
-        """The round's boards in its thread: the instructions once, then a line per board
-        that pings both players (their one copy), cut into as few messages as fit."""
+    async def _post_matches(
+        self, round_id: int, thread_id: int, channel_id: int, earlier: datetime | None
+    ) -> int:
+        """Each match's own thread, opened by a message that pings both players (their one
+        copy of the pairing, and what adds them to the thread) with the round's instructions;
+        a bye is told in the round's thread. A round of one match (the Final) talks in the
+        round's thread: a thread of its own would only repeat it (docs/MESSAGES.md)."""
         async with self.sessions() as session:
             matches = (
                 await session.scalars(
@@ -253,7 +266,34 @@ class RoundPublisher:
                 return 0
             lines = {m.id: await self._board_line(session, m) for m in matches}
             header = await self._instructions(session, round_id)
-        parts = split_parts(header, list(lines.values()))
+            pairings = await session.scalar(
+                select(func.count(Match.id)).where(
+                    Match.round_id == round_id, Match.player_b_id.is_not(None)
+                )
+            )
+            names = {m.id: await self._thread_name(session, m) for m in matches}
+        if (pairings or 0) <= 1:
+            return await self._post_in_round_thread(thread_id, header, lines, earlier)
+        byes = {m.id: lines[m.id] for m in matches if names[m.id] is None}
+        made = await self._post_in_round_thread(thread_id, None, byes, earlier) if byes else 0
+        for match in matches:
+            name = names[match.id]
+            if name is not None:
+                opening = f"{lines[match.id]}\n{header}"
+                await self._open_match_thread(channel_id, match, name, opening, earlier)
+                made += 1
+        return made
+
+    async def _post_in_round_thread(
+        self,
+        thread_id: int,
+        header: str | None,
+        lines: dict[int, str],
+        earlier: datetime | None,
+    ) -> int:
+        """Lines in the round's thread under `header`, cut into as few messages as fit."""
+        texts = list(lines.values())
+        parts = split_parts(header, texts) if header else split_parts(texts[0], texts[1:])
         for part in parts:
             ids = [match_id for match_id, line in lines.items() if line in part]
             message_id = await self._send_once(thread_id, part, f"acwcb{ids[0]}", earlier)
@@ -263,6 +303,63 @@ class RoundPublisher:
                     assert row is not None
                     row.message_id, row.thread_id = message_id, thread_id
         return len(parts)
+
+    async def _open_match_thread(
+        self, channel_id: int, match: Match, name: str, opening: str, earlier: datetime | None
+    ) -> None:
+        """The match's thread in the pairings channel: a forum post opened by `opening`, or
+        in a text channel a thread (Discord notes it in the channel) and `opening` in it.
+        Each id is recorded as soon as it exists; after an interrupted sync the thread is
+        found by its name and the opening by its text instead of being made twice."""
+        channel = self.client.get_channel(channel_id) or await self.client.fetch_channel(channel_id)
+        thread_id, message_id = match.thread_id, None
+        if thread_id is None:
+            found = self._own_thread(channel, name, earlier) if earlier else None
+            if found is not None:
+                thread_id = found.id
+                message_id = found.id if isinstance(channel, discord.ForumChannel) else None
+            elif isinstance(channel, discord.ForumChannel):
+                created = await channel.create_thread(
+                    name=name, content=opening, auto_archive_duration=MATCH_ARCHIVE_MINUTES
+                )
+                thread_id, message_id = created.thread.id, created.message.id
+            elif isinstance(channel, discord.TextChannel):
+                thread = await channel.create_thread(
+                    name=name,
+                    type=discord.ChannelType.public_thread,
+                    auto_archive_duration=MATCH_ARCHIVE_MINUTES,
+                )
+                thread_id = thread.id
+            else:
+                raise discord.InvalidData(f"pairings channel {channel_id} cannot hold threads")
+            await self._record_match(match.id, thread_id, message_id)
+        if message_id is None:
+            message_id = await self._send_once(thread_id, opening, f"acwcm{match.id}", earlier)
+            await self._record_match(match.id, thread_id, message_id)
+
+    async def _record_match(self, match_id: int, thread_id: int, message_id: int | None) -> None:
+        async with transaction(self.sessions) as session:
+            row = await session.get(Match, match_id)
+            assert row is not None
+            row.thread_id, row.message_id = thread_id, message_id
+
+    async def _thread_name(self, session: AsyncSession, match: Match) -> str | None:
+        """The match thread's name; None for a bye, which has no thread."""
+        if match.player_b_id is None or match.state is MatchState.BYE:
+            return None
+        round_ = await session.get(Round, match.round_id)
+        stage = await session.get(Stage, round_.stage_id) if round_ else None
+        a = await session.get(Player, match.player_a_id)
+        b = await session.get(Player, match.player_b_id)
+        assert round_ is not None and stage is not None and a is not None and b is not None
+        return match_thread_name(
+            self.config.tournament.short_name,
+            stage.kind.value,
+            round_.number,
+            match,
+            a.lichess_username,
+            b.lichess_username,
+        )
 
     async def _board_line(self, session: AsyncSession, match: Match) -> str:
         a = await session.get(Player, match.player_a_id)

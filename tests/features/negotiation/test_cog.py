@@ -321,19 +321,22 @@ async def test_reminders_sent_once_across_a_restart(
         clock.set(THU_20 - timedelta(hours=1))
         assert bot.due is not None
         assert await bot.due.sweep() >= 2  # both reminders ran; the bot "dies" before sending
-        assert not [m for m in h.dms_to(ALICE) if m.text.startswith("Reminder: your match")]
+        assert not [m for m in h.in_channel(ROUND_THREAD) if m.text.startswith("Reminder: ")]
     async with running_bot() as (bot, h):
         await tick(bot)
         await tick(bot)
+        # one post in the match's thread per reminder, mentioning both players
+        reminders = [m for m in h.in_channel(ROUND_THREAD) if m.text.startswith("Reminder: ")]
+        assert len(reminders) == 2, [m.text for m in h.in_channel(ROUND_THREAD)]
         for user in (ALICE, BOB):
-            reminders = [m for m in h.dms_to(user) if m.text.startswith("Reminder: your match")]
-            assert len(reminders) == 2, [m.text for m in h.dms_to(user)]
-            assert all(discord_time(THU_20) in m.text for m in reminders)
-            # the time once in UTC: "starts <t:…:R>, at <t:…:F> (… UTC)", not UTC twice
-            assert all(m.text.count("UTC") == 1 for m in reminders), reminders[0].text
+            assert all(f"<@{user}>" in m.text for m in reminders)
+        assert all(discord_time(THU_20) in m.text for m in reminders)
+        # the time once in UTC: "starts <t:…:R>, at <t:…:F> (… UTC)", not UTC twice
+        assert all(m.text.count("UTC") == 1 for m in reminders), reminders[0].text
     async with running_bot() as (bot, h):
         await tick(bot)
         assert h.dms_to(ALICE) == [] and h.dms_to(BOB) == []
+        assert not [m for m in h.in_channel(ROUND_THREAD) if m.text.startswith("Reminder: ")]
 
 
 async def test_without_a_thread_the_offer_and_the_agreement_come_by_dm(

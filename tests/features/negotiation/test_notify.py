@@ -11,7 +11,7 @@ from tests.factories import ROUND_THREAD
 from tests.features.negotiation.test_cog import THU_20, accept_id, setup_round, tick
 from tests.running import ALICE, BOB, RunningBot
 
-REMINDER = "Reminder: your match"
+REMINDER = "Reminder: "
 
 
 async def test_muted_reminders_reach_only_the_player_who_wants_them(
@@ -29,9 +29,11 @@ async def test_muted_reminders_reach_only_the_player_who_wants_them(
         for hours in (24, 1):
             clock.set(THU_20 - timedelta(hours=hours))
             await tick(bot)
-        assert not [m for m in h.dms_to(ALICE) if m.text.startswith(REMINDER)]
-        bob = [m for m in h.dms_to(BOB) if m.text.startswith(REMINDER)]
-        assert len(bob) == 2 and all("**Alice**" in m.text for m in bob)
+        # one post in the match's thread each time, mentioning only Bob; no DM
+        posts = [m for m in h.in_channel(ROUND_THREAD) if m.text.startswith(REMINDER)]
+        assert len(posts) == 2 and all(f"<@{BOB}>" in m.text for m in posts)
+        assert not [m for m in posts if f"<@{ALICE}>" in m.text]
+        assert not [m for m in h.dms_to(ALICE) + h.dms_to(BOB) if m.text.startswith(REMINDER)]
 
 
 async def test_a_muted_unanswered_offer_is_not_reminded_and_on_turns_it_back(

@@ -463,8 +463,11 @@ async def test_match_reminders_once_each_and_not_after_a_reschedule(
     clock.set(THU_20 - timedelta(hours=24))
     await runner.sweep()
     await runner.sweep()
-    reminders = [t for t in await dms(sessions, ALICE) if t.startswith("Reminder: your match")]
+    # one post in the match's thread for both players (docs/MESSAGES.md), no DM
+    reminders = [t for t in await channel_posts(sessions) if t.startswith("Reminder: ")]
     assert len(reminders) == 1 and discord_time(THU_20) in reminders[0]
+    assert f"<@{ALICE}>" in reminders[0] and f"<@{BOB}>" in reminders[0]
+    assert not [t for t in await dms(sessions, ALICE) if t.startswith("Reminder: ")]
 
     # Bob moves the match to Saturday; the old 1-hour reminder must stay silent.
     with pytest.raises(WrongStage, match="/offer"):
@@ -477,11 +480,11 @@ async def test_match_reminders_once_each_and_not_after_a_reschedule(
     assert agreement.previous == THU_20 and agreement.time == SAT_18
     clock.set(THU_20 - timedelta(minutes=30))
     await runner.sweep()
-    reminders = [t for t in await dms(sessions, ALICE) if t.startswith("Reminder: your match")]
+    reminders = [t for t in await channel_posts(sessions) if t.startswith("Reminder: ")]
     assert len(reminders) == 1
     clock.set(SAT_18 - timedelta(minutes=59))
     await runner.sweep()
-    reminders = [t for t in await dms(sessions, ALICE) if t.startswith("Reminder: your match")]
+    reminders = [t for t in await channel_posts(sessions) if t.startswith("Reminder: ")]
     assert len(reminders) == 3 and discord_time(SAT_18) in reminders[-1]
 
 

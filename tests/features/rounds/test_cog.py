@@ -37,24 +37,36 @@ async def test_td_previews_then_publishes_round_one_in_a_forum(
         done = await h.press(publish["custom_id"], user=TD_ID, message=preview.last)
         assert "Published Swiss round 1" in done.text
 
-        assert len(h.threads) == 1 and h.threads[0]["name"] == "Swiss round 1"
+        # The round's post, then a post per match (docs/MESSAGES.md: each match its thread)
+        names = [t["name"] for t in h.threads]
+        assert names == [
+            "Swiss round 1",
+            "ACWC 2019 · Swiss round 1 · board 1: P01 vs P04",
+            "ACWC 2019 · Swiss round 1 · board 2: P02 vs P05",
+            "ACWC 2019 · Swiss round 1 · board 3: P03 vs P06",
+        ]
         async with bot.sessions() as session:
             round_ = await session.scalar(select(Round))
             matches = (await session.scalars(select(Match).order_by(Match.board))).all()
         assert round_ is not None and round_.thread_id is not None
         in_thread = h.in_channel(round_.thread_id)
-        # The post itself, then one message: the round's instructions once and a line per
-        # match (byes included) that pings its players, each once.
         assert "[P01](https://lichess.org/@/P01) (1) vs [P04](https://lichess.org/@/P04) (4)" in (
             in_thread[0].text
         )
+        # the round's thread: the post, then the bye (it has no match to talk about)
         assert len(in_thread) == 2 and len(matches) == 4
-        opening = in_thread[1].text
-        assert opening.startswith("Agree on a start time") and opening.count("(rule V.C)") == 1
-        lines = opening.split("\n")[1:]
-        assert len(lines) == 4 and "<@500>" in lines[0] and "<@503>" in lines[0]
-        assert all(m.message_id == in_thread[1].id for m in matches)
-        pings = opening
+        assert in_thread[1].text.startswith("Bye this round: <@506>")
+        pings = in_thread[1].text
+        for match in matches[:3]:
+            assert match.thread_id not in (None, round_.thread_id)
+            [opening] = h.in_channel(match.thread_id)
+            assert match.message_id == opening.id == match.thread_id  # the post's own message
+            first, *rest = opening.text.split("\n")
+            assert first.startswith(f"**Board {match.board}** (match {match.id}): <@")
+            assert "\n".join(rest).startswith("Agree on a start time")
+            assert opening.text.count("(rule V.C)") == 1
+            pings += opening.text
+        assert "<@500>" in h.in_channel(matches[0].thread_id)[0].text
         for discord_id in range(500, 507):
             assert pings.count(f"<@{discord_id}>") == 1
         announcement = h.in_channel(ANNOUNCE_CHANNEL)
@@ -71,7 +83,15 @@ async def test_text_channel_gets_a_message_and_a_thread(
         await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
         [post] = h.in_channel(PAIRINGS)
         assert "Swiss round 1" in post.text
-        assert len(h.threads) == 1
+        # the post's thread, then each match's thread in the channel, opened in it
+        assert [t["type"] for t in h.threads] == [11, 11, 11]
+        assert [t["name"][-10:] for t in h.threads[1:]] == ["P01 vs P04", "P02 vs P03"]
+        async with bot.sessions() as session:
+            matches = (await session.scalars(select(Match).order_by(Match.board))).all()
+        for match, thread in zip(matches, h.threads[1:], strict=True):
+            assert str(match.thread_id) == thread["id"] and thread["parent_id"] == str(PAIRINGS)
+            [opening] = h.in_channel(match.thread_id)
+            assert opening.id == match.message_id and opening.text.startswith("**Board")
         # Publishing again (the periodic job) creates nothing new.
         assert await bot.publisher.sync() == 0
 
@@ -117,7 +137,7 @@ async def test_scores_update_the_post_and_pair_the_next_round(
             options={"match": second.id, "score_a": 3, "score_b": 7},
         )
         assert "Round 2 was paired and published" in last.text
-        assert len(h.threads) == 2
+        assert [t["name"] for t in h.threads if "round" in t["name"]].count("Swiss round 2") == 1
 
 
 async def test_players_cannot_run_td_round_commands(running_bot: RunningBot) -> None:

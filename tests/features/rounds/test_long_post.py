@@ -56,7 +56,9 @@ async def test_a_long_round_post_takes_several_messages_and_each_edits_its_own(
         assert [b for p in parts for b in boards_in(p)] == list(range(1, ENTRANTS // 2 + 1))
         assert all(f"part {k} of {len(parts)}" in p.text for k, p in enumerate(parts, start=1))
         assert "(n) after a name: the seed" in parts[0].text  # issue 27: seeds were unexplained
-        assert len(h.threads) == 1  # one thread, on the first message
+        # one thread on the first message, then a thread per match (docs/MESSAGES.md)
+        assert len(h.threads) == 1 + ENTRANTS // 2
+        assert h.threads[0]["id"] == str(parts[0].id)
         async with bot.sessions() as session:
             round_ = await session.scalar(select(Round))
             matches = (await session.scalars(select(Match).order_by(Match.board))).all()
@@ -92,12 +94,10 @@ async def test_in_a_forum_the_parts_come_first_in_the_post(
         parts = [m for m in in_post if "part " in m.text.splitlines()[0]]
         assert len(parts) >= 3 and in_post[: len(parts)] == parts
         assert [b for p in parts for b in boards_in(p)] == list(range(1, ENTRANTS // 2 + 1))
-        # then the boards, a line each under the round's instructions, in as few messages as
-        # fit: 32 boards with their mentions fit one (a message per match before: noise)
-        openings = in_post[len(parts) :]
-        lines = [x for m in openings for x in m.text.split("\n") if x.startswith("**Board")]
-        assert len(lines) == ENTRANTS // 2 and len(openings) == 1
-        assert all(len(m.text) <= 2000 for m in openings)
+        # nothing else: each board talks in its own match post
+        assert in_post == parts
+        posts = [t for t in h.threads if t["parent_id"] == str(PAIRINGS)]
+        assert len(posts) == 1 + ENTRANTS // 2
 
 
 async def start_long_round(

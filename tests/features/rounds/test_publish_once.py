@@ -1,5 +1,5 @@
-"""A round's pairings post and its boards (one line per board in the thread's opening
-message, docs/MESSAGES.md) appear once: with the Publish button and the
+"""A round's pairings post and its boards (a thread per match, opened by a message that pings
+its players, docs/MESSAGES.md) appear once: with the Publish button and the
 periodic job racing, and after a sync that died between Discord's answer and the commit of
 its id, however long ago (Discord's nonce memory lasts minutes; the bot looks first)."""
 
@@ -27,12 +27,16 @@ def with_pairings(config: Config) -> Config:
 
 
 def board_messages(h: DiscordHarness) -> list[str]:
-    """The thread messages that list boards (the round's instructions, then the boards)."""
-    return [m.content for m in h.messages if "\n**Board" in m.content]
+    """The openings of the match threads: the board pinging its players, then what to do."""
+    return [m.content for m in h.messages if m.content.startswith("**Board")]
 
 
 def board_lines(h: DiscordHarness) -> list[str]:
-    return [line for m in board_messages(h) for line in m.split("\n") if line.startswith("**Board")]
+    return [m.split("\n")[0] for m in board_messages(h)]
+
+
+def match_threads(h: DiscordHarness) -> list[str]:
+    return [t["name"] for t in h.threads if "· board" in t["name"]]
 
 
 def round_posts(h: DiscordHarness) -> list[dict[str, Any]]:
@@ -79,8 +83,8 @@ async def test_the_button_and_the_job_racing_post_every_board_once(
         assert bot.publisher is not None
         await asyncio.gather(bot.publisher.sync(), bot.deliver(), bot.publisher.sync())
         boards = board_lines(h)
-        assert len(boards) == 4 and len(set(boards)) == 4
-        assert len(board_messages(h)) == 1  # the four boards in one message
+        assert len(boards) == 4 and len(set(boards)) == 4  # one opening per match thread
+        assert len(match_threads(h)) == 4 and len(set(match_threads(h))) == 4
         assert len(round_posts(h)) == 1
 
 
@@ -101,23 +105,36 @@ async def test_a_post_made_but_not_recorded_is_found_not_made_again(
         assert len(round_posts(h)) == 1
         boards = board_lines(h)
         assert len(boards) == 4 and len(set(boards)) == 4
+        assert len(match_threads(h)) == 4
 
 
+# Transactions of a sync: 0 the in-flight marker, 1 the round's post, 2 the first match's
+# thread (made, its id not recorded), 3 in a text channel that thread's opening (sent, its id
+# not recorded); a forum post is made with its opening, so 3 is the second match's post.
+@pytest.mark.parametrize("forum", [True, False])
+@pytest.mark.parametrize("after", [2, 3])
 async def test_a_board_sent_but_not_recorded_is_not_sent_again(
-    running_bot: RunningBot, config: Config, monkeypatch: pytest.MonkeyPatch
+    running_bot: RunningBot,
+    config: Config,
+    monkeypatch: pytest.MonkeyPatch,
+    forum: bool,
+    after: int,
 ) -> None:
     cfg = with_pairings(config)
     async with running_bot(cfg) as (bot, h):
-        h.add_text_channel(PAIRINGS, "pairings")
+        if forum:
+            h.add_forum_channel(PAIRINGS, "pairings")
+        else:
+            h.add_text_channel(PAIRINGS, "pairings")
         await published(bot, cfg)
         assert bot.publisher is not None
-        die_once(monkeypatch, "transaction", after=2)  # the boards are out, ids not recorded
+        die_once(monkeypatch, "transaction", after=after)
         with pytest.raises(Killed):
             await bot.publisher.sync()
-        assert len(board_messages(h)) == 1
+        assert len(match_threads(h)) == (after - 1 if forum else 1)
         h.forget_nonces()
         await bot.publisher.sync()
-        assert len(board_messages(h)) == 1
         boards = board_lines(h)
         assert len(boards) == 4 and len(set(boards)) == 4
+        assert len(match_threads(h)) == 4 and len(set(match_threads(h))) == 4
         assert len([m for m in h.in_channel(PAIRINGS) if "Swiss round 1" in m.content]) <= 1
