@@ -339,8 +339,8 @@ def robin_result(
         return None
     if match.a not in field or match.b not in field:
         return None
-    if match.forfeit_winner is None and match.points_a is None:
-        return None
+    if match.forfeit_winner is None and (match.state == FORFEITED or match.points_a is None):
+        return None  # disregarded (or not decided on the board)
     if match.forfeit_winner is not None:
         won = match.forfeit_winner == match.a
         return (match.a, match.b, games if won else 0.0, 0.0 if won else games)

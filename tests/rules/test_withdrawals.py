@@ -213,6 +213,7 @@ def test_a_round_robin_match_counts_unless_disregarded() -> None:
 
     assert result(m(1, "x", "a", "finished", 1.0, 0.0)) == ("x", "a", 6.0, 4.0)
     assert result(m(2, "x", "a", "forfeited", None, None)) is None
+    assert result(m(7, "x", "a", "forfeited", 0.0, 0.0)) is None  # points kept, no winner
     assert result(m(3, "x", "a", "forfeited", 0.0, 1.0, winner="a")) == ("x", "a", 0.0, 10.0)
     assert result(m(4, "x", "c", "finished", 1.0, 0.0)) is None
     assert result(m(5, "x", "a", "scheduled", None, None)) is None

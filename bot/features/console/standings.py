@@ -14,8 +14,9 @@ from dataclasses import replace
 from bot.config import Config
 from bot.features.console.snapshot import Snapshot
 from bot.features.console.types import FinalGame, StageTable, StandingRow
+from bot.features.discipline.common import robin_match_result
 from bot.features.matches.text import game_link
-from bot.rules import candidates, swiss, withdrawals
+from bot.rules import candidates, swiss
 from db.models import Match, MatchState, Player, RoundState, Stage, StageKind, StageState
 
 STAGES = tuple(kind.value for kind in StageKind)  # swiss, tiebreak, candidates, final
@@ -101,26 +102,9 @@ def _swiss(snapshot: Snapshot, stage: Stage, short_median_buchholz: str) -> list
 def robin_result(
     match: Match, field: set[int], by_id: dict[int, Player], games: float
 ) -> candidates.CandidateResult | None:
-    """A decided round robin match as the rules engine reads it, as the stage flow reads
-    it (rule VIII.B, `withdrawals.robin_result`: a match forfeited without a winner is
-    disregarded)."""
-    ids = {match.player_a_id, match.player_b_id, match.forfeit_winner_id}
-    name = {pid: by_id[pid].lichess_id for pid in ids if pid is not None and pid in by_id}
-    stage_match = withdrawals.StageMatch(
-        id=match.id,
-        a=name.get(match.player_a_id, ""),
-        b=name.get(match.player_b_id) if match.player_b_id is not None else None,
-        state=match.state.value,
-        points_a=match.points_a,
-        points_b=match.points_b,
-        forfeit_winner=name.get(match.forfeit_winner_id) if match.forfeit_winner_id else None,
-    )
-    return withdrawals.robin_result(
-        stage_match,
-        field={name[pid] for pid in ids & field if pid in name},
-        scores=(match.score_a, match.score_b),
-        games=games,
-    )
+    """A decided round robin match as the stage flow reads it (rule VIII.B)."""
+    names = {pid: player.lichess_id for pid, player in by_id.items()}
+    return robin_match_result(match, field, names, games)
 
 
 def _robin(snapshot: Snapshot, stage: Stage, config: Config) -> list[StandingRow]:

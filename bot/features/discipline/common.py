@@ -3,6 +3,7 @@ undoing, the messages, and closing a match decided off the board."""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import Any, cast
 
@@ -17,7 +18,8 @@ from bot.events import EventBus, PlayerForfeited
 from bot.features.discipline import text as wording
 from bot.features.matches.round_post import queue_round_post_update
 from bot.outbox import enqueue_channel, enqueue_dm
-from bot.rules import match_conduct
+from bot.rules import match_conduct, withdrawals
+from bot.rules.candidates import CandidateResult
 from db.models import (
     AuditEntry,
     IncidentState,
@@ -178,3 +180,29 @@ async def settle_rounds(
     if round_ids:
         event = PlayerForfeited(actor, player_id=player_id, round_ids=tuple(sorted(round_ids)))
         await events.publish(session, event, now)
+
+
+def robin_match_result(
+    match: Match, field: Collection[int], names: Mapping[int, str], games: float
+) -> CandidateResult | None:
+    """A stored round-robin match as rule 8.2 (VIII.B) counts it
+    (`withdrawals.robin_result`), its players named by `names` (the Candidates table, the
+    console and the stage flow each name them their own way): one place reads a match for
+    every table, so a disregarded match is disregarded everywhere."""
+    ids = {match.player_a_id, match.player_b_id, match.forfeit_winner_id}
+    name = {pid: names[pid] for pid in ids if pid is not None and pid in names}
+    stage_match = withdrawals.StageMatch(
+        id=match.id,
+        a=name.get(match.player_a_id, ""),
+        b=name.get(match.player_b_id) if match.player_b_id is not None else None,
+        state=match.state.value,
+        points_a=match.points_a,
+        points_b=match.points_b,
+        forfeit_winner=name.get(match.forfeit_winner_id) if match.forfeit_winner_id else None,
+    )
+    return withdrawals.robin_result(
+        stage_match,
+        field={name[pid] for pid in ids & set(field) if pid in name},
+        scores=(match.score_a, match.score_b),
+        games=games,
+    )

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot import events
 from bot.errors import InvalidInput, WrongStage
 from bot.events import RoundComplete, StageFinished
+from bot.features.discipline.common import robin_match_result
 from bot.features.matches.text import STAGE_LABELS
 from bot.features.tables import text as wording
 from bot.features.tables.builders import (
@@ -283,25 +284,19 @@ class TablesService(Service):
     async def _robin(
         self, session: AsyncSession, stage: Stage, rounds: list[Round], after: Round | None
     ) -> Table:
-        """The Candidates (or the Swiss tiebreak matches) as a crosstable. A forfeit with a
-        winner counts as a match won by every game; one without a winner (a disqualified
-        Candidate, rule VIII.B) is disregarded."""
+        """The Candidates (or the Swiss tiebreak matches) as a crosstable; each match counted
+        by rule VIII.B (a forfeit with a winner is won by every game, one without a winner
+        is disregarded)."""
         players = await self._players(session, stage.seeding)
         field = [players[pid] for pid in stage.seeding if pid in players]
         games = float(self.config.tournament.match_games)
-        results: list[tuple[str, str, float, float]] = []
-        for m in await self._matches(session, rounds):
-            if m.state not in DONE_STATES or m.player_b_id is None:
-                continue
-            a, b = players[m.player_a_id], players[m.player_b_id]
-            if m.state is MatchState.FORFEITED:
-                if m.forfeit_winner_id is None:
-                    continue
-                won = m.forfeit_winner_id == a.id
-                score = (games, 0.0) if won else (0.0, games)
-                results.append((a.lichess_username, b.lichess_username, *score))
-            else:
-                results.append((a.lichess_username, b.lichess_username, m.score_a, m.score_b))
+        names = {pid: p.lichess_username for pid, p in players.items()}
+        seeded = set(stage.seeding)
+        results = [
+            result
+            for m in await self._matches(session, rounds)
+            if (result := robin_match_result(m, seeded, names, games)) is not None
+        ]
         at, finished = self._progress(rounds, after)
         short = self.config.tournament.short_name
         return candidates_table(
