@@ -24,12 +24,10 @@ from bot.features.negotiation.agreement import (
     MATCH_SUBJECT,
     OFFER_ACCEPT_VIEW,
     OVER,
-    AgreementBase,
-    counted_offers,
     offer_info,
-    offers_due_at,
     offers_of,
 )
+from bot.features.negotiation.common import NegotiationBase, counted_offers, offers_due_at
 from bot.features.negotiation.notify import wants_reminders
 from bot.rules.negotiation import fault_at_offers_due, in_past
 from bot.service import Subscription
@@ -48,7 +46,7 @@ from db.models import (
 )
 
 
-class NegotiationDeadlines(AgreementBase):
+class NegotiationDeadlines(NegotiationBase):
     """The deadlines of rule V, as due actions the sweep runs once each."""
 
     def due_handlers(self) -> dict[DueKind, Handler]:

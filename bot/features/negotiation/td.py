@@ -12,13 +12,8 @@ from bot.features.matches.context import (
     message_player,
 )
 from bot.features.negotiation import text as wording
-from bot.features.negotiation.agreement import (
-    MATCH_SUBJECT,
-    NOBODY,
-    AgreementBase,
-    require_open_match,
-    rowcount,
-)
+from bot.features.negotiation.agreement import MATCH_SUBJECT, require_open_match, rowcount
+from bot.features.negotiation.common import NOBODY, NegotiationBase
 from bot.features.negotiation.types import (
     Agreement,
     FaultRuling,
@@ -34,7 +29,7 @@ from db.models import (
 )
 
 
-class TDRulings(AgreementBase):
+class TDRulings(NegotiationBase):
     """The TD's use cases: assign a time (rules V.F, V.I), rule on fault (V.H, V.I)."""
 
     # --- the TD: /td negotiation assign-time and /td negotiation fault --------------------
@@ -51,7 +46,7 @@ class TDRulings(AgreementBase):
             problems.append(wording.same_as_agreed(t))
         if problems:
             raise InvalidInput(wording.offer_refused(problems))
-        return await self._fix_time(
+        return await self.agreements.fix_time(
             match_id,
             t,
             OfferKind.ASSIGNED,
