@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["DEFAULT_GAMES", "check_game_points", "is_over", "match_points"]
+__all__ = ["DEFAULT_GAMES", "check_game_points", "is_over", "match_points", "stops_early"]
 
 #: Games per match in the 2019 edition (rules III.E.1, III.F.1).
 DEFAULT_GAMES = 10
@@ -78,3 +78,20 @@ def is_over(
     if a + b == games:
         return True
     return early_stop and (a > games / 2 or b > games / 2)
+
+
+def stops_early(stage: str, *, players: int, candidates_early_stop: bool = False) -> bool:
+    """Whether a match of ``stage`` (``"swiss"``, ``"tiebreak"``, ``"candidates"``) may
+    end once its result can no longer change (:func:`is_over`'s ``early_stop``).
+
+    The Swiss may stop (rule 3.5.1, III.E.1: "may stop at 5.5"); the Candidates are played
+    out (rule 3.6.2, III.F.2), unless configured otherwise; a tiebreak match (rule 3.5.5,
+    III.E.5) stops early like the Swiss when two players meet, but among ``players`` three
+    or more the game points may decide, so it is played out."""
+    if stage == "swiss":
+        return True
+    if stage == "tiebreak":
+        return players == 2
+    if stage == "candidates":
+        return candidates_early_stop
+    raise ValueError(f"no early stop rule for stage {stage!r}")

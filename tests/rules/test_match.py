@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.rules.match import check_game_points, is_over, match_points
+from bot.rules.match import check_game_points, is_over, match_points, stops_early
 
 
 def test_match_points_win_loss_draw() -> None:
@@ -88,3 +88,15 @@ def test_early_stop_means_result_cannot_change(games: int, data: st.DataObject) 
 def test_game_points_that_overflow_when_doubled_are_refused(value: float) -> None:
     with pytest.raises(ValueError, match="finite"):
         check_game_points(value)
+
+
+def test_which_matches_stop_early() -> None:
+    """The Swiss may stop at 5.5 (III.E.1); a tiebreak match of two stops like it, of
+    three or more is played out (III.E.5); the Candidates are played out (III.F.2)."""
+    assert stops_early("swiss", players=2)
+    assert stops_early("tiebreak", players=2)
+    assert not stops_early("tiebreak", players=3)
+    assert not stops_early("candidates", players=4)
+    assert stops_early("candidates", players=4, candidates_early_stop=True)
+    with pytest.raises(ValueError):
+        stops_early("final", players=2)

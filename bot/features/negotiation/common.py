@@ -21,12 +21,20 @@ from bot.errors import InvalidInput
 from bot.features.matches.context import MatchContext, mention, message_player, post_for_match
 from bot.features.negotiation import text as wording
 from bot.features.negotiation.agreement import (
+    ANSWERABLE,
     MATCH_SUBJECT,
     OFFER_ACCEPT_VIEW,
     OFFER_SUBJECT,
     Agreements,
 )
-from bot.rules.negotiation import in_past, too_late
+from bot.rules.negotiation import (
+    Deadlines,
+    OfferRecord,
+    answer_reminder_due,
+    proposed_time_refusal,
+    round_deadlines,
+)
+from bot.rules.negotiation import counted_offer_times as rule_counted_times
 from bot.rules.timeinput import TimeInputError, parse_time, parse_times, zone_named
 from bot.service import Service
 from db.models import OfferKind, OfferState, Player, Round, TimeOffer
@@ -35,36 +43,46 @@ from db.models import OfferKind, OfferState, Player, Round, TimeOffer
 NOBODY = frozenset({"nobody", "no one"})
 
 
-def offers_due_at(round_: Round, config: Config) -> datetime:
-    return round_.starts_at + timedelta(hours=config.negotiation.offers_due_hours)
-
-
-def counted_offers(offers: Sequence[TimeOffer], player_id: int, before: datetime) -> int:
-    """Offers that count for rule V.C: the player's own OFFER-kind offers made in time."""
-    return sum(
-        1
-        for o in offers
-        if o.offered_by_id == player_id
-        and o.kind is OfferKind.OFFER
-        and o.state is not OfferState.WITHDRAWN
-        and o.created_at < before
+def record_of(offer: TimeOffer) -> OfferRecord:
+    """The offer in the plain values the rules read."""
+    return OfferRecord(
+        ident=offer.id,
+        by=offer.offered_by_id,
+        plain=offer.kind is OfferKind.OFFER,
+        answerable=offer.kind in ANSWERABLE,
+        open=offer.state is OfferState.OPEN,
+        withdrawn=offer.state is OfferState.WITHDRAWN,
+        made_at=offer.created_at,
+        time=offer.proposed_time,
     )
+
+
+def round_deadlines_of(round_: Round, config: Config) -> Deadlines:
+    """The round's offers deadline (rule V.C) and weekend check (rule V.H), configured."""
+    neg = config.negotiation
+    return round_deadlines(
+        round_.starts_at,
+        round_.deadline,
+        offers_due_hours=neg.offers_due_hours,
+        weekend_hours=neg.weekend_hours,
+    )
+
+
+def offers_due_at(round_: Round, config: Config) -> datetime:
+    return round_deadlines_of(round_, config).offers_due
 
 
 def counted_offer_times(
     offers: Sequence[TimeOffer], player_id: int, before: datetime
 ) -> list[datetime]:
-    """The times of the offers that count for rule V.C (see `counted_offers`), oldest first:
-    the ones rule V.D constrains (`bot.rules.negotiation.offers_that_count` keeps 3)."""
-    mine = [
-        o
-        for o in offers
-        if o.offered_by_id == player_id
-        and o.kind is OfferKind.OFFER
-        and o.state is not OfferState.WITHDRAWN
-        and o.created_at < before
-    ]
-    return [o.proposed_time for o in sorted(mine, key=lambda o: (o.created_at, o.id))]
+    """The times of `player_id`'s offers that count for rule V.C, oldest first (decided by
+    `bot.rules.negotiation.counted_offer_times`)."""
+    return rule_counted_times([record_of(o) for o in offers], player_id, offers_due=before)
+
+
+def counted_offers(offers: Sequence[TimeOffer], player_id: int, before: datetime) -> int:
+    """How many of `player_id`'s offers count for rule V.C."""
+    return len(counted_offer_times(offers, player_id, before))
 
 
 def saved_zone(player: Player) -> ZoneInfo | None:
@@ -93,17 +111,14 @@ class NegotiationBase(Service):
         return timedelta(minutes=self.config.negotiation.finish_margin_minutes)
 
     def _time_problems(self, t: datetime, round_: Round, now: datetime) -> list[str]:
-        if in_past(t, now):
-            return [wording.in_the_past(t)]
-        if t < round_.starts_at:
-            return [wording.before_round(t, round_.starts_at)]
-        if t > round_.deadline:  # refused before any arithmetic on a far-off time
-            return [wording.after_round(t, round_.deadline)]
-        if too_late(t, round_.deadline, margin=self._margin):
-            return [
-                wording.too_late(t, round_.deadline, self.config.negotiation.finish_margin_minutes)
-            ]
-        return []
+        """Why `t` cannot be the match time (rule IV.F, decided by `proposed_time_refusal`),
+        worded; empty = playable."""
+        refusal = proposed_time_refusal(
+            t, now=now, round_start=round_.starts_at, round_end=round_.deadline, margin=self._margin
+        )
+        if refusal is None:
+            return []
+        return [wording.time_refused(refusal, t, round_, self.config.negotiation)]
 
     def _parse_many(self, raw: str, round_: Round, zone: tzinfo | None = None) -> list[datetime]:
         """The UTC instants of the times a player typed (rule V.B); a time without a zone
@@ -149,7 +164,7 @@ class NegotiationBase(Service):
             kind=DueKind.OFFER_UNANSWERED,
             subject_type=OFFER_SUBJECT,
             subject_id=row.id,
-            due_at=now + timedelta(hours=self.config.negotiation.answer_reminder_hours),
+            due_at=answer_reminder_due(now, hours=self.config.negotiation.answer_reminder_hours),
             payload={"match_id": ctx.match.id},
         )
         record(

@@ -43,6 +43,7 @@ from bot.features.negotiation.types import (
     RescheduleResult,
 )
 from bot.outbox import enqueue_channel
+from bot.rules.final import final_session_over
 from bot.rules.negotiation import (
     counted_offer_problems,
 )
@@ -164,12 +165,13 @@ class PlayerOffers(NegotiationBase):
         """The Final is split over sessions (rule VI.C): an offer once a session has begun
         asks for the next one, so the match goes back to negotiation, its score kept."""
         match = ctx.match
-        if match.agreed_time is None or match.agreed_time > now:
-            return
-        if match.state not in (MatchState.SCHEDULED, MatchState.IN_PROGRESS):
-            return
         stage = await session.get(Stage, ctx.round_.stage_id)
-        if stage is None or stage.kind is not StageKind.FINAL:
+        if match.agreed_time is None or not final_session_over(  # rule VI.C, rules/final.py
+            agreed=match.agreed_time,
+            under_way=match.state in (MatchState.SCHEDULED, MatchState.IN_PROGRESS),
+            is_final=stage is not None and stage.kind is StageKind.FINAL,
+            now=now,
+        ):
             return
         record(
             session,

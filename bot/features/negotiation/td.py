@@ -11,6 +11,7 @@ from bot.features.matches.context import (
     load_context,
     message_player,
 )
+from bot.features.negotiation import td_text as td_wording
 from bot.features.negotiation import text as wording
 from bot.features.negotiation.agreement import MATCH_SUBJECT, require_open_match, rowcount
 from bot.features.negotiation.common import NOBODY, NegotiationBase
@@ -19,6 +20,7 @@ from bot.features.negotiation.types import (
     FaultRuling,
 )
 from bot.ids import valid_id
+from bot.rules.negotiation import fault_outcome
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import (
@@ -75,7 +77,7 @@ class TDRulings(NegotiationBase):
         now = self.clock.now()
         name = (player_name or "").strip().removeprefix("@").strip()
         if not name:
-            raise InvalidInput(wording.fault_player_missing())
+            raise InvalidInput(td_wording.fault_player_missing())
         async with transaction(self.sessions) as session:
             ctx = await context_by_id(session, match_id)
             b = require_open_match(ctx)
@@ -93,9 +95,12 @@ class TDRulings(NegotiationBase):
                 at_fault = None
             else:
                 raise InvalidInput(
-                    wording.unknown_fault_player(name, a.lichess_username, b.lichess_username)
+                    td_wording.unknown_fault_player(name, a.lichess_username, b.lichess_username)
                 )
-            chooser = ctx.opponent_of(at_fault.id) if at_fault else None
+            outcome = fault_outcome(  # rule V.I, decided in bot/rules/negotiation.py
+                at_fault.id if at_fault else None, (a.id, b.id)
+            )
+            chooser = ctx.player(outcome.chooser)
             changed = await session.execute(
                 update(Match)
                 .where(
@@ -103,7 +108,7 @@ class TDRulings(NegotiationBase):
                     Match.agreed_time.is_(None),
                     Match.state == MatchState.NEGOTIATING,
                 )
-                .values(chooser_id=chooser.id if chooser else None, td_assigns=chooser is None)
+                .values(chooser_id=outcome.chooser, td_assigns=outcome.td_assigns)
                 .execution_options(synchronize_session=False)
             )
             if rowcount(changed) != 1:
@@ -146,7 +151,7 @@ class TDRulings(NegotiationBase):
                     session,
                     self.config,
                     now=now,
-                    content=wording.td_assign_request(
+                    content=td_wording.td_assign_request(
                         match_id, a.lichess_username, b.lichess_username
                     ),
                 )

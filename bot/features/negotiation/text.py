@@ -12,10 +12,12 @@ from datetime import UTC, datetime
 
 from discord.utils import format_dt
 
+from bot.config import NegotiationConfig
 from bot.features.matches.text import progress_board
 from bot.features.negotiation.types import MatchView, OfferInfo
+from bot.rules.negotiation import TimeRefusal
 from bot.timefmt import deadline_time, discord_time, utc_text
-from db.models import OfferKind, OfferState
+from db.models import OfferKind, OfferState, Round
 
 KIND_LABELS = {
     OfferKind.OFFER: "offer",
@@ -93,6 +95,19 @@ def already_agreed(agreed: datetime) -> str:
 
 def offer_refused(problems: Sequence[str]) -> str:
     return "Offer refused; nothing was changed:\n" + bullet_list(problems)
+
+
+def time_refused(
+    refusal: TimeRefusal, t: datetime, round_: Round, negotiation: NegotiationConfig
+) -> str:
+    """Why `t` cannot be the match time (rule IV.F)."""
+    if refusal is TimeRefusal.IN_PAST:
+        return in_the_past(t)
+    if refusal is TimeRefusal.BEFORE_ROUND:
+        return before_round(t, round_.starts_at)
+    if refusal is TimeRefusal.AFTER_ROUND:
+        return after_round(t, round_.deadline)
+    return too_late(t, round_.deadline, negotiation.finish_margin_minutes)
 
 
 def in_the_past(t: datetime) -> str:
@@ -376,71 +391,11 @@ def nobody_at_fault_dm() -> str:
     )
 
 
-def offers_due_both_td(match_id: int, a: str, b: str, history: str, required: int) -> str:
-    return (
-        f"Match #{match_id}, **{a}** vs **{b}**: neither player made {required} offers by the "
-        f"deadline (rules V.C, V.F). Assign a time with "
-        f"`/td negotiation assign-time match:{match_id} time:`.\n{history}"
-    )
-
-
 def both_missed_dm() -> str:
     return (
         "Neither player made the required offers in time (rule V.C), so the TD assigns the "
         "time of your match (rule V.F). You will be told the time."
     )
-
-
-def weekend_td(match_id: int, a: str, b: str, history: str) -> str:
-    return (
-        f"Match #{match_id}, **{a}** vs **{b}**: no time agreed by the start of Saturday "
-        f"although both made their offers (rule V.H). Rule with "
-        f"`/td negotiation fault match:{match_id} player:` (`{a}`, `{b}` or `nobody`).\n{history}"
-    )
-
-
-def td_assign_request(match_id: int, a: str, b: str) -> str:
-    return (
-        f"You ruled nobody at fault in match #{match_id}, **{a}** vs **{b}**: assign its time "
-        f"with `/td negotiation assign-time match:{match_id} time:` (rule V.I)."
-    )
-
-
-def fault_player_missing() -> str:
-    return (
-        "Name the player at fault (their Lichess username), or write `nobody` when neither "
-        "is; nothing was changed."
-    )
-
-
-def unknown_fault_player(name: str, a: str, b: str) -> str:
-    return f"`{name}` is not a player of this match: give `{a}`, `{b}` or `nobody`."
-
-
-def fault_reply(match_id: int, at_fault: str | None, chooser: str | None) -> str:
-    if at_fault is None:
-        return (
-            f"Match #{match_id}: nobody at fault. Assign the time with "
-            f"`/td negotiation assign-time match:{match_id} time:`."
-        )
-    return f"Match #{match_id}: {at_fault} at fault; {chooser} has been asked to /choose the time."
-
-
-def assigned_reply(match_id: int, t: datetime) -> str:
-    return f"Match #{match_id} is now at {discord_time(t)}; both players were told."
-
-
-def history(offers: Sequence[OfferInfo]) -> str:
-    if not offers:
-        return "No offers were made."
-    lines = ["Offers and answers:"]
-    for o in offers:
-        answered = f", answered {discord_time(o.answered_at)}" if o.answered_at else ""
-        lines.append(
-            f"- #{o.id} by {o.by_name} ({KIND_LABELS[o.kind]}), made {discord_time(o.created_at)}:"
-            f" {discord_time(o.time)}, {STATE_LABELS[o.state]}{answered}"
-        )
-    return "\n".join(lines)  # a TD DM: the outbox splits it between lines if long
 
 
 # --- /match -----------------------------------------------------------------------------------
