@@ -13,6 +13,20 @@ from db.models import StageKind
 
 LICHESS = "https://lichess.org/"
 
+NOT_A_PLAYER = "You are not a player in the championship."
+NO_CURRENT_MATCH = "You have no match in the current round."
+BYE = "You have a bye this round: there is no opponent and nothing to arrange."
+
+
+def no_such_match(match_id: int) -> str:
+    return f"There is no match #{match_id}."
+
+
+def for_player(name: str, content: str) -> str:
+    """A DM that cannot be sent, posted in the match thread instead, naming its reader."""
+    return f"**{name}**: {content}"
+
+
 # How every message names a stage (StageKind is a str enum: its values work as keys too).
 STAGE_LABELS: dict[str, str] = {
     StageKind.SWISS: "Swiss",

@@ -53,13 +53,6 @@ OFFER_SUBJECT = "time_offer"
 
 ANSWERABLE = (OfferKind.OFFER, OfferKind.RESCHEDULE)
 OVER = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE, MatchState.IN_PROGRESS)
-HOW = {
-    OfferKind.OFFER: "offer accepted",
-    OfferKind.RESCHEDULE: "reschedule accepted",
-    OfferKind.CHOSEN: "chosen under rule V.E",
-    OfferKind.ASSIGNED: "assigned by the TD under rules V.F/V.I",
-}
-HOW_AFTER_RULING = "chosen under rule V.I"  # a choice after the TD found fault (rule V.H)
 
 
 class Lost(Exception):
@@ -308,7 +301,6 @@ class Agreements(Service):
         )
         b = require_open_match(ctx)
         a = ctx.a
-        how = HOW[kind]
         chosen = next(o for o in offers if o.id == chosen_offer_id)
         bound = None
         if kind is OfferKind.CHOSEN:
@@ -321,7 +313,6 @@ class Agreements(Service):
                     AuditEntry.subject_id == match_id,
                 )
             )
-            how = HOW_AFTER_RULING if ruled is not None else how
             if chooser is not None:
                 bound = (
                     chooser.lichess_username,
@@ -333,7 +324,7 @@ class Agreements(Service):
             [a, b],
             thread_id=ctx.thread_id,
             now=now,
-            content=wording.agreed_post(mention(a), mention(b), t, previous, how, bound),
+            content=wording.agreed_post(mention(a), mention(b), t, previous, kind, bound),
         )
         await queue_round_post_update(session, ctx.round_.id, now=now, board=ctx.match.board)
         agreed = MatchAgreed(actor, match_id=match_id, time=t, previous=previous)

@@ -212,9 +212,7 @@ class PlayerOffers(NegotiationBase):
             require_open_match(ctx)
             current = ctx.match.agreed_time
             if current is None:
-                raise WrongStage(
-                    "Your match has no agreed time yet: make offers with /offer instead."
-                )
+                raise WrongStage(wording.nothing_to_reschedule())
             opponent = ctx.opponent_of(player.id)
             t = self._parse_one(text, ctx.round_, saved_zone(player))
             problems = self._time_problems(t, ctx.round_, now)

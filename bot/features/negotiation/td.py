@@ -82,10 +82,7 @@ class TDRulings(NegotiationBase):
             ctx = await context_by_id(session, match_id)
             b = require_open_match(ctx)
             if ctx.match.agreed_time is not None:
-                raise WrongStage(
-                    f"Match #{match_id} already has an agreed time; use "
-                    "/td negotiation assign-time to change it."
-                )
+                raise WrongStage(td_wording.fault_after_agreement(match_id))
             a = ctx.a
             at_fault: Player | None
             named = [p for p in (a, b) if p.lichess_username.lower() == name.lower()]

@@ -70,3 +70,10 @@ def history(offers: Sequence[OfferInfo]) -> str:
             f" {discord_time(o.time)}, {STATE_LABELS[o.state]}{answered}"
         )
     return "\n".join(lines)  # a TD DM: the outbox splits it between lines if long
+
+
+def fault_after_agreement(match_id: int) -> str:
+    return (
+        f"Match #{match_id} already has an agreed time; use "
+        "/td negotiation assign-time to change it."
+    )

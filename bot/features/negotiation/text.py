@@ -93,6 +93,10 @@ def already_agreed(agreed: datetime) -> str:
     )
 
 
+def nothing_to_reschedule() -> str:
+    return "Your match has no agreed time yet: make offers with /offer instead."
+
+
 def offer_refused(problems: Sequence[str]) -> str:
     return "Offer refused; nothing was changed:\n" + bullet_list(problems)
 
@@ -290,16 +294,27 @@ def agreed_reply(t: datetime, previous: datetime | None) -> str:
     return f"Done: your match time is {discord_time(t)}."
 
 
+HOW = {
+    OfferKind.OFFER: "offer accepted",
+    OfferKind.RESCHEDULE: "reschedule accepted",
+    OfferKind.CHOSEN: "chosen under rule V.E",
+    OfferKind.ASSIGNED: "assigned by the TD under rules V.F/V.I",
+}
+HOW_AFTER_RULING = "chosen under rule V.I"  # a choice after the TD found fault (rule V.H)
+
+
 def agreed_post(
     a: str,
     b: str,
     t: datetime,
     previous: datetime | None,
-    how: str,
+    kind: OfferKind,
     bound: tuple[str, str, bool] | None = None,
 ) -> str:
-    """The agreement's one copy, `a` and `b` mentions. `bound`: (chooser, bound player, after
-    a TD's ruling?) when a choice binds a player (rule V.E, or V.H and V.I)."""
+    """The agreement's one copy, `a` and `b` mentions; `kind` says how the time was set.
+    `bound`: (chooser, bound player, after a TD's ruling?) when a choice binds a player
+    (rule V.E, or V.H and V.I)."""
+    how = HOW_AFTER_RULING if bound is not None and bound[2] else HOW[kind]
     if previous is not None:
         text = (
             f"Match time of {a} vs {b} moved from {discord_time(previous)} to "

@@ -411,10 +411,7 @@ class ResultsCore(StageRules):
     def _reopen(self, session: AsyncSession, ctx: MatchRecord, actor: Actor, now: datetime) -> None:
         """A voided game un-ends the match: it goes on, and the poll resumes."""
         if ctx.round_.state is RoundState.FINISHED:
-            raise InvalidInput(
-                f"Match #{ctx.match.id} would no longer be over, but its round is closed; "
-                "record its result with /td round set-score instead."
-            )
+            raise InvalidInput(wording.reopen_in_closed_round(ctx.match.id))
         match = ctx.match
         match.state, match.finished_at = MatchState.IN_PROGRESS, None
         match.points_a = match.points_b = None

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot.features.matches.types import PLAYED_ON
+from bot.features.results import text as wording
 from bot.features.results.types import FinalShape
 from bot.lichess.models import LichessGame
 from bot.rules import final as final_rules
@@ -29,8 +30,8 @@ from db.models import (
 log = logging.getLogger(__name__)
 
 UNDER_WAY = (MatchState.SCHEDULED, MatchState.IN_PROGRESS)
-AFTER_END = "played after the match had ended"
-ARMAGEDDON = "Armageddon game: counted once both bids for White are in"
+AFTER_END = wording.AFTER_END
+ARMAGEDDON = wording.ARMAGEDDON_WAITS
 ARMAGEDDON_KEY = "armageddon:"  # Setting key + match id: the bids and who plays White
 BID_VIEW = "armageddon_bid"
 TD_VOID = "voided by the TD: "
@@ -196,11 +197,11 @@ class StageRules(Service):
         if next_game != final_rules.ARMAGEDDON:
             return None
         if ctx.armageddon_white is None:
-            return "the Armageddon waits for both bids for White"
+            return wording.armageddon_waits_for_bids()
         white = ctx.a if ctx.armageddon_white == final_rules.CHAMPION else ctx.b
         revealed = ctx.armageddon_revealed_at
         if revealed is not None and game.created_at < revealed:
-            return "the game was started before the Armageddon bids were revealed"
+            return wording.armageddon_before_reveal()
         if game.white_id != white.lichess_id:
-            return f"the Armageddon must have {white.lichess_username} as White"
+            return wording.armageddon_wrong_white(white.lichess_username)
         return None

@@ -282,3 +282,67 @@ def armageddon_td(match_id: int, white: str, white_bid: int, black: int) -> str:
         f"fell below {clock_text(black - white_bid)}, and void it with /td results void-game "
         "if not."
     )
+
+
+# --- refusals of /game and /td results void-game, and the game link's name ------------------
+
+#: Why a game after the end of its match does not count (stored as the game's void reason).
+AFTER_END = "played after the match had ended"
+#: Why a Final game does not count yet: it is the Armageddon, and the bids are not all in.
+ARMAGEDDON_WAITS = "Armageddon game: counted once both bids for White are in"
+
+
+def not_a_player() -> str:
+    return "Only players of the championship can submit games."
+
+
+def recorded_for_another_match(lichess_id: str) -> str:
+    return f"Game {game_link(lichess_id)} is already recorded for another match."
+
+
+def no_such_lichess_game(lichess_id: str) -> str:
+    return f"Lichess has no game {game_link(lichess_id)}."
+
+
+def match_changed_meanwhile() -> str:
+    return "Your match changed meanwhile; check /match and try again."
+
+
+def void_reason_missing() -> str:
+    return "Give a reason: it goes into the audit log."
+
+
+def no_recorded_game(lichess_id: str) -> str:
+    return f"No recorded game {lichess_id}."
+
+
+def already_void(lichess_id: str, reason: str) -> str:
+    return f"Game {lichess_id} is already void: {reason}"
+
+
+def void_in_forfeit(match_id: int) -> str:
+    return f"Match #{match_id} was decided by forfeit; use /td round set-score."
+
+
+def reopen_in_closed_round(match_id: int) -> str:
+    return (
+        f"Match #{match_id} would no longer be over, but its round is closed; "
+        "record its result with /td round set-score instead."
+    )
+
+
+def challenge_name(short_name: str, match_id: int) -> str:
+    """The game link's name on Lichess."""
+    return f"{short_name} match #{match_id}"
+
+
+def armageddon_waits_for_bids() -> str:
+    return "the Armageddon waits for both bids for White"
+
+
+def armageddon_before_reveal() -> str:
+    return "the game was started before the Armageddon bids were revealed"
+
+
+def armageddon_wrong_white(white: str) -> str:
+    return f"the Armageddon must have {white} as White"
