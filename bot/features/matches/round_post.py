@@ -294,7 +294,7 @@ def _digest(text: str) -> str:
 
 def board_opening(match: Match, a: Player, b: Player) -> str:
     """A board's line in the round thread's opening: it pings both players."""
-    return f"**Board {match.board}** (match #{match.id}): {mention(a)} vs {mention(b)}"
+    return f"**Board {match.board}** (match {match.id}): {mention(a)} vs {mention(b)}"
 
 
 def bye_opening(a: Player, points: float) -> str:

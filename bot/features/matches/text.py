@@ -19,7 +19,7 @@ BYE = "You have a bye this round: there is no opponent and nothing to arrange."
 
 
 def no_such_match(match_id: int) -> str:
-    return f"There is no match #{match_id}."
+    return f"There is no match {match_id}."
 
 
 def for_player(name: str, content: str) -> str:

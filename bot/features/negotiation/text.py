@@ -76,11 +76,11 @@ def not_your_match() -> str:
 
 
 def no_such_offer(offer_id: int) -> str:
-    return f"There is no offer #{offer_id}. Use /match to see the offers of your match."
+    return f"There is no offer {offer_id}. Use /match to see the offers of your match."
 
 
 def no_such_match(match_id: int) -> str:
-    return f"There is no match #{match_id}."
+    return f"There is no match {match_id}."
 
 
 # --- offers -----------------------------------------------------------------------------
@@ -138,7 +138,7 @@ def twice_in_message(t: datetime) -> str:
 
 
 def own_duplicate(t: datetime, offer_id: int) -> str:
-    return f"You already offered {discord_time(t)} (offer #{offer_id}, still open)."
+    return f"You already offered {discord_time(t)} (offer {offer_id}, still open)."
 
 
 def opponent_offered(t: datetime, offer_id: int) -> str:
@@ -160,7 +160,7 @@ def offers_made(
     read_in: str | None = None,
 ) -> str:
     lines = [f"Offered to **{opponent}**:"]
-    lines += [f"- #{o.id}: {discord_time(o.time)}" for o in result_offers]
+    lines += [f"- offer {o.id}: {discord_time(o.time)}" for o in result_offers]
     if owed:
         lines.append(
             f"You still owe {owed} offer{'s' if owed != 1 else ''} by {deadline_time(due)} "
@@ -206,7 +206,7 @@ def zone_set_reply(zone: str | None, previous: str | None, example_utc: datetime
 def offer_posted(offerer: str, opponent: str, t: datetime, offer_id: int) -> str:
     """The offer's one copy: the round thread's post, `opponent` a mention (it notifies)."""
     return (
-        f"**{offerer}** offers {opponent} a match time: {discord_time(t)} (offer #{offer_id}). "
+        f"**{offerer}** offers {opponent} a match time: {discord_time(t)} (offer {offer_id}). "
         "Press Accept, or offer other times with /offer (rule V.G)."
     )
 
@@ -217,7 +217,7 @@ def reschedule_posted(
     """`opponent` is a mention: the thread post is the one copy they get."""
     return (
         f"**{proposer}** proposes to move the match with {opponent} from "
-        f"{discord_time(current)} to {discord_time(t)} (offer #{oid}). It only takes effect "
+        f"{discord_time(current)} to {discord_time(t)} (offer {oid}). It only takes effect "
         "if they press Accept before the round deadline."
     )
 
@@ -235,10 +235,10 @@ def unanswered_reminder(offerer: str, offers: list[tuple[datetime, int]]) -> str
     if len(offers) == 1:
         ((t, offer_id),) = offers
         return (
-            f"Reminder: **{offerer}**'s offer of {discord_time(t)} (offer #{offer_id}) is "
+            f"Reminder: **{offerer}**'s offer of {discord_time(t)} (offer {offer_id}) is "
             "still unanswered. Accept it, or make a counter-offer with /offer (rule V.G)."
         )
-    listed = "; ".join(f"{discord_time(t)} (offer #{offer_id})" for t, offer_id in offers)
+    listed = "; ".join(f"{discord_time(t)} (offer {offer_id})" for t, offer_id in offers)
     return (
         f"Reminder: **{offerer}**'s {len(offers)} offers are still unanswered: {listed}. "
         "Accept one (the button takes the first; `/accept offer:` any), or make a "
@@ -263,7 +263,7 @@ def no_open_offer() -> str:
 
 def several_open(offers: Sequence[OfferInfo]) -> str:
     lines = ["Your opponent has several open offers; say which one with `/accept offer:<number>`:"]
-    lines += [f"- #{o.id}: {discord_time(o.time)}" for o in offers]
+    lines += [f"- offer {o.id}: {discord_time(o.time)}" for o in offers]
     return "\n".join(lines)
 
 
@@ -420,7 +420,7 @@ def match_view(view: MatchView) -> str:
     if view.opponent is None:
         return f"Round {view.round_number}: you have a bye."
     lines = [
-        f"**Round {view.round_number}, board {view.board}** (match #{view.match_id}): "
+        f"**Round {view.round_number}, board {view.board}** (match {view.match_id}): "
         f"**{view.me}** vs **{view.opponent}**",
         f"Round deadline: {discord_time(view.round_deadline)}",
     ]
@@ -452,7 +452,8 @@ def match_view(view: MatchView) -> str:
     for title, offers in (("Your offers", mine), (f"{view.opponent}'s offers", theirs)):
         lines.append(f"{title}:" if offers else f"{title}: none")
         lines += [
-            f"- #{o.id}: {discord_time(o.time)} · {KIND_LABELS[o.kind]}, {STATE_LABELS[o.state]}"
+            f"- offer {o.id}: {discord_time(o.time)} · "
+            f"{KIND_LABELS[o.kind]}, {STATE_LABELS[o.state]}"
             for o in offers
         ]
     return "\n".join(lines)  # a long one is replied in parts (cogs.common.reply_in_parts)

@@ -176,7 +176,7 @@ async def test_accept_without_id_lists_several_open_offers(
     with pytest.raises(InvalidInput) as info:
         await service.agreements.accept(discord_id=BOB)
     for offer in result.offers:
-        assert f"#{offer.id}" in info.value.message
+        assert f"offer {offer.id}" in info.value.message
         assert discord_time(offer.time) in info.value.message
 
 
@@ -409,7 +409,7 @@ async def test_weekend_without_agreement_goes_to_the_td(
     match_id = seeded.match_ids[0]
     td = [t for t in await dms(sessions, TD_ID) if f"match:{match_id} " in t]
     assert len(td) == 1 and "/td negotiation fault" in td[0] and "rule V.H" in td[0]
-    assert td[0].count("- #") == 6
+    assert td[0].count("- offer ") == 6
     m = await match(sessions, match_id)
     assert m.chooser_id is None and not m.td_assigns
 
@@ -447,7 +447,7 @@ async def test_td_rules_nobody_at_fault(
 
 
 async def test_unknown_match_for_the_td(service: Services, seeded: SeededRound) -> None:
-    with pytest.raises(InvalidInput, match="no match #999"):
+    with pytest.raises(InvalidInput, match="no match 999"):
         await service.rulings.assign_time(td_id=TD_ID, match_id=999, text="sat 18:00")
 
 
