@@ -43,6 +43,7 @@ __all__ = [
     "armageddon_winner",
     "counted_final_games",
     "earliest_counted_game",
+    "final_match_points",
     "final_session_over",
     "next_game_clock",
     "status",
@@ -391,3 +392,9 @@ def earliest_counted_game(
     the start of its window, so the games of every session count."""
     start = round_start if is_final else agreed
     return min(start, agreed) - margin
+
+
+def final_match_points(winner: str) -> tuple[float, float]:
+    """Rule 3.7 (III.G): the Final's winner by its own rules (the Armageddon's draw odds
+    included) takes the match: (champion's, challenger's) points."""
+    return (1.0, 0.0) if _check_side(winner, "winner") == CHAMPION else (0.0, 1.0)

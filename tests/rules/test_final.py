@@ -460,3 +460,10 @@ def test_a_final_session_is_over_once_its_time_has_come() -> None:
         final.earliest_counted_game(agreed=t, round_start=start, is_final=False, margin=margin)
         == t - margin
     )
+
+
+def test_the_finals_winner_takes_the_match_point() -> None:
+    assert final.final_match_points(final.CHAMPION) == (1.0, 0.0)
+    assert final.final_match_points(final.CHALLENGER) == (0.0, 1.0)
+    with pytest.raises(ValueError):
+        final.final_match_points("nobody")
