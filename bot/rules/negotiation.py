@@ -28,6 +28,7 @@ __all__ = [
     "AcceptRefusal",
     "Deadlines",
     "FaultOutcome",
+    "NegotiationRefusal",
     "OfferRecord",
     "TimeRefusal",
     "acceptance_refusal",
@@ -39,6 +40,7 @@ __all__ = [
     "fault_outcome",
     "fmt_utc",
     "in_past",
+    "negotiation_refusal",
     "offer_problems",
     "offers_that_count",
     "offers_to_remind",
@@ -464,3 +466,25 @@ def fault_outcome(at_fault: int | None, players: tuple[int, int]) -> FaultOutcom
         raise ValueError(f"player {at_fault} is not in the match {players}")
     a, b = players
     return FaultOutcome(chooser=b if at_fault == a else a, td_assigns=False)
+
+
+class NegotiationRefusal(enum.Enum):
+    """Why a match's time cannot be negotiated now (rule 5.1, V.A)."""
+
+    BYE = "bye"  # no opponent: nothing to arrange
+    OVER = "over"  # played, forfeited or under way: the time can no longer change
+    AGREED = "agreed"  # a time is agreed: only a reschedule moves it
+
+
+def negotiation_refusal(*, bye: bool, over: bool, agreed: bool) -> NegotiationRefusal | None:
+    """Rule 5.1 (V.A): the players negotiate as soon as they are paired (their round is
+    published) and until a time is agreed, which then stands (the pairings post shows it);
+    a bye has nothing to arrange and a match over cannot change. ``agreed`` False asks only
+    whether the match is open (a reschedule, a choice, the TD's ruling)."""
+    if bye:
+        return NegotiationRefusal.BYE
+    if over:
+        return NegotiationRefusal.OVER
+    if agreed:
+        return NegotiationRefusal.AGREED
+    return None

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from bot.rules.negotiation import (
     AcceptRefusal,
     Deadlines,
+    NegotiationRefusal,
     OfferRecord,
     TimeRefusal,
     acceptance_refusal,
@@ -21,6 +22,7 @@ from bot.rules.negotiation import (
     fault_at_offers_due,
     fault_outcome,
     in_past,
+    negotiation_refusal,
     offer_problems,
     offers_that_count,
     offers_to_remind,
@@ -450,3 +452,13 @@ def test_after_the_fault_ruling_the_opponent_or_the_td_decides() -> None:
     assert nobody.chooser is None and nobody.td_assigns
     with pytest.raises(ValueError):
         fault_outcome(3, (1, 2))
+
+
+def test_a_match_is_negotiated_once_paired_until_a_time_is_agreed() -> None:
+    """Rule V.A: a bye has nothing to arrange, a match over cannot change, an agreed time
+    stands (a reschedule moves it)."""
+    assert negotiation_refusal(bye=False, over=False, agreed=False) is None
+    assert negotiation_refusal(bye=True, over=False, agreed=False) is NegotiationRefusal.BYE
+    assert negotiation_refusal(bye=True, over=True, agreed=True) is NegotiationRefusal.BYE
+    assert negotiation_refusal(bye=False, over=True, agreed=True) is NegotiationRefusal.OVER
+    assert negotiation_refusal(bye=False, over=False, agreed=True) is NegotiationRefusal.AGREED

@@ -34,7 +34,12 @@ from bot.features.matches.context import (
 from bot.features.matches.round_post import queue_round_post_update
 from bot.features.negotiation import text as wording
 from bot.features.negotiation.types import Agreement, OfferInfo
-from bot.rules.negotiation import AcceptRefusal, acceptance_refusal
+from bot.rules.negotiation import (
+    AcceptRefusal,
+    NegotiationRefusal,
+    acceptance_refusal,
+    negotiation_refusal,
+)
 from bot.service import Service
 from db.engine import transaction
 from db.models import (
@@ -83,11 +88,21 @@ def offer_info(ctx: MatchContext, offer: TimeOffer, me: int | None = None) -> Of
     )
 
 
-def require_open_match(ctx: MatchContext) -> Player:
-    if ctx.b is None or ctx.match.state is MatchState.BYE:
+def require_open_match(ctx: MatchContext, *, unagreed: bool = False) -> Player:
+    """The opponent of player A, if the match's time may still be negotiated (rule V.A,
+    decided by `negotiation_refusal`); `unagreed`: and no time is agreed yet."""
+    refusal = negotiation_refusal(
+        bye=ctx.b is None or ctx.match.state is MatchState.BYE,
+        over=ctx.match.state in OVER,
+        agreed=unagreed and ctx.match.agreed_time is not None,
+    )
+    if refusal is NegotiationRefusal.BYE:
         raise WrongStage(wording.bye())
-    if ctx.match.state in OVER:
+    if refusal is NegotiationRefusal.OVER:
         raise WrongStage(wording.match_over())
+    if refusal is NegotiationRefusal.AGREED and ctx.match.agreed_time is not None:
+        raise WrongStage(wording.already_agreed(ctx.match.agreed_time))
+    assert ctx.b is not None
     return ctx.b
 
 

@@ -106,9 +106,7 @@ class PlayerOffers(NegotiationBase):
             player = await player_by_discord(session, discord_id)
             ctx = await load_context(session, await current_match(session, player))
             await self._next_final_session(session, ctx, discord_id, now)
-            require_open_match(ctx)
-            if ctx.match.agreed_time is not None:
-                raise WrongStage(wording.already_agreed(ctx.match.agreed_time))
+            require_open_match(ctx, unagreed=True)  # rule V.A
             opponent = ctx.opponent_of(player.id)
             zone = saved_zone(player)
             times = self._parse_many(text, ctx.round_, zone)
@@ -242,9 +240,7 @@ class PlayerOffers(NegotiationBase):
         async with self.sessions() as session:
             player = await player_by_discord(session, discord_id)
             ctx = await load_context(session, await current_match(session, player))
-        require_open_match(ctx)
-        if ctx.match.agreed_time is not None:
-            raise WrongStage(wording.already_agreed(ctx.match.agreed_time))
+        require_open_match(ctx, unagreed=True)  # rule V.A
         if ctx.match.chooser_id != player.id or ctx.match.td_assigns:
             chooser = ctx.name(ctx.match.chooser_id) if ctx.match.chooser_id else None
             raise NotAllowed(wording.not_chooser(chooser, ctx.match.td_assigns))
