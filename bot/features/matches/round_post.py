@@ -22,10 +22,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from bot.discord_limits import MESSAGE_CONTENT
+from bot.features.matches import text as wording
 from bot.features.matches.context import mention
 from bot.features.matches.text import round_post_header
 from bot.outbox import enqueue_edit
-from bot.timefmt import deadline_time, discord_time
+from bot.timefmt import discord_time
 from db.models import Match, MatchState, Player, Round, Setting, Stage
 
 PROFILE = "https://lichess.org/@/"
@@ -294,27 +295,14 @@ def _digest(text: str) -> str:
 
 def board_opening(match: Match, a: Player, b: Player) -> str:
     """A board's line in the round thread's opening: it pings both players."""
-    return f"**Board {match.board}** (match {match.id}): {mention(a)} vs {mention(b)}"
+    return wording.board_opening(match.board, match.id, mention(a), mention(b))
 
 
 def bye_opening(a: Player, points: float) -> str:
-    return f"Bye this round: {mention(a)} (+{points:g})."
+    return wording.bye_opening(mention(a), points)
 
 
 def round_instructions(round_: Round, offers: tuple[int, datetime] | None) -> str:
-    """What every player of the round does next, said once above their boards. `offers`:
-    how many offers each owes and by when (rule V.C); None in the Final, which has no weekly
-    deadlines (rule IV.C): its sessions are agreed as the finalists go."""
-    if offers is None:
-        return (
-            "Agree on each session's start time with `/offer` (times in UTC, e.g. "
-            "`wed 18:00`) and `/accept`; the Final must be finished by "
-            f"{discord_time(round_.deadline)}."
-        )
-    owed, due = offers
-    return (
-        f"Agree on a start time with your opponent: `/offer` (times in UTC, e.g. "
-        f"`wed 18:00`) and `/accept`. Each player owes {owed} offer{'s' if owed != 1 else ''} "
-        f"by {deadline_time(due)} unless one is accepted first (rule V.C); every match must "
-        f"be played by {discord_time(round_.deadline)}."
-    )
+    """What every player of the round does next, said once above their boards (rule V.C's
+    offers owed and their deadline; None in the Final, rule IV.C)."""
+    return wording.round_instructions(round_.deadline, offers)
