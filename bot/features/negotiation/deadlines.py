@@ -124,16 +124,16 @@ class NegotiationDeadlines(NegotiationBase):
         """End of Wednesday (rule V.C): one player short → the other chooses (V.E); both → TD."""
         ctx = await context_by_id(session, action.subject_id)
         if ctx.b is None or ctx.match.state is not MatchState.NEGOTIATING:
-            return
-        if ctx.match.agreed_time is not None or ctx.match.chooser_id or ctx.match.td_assigns:
-            return
+            return  # a bye, or a match agreed, under way or over
+        if ctx.match.chooser_id or ctx.match.td_assigns:
+            return  # already settled by a TD's ruling (rules V.H, V.I)
         a, b = ctx.a, ctx.b
         offers = await offers_of(session, ctx.match.id)
         required = self.config.negotiation.required_offers
-        fault = fault_at_offers_due(
+        fault = fault_at_offers_due(  # rules V.C, V.E, V.F, decided in bot/rules/negotiation.py
             counted_offers(offers, a.id, action.due_at),
             counted_offers(offers, b.id, action.due_at),
-            False,
+            ctx.match.agreed_time is not None,
             required=required,
         )
         if fault == "none":
