@@ -23,6 +23,7 @@ from bot.features.fairplay.service import FairPlayService
 from bot.features.incidents.breaks import Breaks
 from bot.features.incidents.noshow import NoShows
 from bot.features.incidents.td import Overrules
+from bot.features.negotiation.agreement import Agreements
 from bot.features.negotiation.deadlines import NegotiationDeadlines
 from bot.features.negotiation.notify import PlayerNotifications
 from bot.features.negotiation.offers import PlayerOffers
@@ -44,7 +45,8 @@ class Services:
     """One object per feature; the cogs reach them as `bot.svc.<feature>`."""
 
     registration: RegistrationService
-    offers: PlayerOffers  # rule V: offers, acceptance, choice, rescheduling
+    agreements: Agreements  # rule V.G: /accept, and the one agreed time
+    offers: PlayerOffers  # rule V: offers, choice, rescheduling
     zones: PlayerZones  # a player's own time zone (V.B)
     notifications: PlayerNotifications  # reminder DMs on or off
     rulings: TDRulings  # the TD's V.E, V.H, V.I
@@ -80,6 +82,7 @@ def build_services(
 
     services = Services(
         registration=build(RegistrationService),
+        agreements=build(Agreements),
         offers=build(PlayerOffers),
         zones=build(PlayerZones),
         notifications=build(PlayerNotifications),

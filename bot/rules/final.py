@@ -23,11 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from functools import lru_cache
+from typing import Any
 
 __all__ = [
     "ARMAGEDDON",
     "ARMAGEDDON_BLACK_S",
+    "ARMAGEDDON_INCREMENT_S",
     "ARMAGEDDON_MIN_BID_S",
     "CHALLENGER",
     "CHAMPION",
@@ -38,6 +41,11 @@ __all__ = [
     "FinalTurn",
     "armageddon_white",
     "armageddon_winner",
+    "counted_final_games",
+    "earliest_counted_game",
+    "final_match_points",
+    "final_session_over",
+    "next_game_clock",
     "status",
     "turn_after",
 ]
@@ -323,3 +331,70 @@ def turn_after(
         return FinalTurn(None, st)
     kind = LEAD_RULE_DROPPED if n == lead_rule_games else TIEBREAK_EXTENDED
     return FinalTurn(kind, st, n + tiebreak_extension_games)
+
+
+#: Rule 3.7.6.4 (III.G.6.d): the Armageddon has no increment.
+ARMAGEDDON_INCREMENT_S = 0
+
+
+def next_game_clock(
+    games: Sequence[float],
+    *,
+    base: tuple[int, int],
+    tiebreak: tuple[int, int],
+    armageddon_black_s: int = ARMAGEDDON_BLACK_S,
+    **final_format: Any,
+) -> tuple[int, int]:
+    """The clock (seconds, increment) the Final's next game must have after ``games``:
+    ``base`` (2+5); ``tiebreak`` (2+0) in the tie extensions from 12-12 after 24 games (rule
+    3.7.5, III.G.5); in the Armageddon Black's 3 minutes (rule 3.7.6.1, III.G.6.a) and no
+    increment (rule 3.7.6.4, III.G.6.d); White's bid is not a Lichess clock.
+    ``final_format`` are :func:`status`'s parameters. A Final already decided keeps
+    ``base``: whatever is played on does not count."""
+    try:
+        next_game = status(games, **final_format).next_game
+    except ValueError:
+        return base
+    if next_game == ARMAGEDDON:
+        return (armageddon_black_s, ARMAGEDDON_INCREMENT_S)
+    if next_game == final_format.get("tiebreak_time_control", "2+0"):
+        return tiebreak
+    return base
+
+
+def counted_final_games(
+    games: Sequence[float], *, armageddon_white: str | None = None, **final_format: Any
+) -> tuple[int, bool, bool]:
+    """Rule 3.7 (III.G): how many of the Final's ``games`` count, whether the Final is over,
+    and whether the count stops at the Armageddon because the bids for White are not in
+    yet (rule 3.7.6.2, III.G.6.b: a game played before that is not the Armageddon)."""
+    for k in range(len(games) + 1):
+        found = status(games[:k], armageddon_white=armageddon_white, **final_format)
+        if found.winner is not None:
+            return k, True, False
+        if found.next_game == ARMAGEDDON and armageddon_white is None:
+            return k, False, True
+    return len(games), False, False
+
+
+def final_session_over(*, agreed: datetime, under_way: bool, is_final: bool, now: datetime) -> bool:
+    """Rule 6.3 (VI.C): the Final may be split over several days. Once a session's agreed
+    time has come (the match is scheduled or under way), a new offer asks for the next
+    session: the match negotiates again, its score kept. Other matches are one session."""
+    return is_final and under_way and agreed <= now
+
+
+def earliest_counted_game(
+    *, agreed: datetime, round_start: datetime, is_final: bool, margin: timedelta
+) -> datetime:
+    """Games created from then on may count for a match: its agreed time less ``margin``
+    (a game started a little early); for the Final, split over sessions (rule 6.3, VI.C),
+    the start of its window, so the games of every session count."""
+    start = round_start if is_final else agreed
+    return min(start, agreed) - margin
+
+
+def final_match_points(winner: str) -> tuple[float, float]:
+    """Rule 3.7 (III.G): the Final's winner by its own rules (the Armageddon's draw odds
+    included) takes the match: (champion's, challenger's) points."""
+    return (1.0, 0.0) if _check_side(winner, "winner") == CHAMPION else (0.0, 1.0)

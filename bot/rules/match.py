@@ -11,9 +11,22 @@ Pure functions over plain numbers: no I/O, no clock.
 
 from __future__ import annotations
 
+import enum
 import math
+from collections.abc import Sequence
 
-__all__ = ["DEFAULT_GAMES", "check_game_points", "is_over", "match_points"]
+__all__ = [
+    "DEFAULT_GAMES",
+    "GameStanding",
+    "Recount",
+    "after_recount",
+    "check_game_points",
+    "game_standings",
+    "is_over",
+    "match_points",
+    "match_score",
+    "stops_early",
+]
 
 #: Games per match in the 2019 edition (rules III.E.1, III.F.1).
 DEFAULT_GAMES = 10
@@ -78,3 +91,77 @@ def is_over(
     if a + b == games:
         return True
     return early_stop and (a > games / 2 or b > games / 2)
+
+
+def stops_early(stage: str, *, players: int, candidates_early_stop: bool = False) -> bool:
+    """Whether a match of ``stage`` (``"swiss"``, ``"tiebreak"``, ``"candidates"``) may
+    end once its result can no longer change (:func:`is_over`'s ``early_stop``).
+
+    The Swiss may stop (rule 3.5.1, III.E.1: "may stop at 5.5"); the Candidates are played
+    out (rule 3.6.2, III.F.2), unless configured otherwise; a tiebreak match (rule 3.5.5,
+    III.E.5) stops early like the Swiss when two players meet, but among ``players`` three
+    or more the game points may decide, so it is played out."""
+    if stage == "swiss":
+        return True
+    if stage == "tiebreak":
+        return players == 2
+    if stage == "candidates":
+        return candidates_early_stop
+    raise ValueError(f"no early stop rule for stage {stage!r}")
+
+
+class GameStanding(enum.Enum):
+    """What a recorded game of a match is once the match is recounted (rule VI.G)."""
+
+    COUNTS = "counts"
+    PLAYED_ON = "played on"  # after the decision, in a stage that records it: the result stands
+    BEYOND = "beyond"  # after the decision (or before the Armageddon's bids): does not count
+
+
+def game_standings(games: int, *, counted: int, full_length: int | None) -> list[GameStanding]:
+    """Rule 6.7 (VI.G): the result of a match is its games, in order (the TD's voided ones
+    left out): the first ``counted`` count (the match's own rules say how many, e.g.
+    :func:`is_over`); when the stage records a decided match played on to ``full_length``
+    games, those after the decision are shown and the result stands; the rest count for
+    nothing."""
+    if counted < 0 or games < 0:
+        raise ValueError("games and counted must be non-negative")
+    shown = max(counted, full_length) if full_length is not None else counted
+    return [
+        GameStanding.COUNTS
+        if index < counted
+        else GameStanding.PLAYED_ON
+        if index < shown
+        else GameStanding.BEYOND
+        for index in range(games)
+    ]
+
+
+def match_score(results: Sequence[float]) -> tuple[float, float]:
+    """Rule 6.7 (VI.G): the score of the games that count, from player A's side."""
+    a = sum(check_game_points(r, "result") for r in results)
+    return a, len(results) - a
+
+
+class Recount(enum.Enum):
+    """What a recount does to the match (rule VI.G: the result is known once it is over)."""
+
+    FINISH = "finish"  # over now: the result is posted, the match points given
+    REPOINT = "repoint"  # was over and still is: the match points follow the new score
+    REOPEN = "reopen"  # was over and no longer is (a game voided): it goes on
+    START = "start"  # the first game counts: the match is under way
+    NONE = "none"
+
+
+def after_recount(*, over: bool, finished: bool, under_way: bool, any_counted: bool) -> Recount:
+    """Rule 6.7 (VI.G): what a match becomes after its games are recounted. ``under_way``:
+    scheduled or in progress; ``finished``: already over on the board."""
+    if over and under_way:
+        return Recount.FINISH
+    if over and finished:
+        return Recount.REPOINT
+    if not over and finished:
+        return Recount.REOPEN
+    if any_counted and under_way:
+        return Recount.START
+    return Recount.NONE

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -27,16 +27,27 @@ __all__ = [
     "DEFAULT_WEEKEND_OFFSET",
     "AcceptRefusal",
     "Deadlines",
+    "FaultOutcome",
+    "NegotiationRefusal",
+    "OfferRecord",
+    "TimeRefusal",
     "acceptance_refusal",
+    "answer_reminder_due",
     "counted_offer_problems",
+    "counted_offer_times",
     "deadlines",
     "fault_at_offers_due",
+    "fault_outcome",
     "fmt_utc",
     "in_past",
+    "negotiation_refusal",
     "offer_problems",
     "offers_that_count",
-    "proposed_time_problems",
+    "offers_to_remind",
+    "proposed_time_refusal",
+    "round_deadlines",
     "too_late",
+    "weekend_goes_to_td",
 ]
 
 DEFAULT_MIN_GAP = timedelta(hours=3)
@@ -263,23 +274,39 @@ def too_late(
     return _utc(proposed, "proposed") > _utc(round_end, "round_end") - margin
 
 
-def proposed_time_problems(
+class TimeRefusal(enum.Enum):
+    """Why a proposed match time cannot be played (rule 4.6, IV.F), in the order a player
+    is told."""
+
+    IN_PAST = "in the past"
+    BEFORE_ROUND = "before the round starts"
+    AFTER_ROUND = "after the round ends"
+    TOO_LATE = "would not finish by the round end"
+
+
+def proposed_time_refusal(
     proposed: datetime,
     *,
     now: datetime,
+    round_start: datetime,
     round_end: datetime,
     margin: timedelta = DEFAULT_TOO_LATE_MARGIN,
-) -> list[str]:
-    """Why a single proposed match time cannot be accepted; empty = acceptable."""
-    problems: list[str] = []
+) -> TimeRefusal | None:
+    """Rule 4.6 (IV.F): a match is played within its round and done by the round's end, so
+    an offered, chosen or assigned time must lie between the round's start and its end less
+    ``margin`` (the time a match takes), and must not have passed. None = playable.
+
+    A time after the round's end is refused before any arithmetic with the margin, so a
+    far-off time (year 9999) is an answer, not an overflow."""
     if in_past(proposed, now):
-        problems.append(f"{fmt_utc(proposed)} is in the past")
+        return TimeRefusal.IN_PAST
+    if _utc(proposed, "proposed") < _utc(round_start, "round_start"):
+        return TimeRefusal.BEFORE_ROUND
+    if proposed > _utc(round_end, "round_end"):
+        return TimeRefusal.AFTER_ROUND
     if too_late(proposed, round_end, margin=margin):
-        problems.append(
-            f"{fmt_utc(proposed)} is too late: allowing {_fmt_duration(margin)} for the match, "
-            f"it would not finish by the round end {fmt_utc(round_end)} (rule IV.F)"
-        )
-    return problems
+        return TimeRefusal.TOO_LATE
+    return None
 
 
 class AcceptRefusal(enum.Enum):
@@ -321,4 +348,143 @@ def acceptance_refusal(
         return AcceptRefusal.ROUND_OVER
     if in_past(proposed, now):
         return AcceptRefusal.TIME_PASSED
+    return None
+
+
+# --- the offers of a match, as rules V.C, V.G, V.H and V.I read them ------------------------
+
+
+@dataclass(frozen=True)
+class OfferRecord:
+    """One offer of a match, in plain values: ``by`` is the offerer (None: the TD's);
+    ``plain`` an /offer (not a reschedule, a chosen or an assigned time); ``answerable`` an
+    /offer or a reschedule, which the opponent answers (rule V.G)."""
+
+    ident: int
+    by: int | None
+    plain: bool
+    answerable: bool
+    open: bool
+    withdrawn: bool
+    made_at: datetime
+    time: datetime
+
+
+def round_deadlines(
+    round_start: datetime,
+    round_end: datetime,
+    *,
+    offers_due_hours: float,
+    weekend_hours: float,
+) -> Deadlines:
+    """Rule 5.3 (V.C) and rule 5.8 (V.H): the offers are due ``offers_due_hours`` after the
+    round starts (the end of Wednesday, an exclusive boundary: Thursday 00:00), the TD looks
+    for fault ``weekend_hours`` after it (the start of Saturday); the round ends at
+    ``round_end`` (rule 4.6, IV.F). The configured hours, unlike :func:`deadlines`'s
+    weekday offsets, hold for a round of any length."""
+    start = _utc(round_start, "round_start")
+    return Deadlines(
+        offers_due=start + timedelta(hours=offers_due_hours),
+        weekend=start + timedelta(hours=weekend_hours),
+        round_end=_utc(round_end, "round_end"),
+    )
+
+
+def counted_offer_times(
+    offers: Sequence[OfferRecord], player: int, *, offers_due: datetime
+) -> list[datetime]:
+    """Rule 5.3 (V.C): the offers that count for ``player``'s duty, oldest first: their own
+    /offers (not reschedules, chosen or assigned times), not withdrawn, made before the
+    offers deadline. Their number is what :func:`fault_at_offers_due` compares; rule V.D
+    binds the first ``required`` of them (:func:`offers_that_count`)."""
+    due = _utc(offers_due, "offers_due")
+    mine = [
+        o
+        for o in offers
+        if o.by == player and o.plain and not o.withdrawn and _utc(o.made_at, "made_at") < due
+    ]
+    return [o.time for o in sorted(mine, key=lambda o: (o.made_at, o.ident))]
+
+
+def answer_reminder_due(made_at: datetime, *, hours: float) -> datetime:
+    """Rule 5.7 (V.G): an offer is answered "preferably within 24 hours" (``hours``): when
+    the opponent is reminded of it if it is still open."""
+    return _utc(made_at, "made_at") + timedelta(hours=hours)
+
+
+def offers_to_remind(
+    offer: OfferRecord,
+    offers: Sequence[OfferRecord],
+    *,
+    reminded: Collection[int],
+    agreed: bool,
+    match_open: bool,
+    round_end: datetime,
+    now: datetime,
+) -> list[int]:
+    """Rule 5.7 (V.G): when ``offer``'s day to answer is up, the offers its opponent is
+    reminded of, by id; empty = no reminder. Nothing once the offer is answered, the match
+    is over (or a bye) or the round has ended, a plain offer once a time is agreed, or a
+    time that has passed. One reminder lists the offerer's open offers not reminded yet
+    (offers made together fall due together: the first of them lists the others)."""
+    if not offer.open or offer.by is None or not match_open or now > round_end:
+        return []
+    if (offer.plain and agreed) or in_past(offer.time, now) or offer.ident in reminded:
+        return []
+    return sorted(
+        o.ident
+        for o in offers
+        if o.open
+        and o.by == offer.by
+        and o.answerable
+        and not in_past(o.time, now)
+        and o.ident not in reminded
+    )
+
+
+def weekend_goes_to_td(counted_a: int, counted_b: int, *, settled: bool, required: int) -> bool:
+    """Rule 5.8 (V.H): both players made their ``required`` offers (rule V.C) and nothing is
+    agreed before the weekend: a TD looks for fault. ``settled``: a time is agreed, or
+    someone is already to choose (rule V.E) or the TD to assign (rule V.F)."""
+    return not settled and min(counted_a, counted_b) >= required
+
+
+@dataclass(frozen=True)
+class FaultOutcome:
+    """What the TD's finding under rule V.H leads to (rule V.I)."""
+
+    chooser: int | None  # the opponent of the player at fault decides the time
+    td_assigns: bool  # nobody at fault: the TD assigns it
+
+
+def fault_outcome(at_fault: int | None, players: tuple[int, int]) -> FaultOutcome:
+    """Rule 5.9 (V.I): a player found at fault accepts the time their opponent decides;
+    when nobody is, the TD assigns the time."""
+    if at_fault is None:
+        return FaultOutcome(chooser=None, td_assigns=True)
+    if at_fault not in players:
+        raise ValueError(f"player {at_fault} is not in the match {players}")
+    a, b = players
+    return FaultOutcome(chooser=b if at_fault == a else a, td_assigns=False)
+
+
+class NegotiationRefusal(enum.Enum):
+    """Why a match's time cannot be negotiated now (rule 5.1, V.A)."""
+
+    BYE = "bye"  # no opponent: nothing to arrange
+    OVER = "over"  # played, forfeited or under way: the time can no longer change
+    AGREED = "agreed"  # a time is agreed: only a reschedule moves it
+
+
+def negotiation_refusal(*, bye: bool, over: bool, agreed: bool) -> NegotiationRefusal | None:
+    """Rule 5.1 (V.A): the players negotiate as soon as they are paired (their round is
+    published) and until a time is agreed, which then stands (the pairings post shows it);
+    a bye has nothing to arrange and a match over cannot change. ``agreed`` False asks only
+    whether the match is open (a reschedule, a choice, the TD's ruling)."""
+    if bye:
+        return NegotiationRefusal.BYE
+    if over:
+        return NegotiationRefusal.OVER
+    if agreed:
+        return NegotiationRefusal.AGREED
     return None

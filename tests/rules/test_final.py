@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
+from datetime import UTC, datetime, timedelta
 from functools import cache
 
 import pytest
@@ -400,3 +401,69 @@ def test_the_armageddon_black_clock_is_configuration() -> None:
     with pytest.raises(ValueError, match=r"1\.\.150 s"):
         armageddon_white(160, 60, black_s=150)
     assert armageddon_white(180, 179) == "challenger"  # the 2019 default: up to 3:00
+
+
+# --- the clock of the next game, which games count, the sessions (rules III.G, VI.C) ---------
+
+BASE, TIEBREAK = (120, 5), (120, 0)
+
+
+def test_the_next_games_clock() -> None:
+    """2+5, then 2+0 from 12-12 after 24 games (III.G.5), then the Armageddon: Black's
+    3 minutes and no increment (III.G.6.a, III.G.6.d)."""
+
+    def clock(games: list[float]) -> tuple[int, int]:
+        return final.next_game_clock(games, base=BASE, tiebreak=TIEBREAK)
+
+    assert clock([]) == BASE
+    assert clock([0.5] * 23) == BASE
+    assert clock([0.5] * 24) == TIEBREAK
+    assert clock([0.5] * 30) == (180, 0)
+    assert final.next_game_clock(
+        [0.5] * 30, base=BASE, tiebreak=TIEBREAK, armageddon_black_s=240
+    ) == (
+        240,
+        final.ARMAGEDDON_INCREMENT_S,
+    )
+    assert final.ARMAGEDDON_INCREMENT_S == 0
+    assert clock([1.0] * 7 + [0.5]) == BASE  # decided at 7-0: a game played on does not count
+
+
+def test_counted_final_games() -> None:
+    """The Final counts its games up to the decision, and stops at the Armageddon until
+    both bids for White are in (III.G.6.b)."""
+    assert final.counted_final_games([1.0] * 7 + [0.0, 0.5]) == (7, True, False)
+    assert final.counted_final_games([0.5] * 12) == (12, False, False)
+    assert final.counted_final_games([0.5] * 31) == (30, False, True)
+    assert final.counted_final_games([0.5] * 31, armageddon_white=final.CHAMPION) == (
+        31,
+        True,
+        False,
+    )
+
+
+def test_a_final_session_is_over_once_its_time_has_come() -> None:
+    """Rule VI.C: an offer once a Final session has begun asks for the next one."""
+    t = datetime(2019, 12, 1, 18, tzinfo=UTC)
+    assert final.final_session_over(agreed=t, under_way=True, is_final=True, now=t)
+    assert not final.final_session_over(
+        agreed=t, under_way=True, is_final=True, now=t - timedelta(seconds=1)
+    )
+    assert not final.final_session_over(agreed=t, under_way=True, is_final=False, now=t)
+    assert not final.final_session_over(agreed=t, under_way=False, is_final=True, now=t)
+    margin, start = timedelta(minutes=15), datetime(2019, 11, 25, tzinfo=UTC)
+    assert (
+        final.earliest_counted_game(agreed=t, round_start=start, is_final=True, margin=margin)
+        == start - margin
+    )  # every session's games count
+    assert (
+        final.earliest_counted_game(agreed=t, round_start=start, is_final=False, margin=margin)
+        == t - margin
+    )
+
+
+def test_the_finals_winner_takes_the_match_point() -> None:
+    assert final.final_match_points(final.CHAMPION) == (1.0, 0.0)
+    assert final.final_match_points(final.CHALLENGER) == (0.0, 1.0)
+    with pytest.raises(ValueError):
+        final.final_match_points("nobody")

@@ -8,7 +8,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.rules.match import check_game_points, is_over, match_points
+from bot.rules.match import (
+    GameStanding,
+    Recount,
+    after_recount,
+    check_game_points,
+    game_standings,
+    is_over,
+    match_points,
+    match_score,
+    stops_early,
+)
 
 
 def test_match_points_win_loss_draw() -> None:
@@ -88,3 +98,53 @@ def test_early_stop_means_result_cannot_change(games: int, data: st.DataObject) 
 def test_game_points_that_overflow_when_doubled_are_refused(value: float) -> None:
     with pytest.raises(ValueError, match="finite"):
         check_game_points(value)
+
+
+def test_which_matches_stop_early() -> None:
+    """The Swiss may stop at 5.5 (III.E.1); a tiebreak match of two stops like it, of
+    three or more is played out (III.E.5); the Candidates are played out (III.F.2)."""
+    assert stops_early("swiss", players=2)
+    assert stops_early("tiebreak", players=2)
+    assert not stops_early("tiebreak", players=3)
+    assert not stops_early("candidates", players=4)
+    assert stops_early("candidates", players=4, candidates_early_stop=True)
+    with pytest.raises(ValueError):
+        stops_early("final", players=2)
+
+
+def test_game_standings_count_show_or_drop_the_games_in_order() -> None:
+    """Rule VI.G: the first games up to the decision count; a stage that records games
+    played on shows them up to its full length; the rest count for nothing."""
+    c, p, x = GameStanding.COUNTS, GameStanding.PLAYED_ON, GameStanding.BEYOND
+    assert game_standings(8, counted=6, full_length=None) == [c] * 6 + [x, x]
+    assert game_standings(8, counted=6, full_length=7) == [c] * 6 + [p, x]
+    assert game_standings(4, counted=4, full_length=10) == [c] * 4
+    assert game_standings(0, counted=0, full_length=None) == []
+
+
+def test_match_score_from_player_as_side() -> None:
+    assert match_score([1.0, 0.5, 0.0, 1.0]) == (2.5, 1.5)
+    assert match_score([]) == (0.0, 0.0)
+
+
+def test_after_a_recount() -> None:
+    """Rule VI.G: over now → finished; still over → the points follow the score; no longer
+    over (a game voided) → reopened; a first game counted → under way."""
+    assert after_recount(over=True, finished=False, under_way=True, any_counted=True) is (
+        Recount.FINISH
+    )
+    assert after_recount(over=True, finished=True, under_way=False, any_counted=True) is (
+        Recount.REPOINT
+    )
+    assert after_recount(over=False, finished=True, under_way=False, any_counted=True) is (
+        Recount.REOPEN
+    )
+    assert after_recount(over=False, finished=False, under_way=True, any_counted=True) is (
+        Recount.START
+    )
+    assert after_recount(over=False, finished=False, under_way=True, any_counted=False) is (
+        Recount.NONE
+    )
+    assert after_recount(over=True, finished=False, under_way=False, any_counted=True) is (
+        Recount.NONE  # a forfeited match is not finished by its games
+    )

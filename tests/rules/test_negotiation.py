@@ -11,15 +11,25 @@ from hypothesis import strategies as st
 from bot.rules.negotiation import (
     AcceptRefusal,
     Deadlines,
+    NegotiationRefusal,
+    OfferRecord,
+    TimeRefusal,
     acceptance_refusal,
+    answer_reminder_due,
     counted_offer_problems,
+    counted_offer_times,
     deadlines,
     fault_at_offers_due,
+    fault_outcome,
     in_past,
+    negotiation_refusal,
     offer_problems,
     offers_that_count,
-    proposed_time_problems,
+    offers_to_remind,
+    proposed_time_refusal,
+    round_deadlines,
     too_late,
+    weekend_goes_to_td,
 )
 
 
@@ -221,16 +231,24 @@ def test_in_past() -> None:
         in_past(utc(2, 13), datetime(2019, 10, 2, 12))
 
 
-def test_proposed_time_problems() -> None:
-    end = utc(6, 23, 59, 59)
-    assert proposed_time_problems(utc(4, 18), now=utc(2, 12), round_end=end) == []
-    assert proposed_time_problems(utc(1, 18), now=utc(2, 12), round_end=end) == [
-        "2019-10-01 18:00 UTC is in the past"
-    ]
-    assert proposed_time_problems(utc(6, 23), now=utc(2, 12), round_end=end) == [
-        "2019-10-06 23:00 UTC is too late: allowing 2 hours for the match, it would not "
-        "finish by the round end 2019-10-06 23:59:59 UTC (rule IV.F)"
-    ]
+def test_proposed_time_refusal_in_the_order_a_player_is_told() -> None:
+    """Rule IV.F: within the round, done by its end (2 hours allowed), not passed."""
+    start, end = utc(30, month=9), utc(6, 23, 59, 59)
+
+    def refusal(t: datetime, now: datetime | None = None) -> TimeRefusal | None:
+        now = now or utc(2, 12)
+        return proposed_time_refusal(t, now=now, round_start=start, round_end=end)
+
+    assert refusal(utc(4, 18)) is None
+    assert refusal(utc(6, 21, 59, 59)) is None  # the last start that finishes in time
+    assert refusal(utc(1, 18)) is TimeRefusal.IN_PAST
+    assert refusal(utc(29, 18, month=9), now=utc(28, month=9)) is TimeRefusal.BEFORE_ROUND
+    assert refusal(utc(7, 18)) is TimeRefusal.AFTER_ROUND
+    assert refusal(datetime(9999, 12, 31, 23, 59, tzinfo=UTC)) is TimeRefusal.AFTER_ROUND
+    assert refusal(utc(6, 23)) is TimeRefusal.TOO_LATE
+    assert refusal(utc(6, 22)) is TimeRefusal.TOO_LATE
+    # A time both passed and out of the round is told as passed first.
+    assert refusal(utc(29, 18, month=9)) is TimeRefusal.IN_PAST
 
 
 def test_too_late_does_not_overflow_near_the_end_of_time() -> None:
@@ -319,3 +337,128 @@ def test_who_may_accept_an_offer() -> None:
     assert acceptance_refusal(**past) is AcceptRefusal.TIME_PASSED
     # whose offer it is is said first, whatever else is wrong
     assert acceptance_refusal(**{**past, "accepter": 1, "agreed": True}) is AcceptRefusal.OWN_OFFER
+
+
+# --- rules V.C, V.G, V.H, V.I over a match's offers -------------------------------------------
+
+
+def offer(
+    ident: int,
+    by: int | None,
+    time: datetime,
+    *,
+    made_at: datetime | None = None,
+    plain: bool = True,
+    open_: bool = True,
+    withdrawn: bool = False,
+) -> OfferRecord:
+    return OfferRecord(
+        ident=ident,
+        by=by,
+        plain=plain,
+        answerable=by is not None,
+        open=open_,
+        withdrawn=withdrawn,
+        made_at=made_at or utc(1, 12),
+        time=time,
+    )
+
+
+def test_round_deadlines_from_the_configured_hours() -> None:
+    """Rule V.C: offers by the end of Wednesday (Thursday 00:00, 72 hours); rule V.H: the
+    TD looks at the start of Saturday (120 hours)."""
+    found = round_deadlines(
+        utc(30, month=9), utc(6, 23, 59, 59), offers_due_hours=72, weekend_hours=120
+    )
+    assert found == Deadlines(utc(3), utc(5), utc(6, 23, 59, 59))
+
+
+def test_counted_offers_are_own_plain_offers_made_in_time_oldest_first() -> None:
+    """Rule V.C: a reschedule, a withdrawn offer, a late one or the opponent's do not count."""
+    offers = [
+        offer(4, 1, utc(4, 18), made_at=utc(2, 9)),
+        offer(2, 1, utc(3, 18), made_at=utc(1, 9)),
+        offer(3, 1, utc(5, 18), made_at=utc(3)),  # at the deadline: too late
+        offer(5, 1, utc(4, 12), plain=False),  # a reschedule
+        offer(6, 1, utc(4, 9), withdrawn=True, open_=False),
+        offer(7, 2, utc(4, 20)),
+    ]
+    assert counted_offer_times(offers, 1, offers_due=utc(3)) == [utc(3, 18), utc(4, 18)]
+    assert counted_offer_times(offers, 2, offers_due=utc(3)) == [utc(4, 20)]
+
+
+def test_the_answer_reminder_is_a_day_after_the_offer() -> None:
+    assert answer_reminder_due(utc(1, 12), hours=24) == utc(2, 12)
+
+
+def test_one_reminder_lists_the_offerers_open_offers_not_reminded_yet() -> None:
+    """Rule V.G: "preferably within 24 hours" is one reminder, never a penalty."""
+    first, second = offer(1, 1, utc(4, 18)), offer(2, 1, utc(5, 18))
+    passed, theirs = offer(3, 1, utc(2, 6)), offer(4, 2, utc(4, 20))
+    offers = [second, first, passed, theirs]
+
+    def remind(
+        o: OfferRecord,
+        reminded: frozenset[int] = frozenset(),
+        *,
+        agreed: bool = False,
+        match_open: bool = True,
+        now: datetime | None = None,
+    ) -> list[int]:
+        return offers_to_remind(
+            o,
+            offers,
+            reminded=reminded,
+            agreed=agreed,
+            match_open=match_open,
+            round_end=utc(6, 23),
+            now=now or utc(2, 12),
+        )
+
+    assert remind(first) == [1, 2]
+    assert remind(second, frozenset({1})) == [2]
+    assert remind(first, frozenset({1})) == []  # already in an earlier reminder
+    assert remind(passed) == []  # the time has passed
+    assert remind(first, agreed=True) == []  # a time was agreed
+    assert remind(first, match_open=False) == []
+    assert remind(first, now=utc(7)) == []  # the round is over
+    assert remind(offer(1, 1, utc(4, 18), open_=False)) == []  # answered
+    reschedule = offer(8, 1, utc(4, 12), plain=False)
+    assert offers_to_remind(
+        reschedule,
+        [reschedule],
+        reminded=(),
+        agreed=True,
+        match_open=True,
+        round_end=utc(6, 23),
+        now=utc(2, 12),
+    ) == [8]  # a reschedule moves an agreed time, so it is answered too
+
+
+def test_the_weekend_check_goes_to_the_td_only_when_both_made_their_offers() -> None:
+    """Rule V.H."""
+    assert weekend_goes_to_td(3, 3, settled=False, required=3)
+    assert weekend_goes_to_td(4, 3, settled=False, required=3)
+    assert not weekend_goes_to_td(3, 2, settled=False, required=3)  # rule V.E's business
+    assert not weekend_goes_to_td(3, 3, settled=True, required=3)
+
+
+def test_after_the_fault_ruling_the_opponent_or_the_td_decides() -> None:
+    """Rule V.I."""
+    assert fault_outcome(1, (1, 2)).chooser == 2
+    assert fault_outcome(2, (1, 2)).chooser == 1
+    assert not fault_outcome(2, (1, 2)).td_assigns
+    nobody = fault_outcome(None, (1, 2))
+    assert nobody.chooser is None and nobody.td_assigns
+    with pytest.raises(ValueError):
+        fault_outcome(3, (1, 2))
+
+
+def test_a_match_is_negotiated_once_paired_until_a_time_is_agreed() -> None:
+    """Rule V.A: a bye has nothing to arrange, a match over cannot change, an agreed time
+    stands (a reschedule moves it)."""
+    assert negotiation_refusal(bye=False, over=False, agreed=False) is None
+    assert negotiation_refusal(bye=True, over=False, agreed=False) is NegotiationRefusal.BYE
+    assert negotiation_refusal(bye=True, over=True, agreed=True) is NegotiationRefusal.BYE
+    assert negotiation_refusal(bye=False, over=True, agreed=True) is NegotiationRefusal.OVER
+    assert negotiation_refusal(bye=False, over=False, agreed=True) is NegotiationRefusal.AGREED

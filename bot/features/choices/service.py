@@ -2,7 +2,7 @@
 
 Every list holds at most 25 `(name, value)` pairs (Discord's limit), keeps the entries
 whose name contains what the TD typed (case-insensitive), and for a number typed as digits
-puts the row with that id first, so "12" finds match #12 whatever its name says.
+puts the row with that id first, so "12" finds match 12 whatever its name says.
 """
 
 from __future__ import annotations

@@ -66,20 +66,20 @@ def player_name(name: str, status: str) -> str:
 
 def registration_name(ident: int, name: str, state: str, seed: float | None) -> str:
     seeding = f", seed {seed:.0f}" if seed is not None else ""
-    return f"#{ident} {name} ({state}{seeding})"
+    return f"registration {ident}: {name} ({state}{seeding})"
 
 
 def report_name(ident: int, accused: str, state: str) -> str:
     """The accused only: who reported stays out of every name (rule VII.A)."""
-    return f"#{ident} against {accused} ({state})"
+    return f"cheat report {ident}: against {accused} ({state})"
 
 
 def game_name(
     lichess_id: str, white: str, black: str, number: int, match_id: int, *, counted: bool
 ) -> str:
     void = "" if counted else ", voided"
-    return f"{lichess_id}: {white}–{black} game {number} (match #{match_id}{void})"
+    return f"{lichess_id}: {white}–{black} game {number} (match {match_id}{void})"
 
 
 def incident_name(ident: int, kind: IncidentKind, a: str, b: str, state: str) -> str:
-    return f"#{ident} {INCIDENT_LABELS[kind]}: {a} vs {b} ({state_word(state)})"
+    return f"incident {ident}, {INCIDENT_LABELS[kind]}: {a} vs {b} ({state_word(state)})"

@@ -13,13 +13,10 @@ from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import InvalidInput, NotAllowed, WrongStage
+from bot.features.matches import text as wording
 from bot.features.matches.types import GameLine, MatchProgress
 from bot.outbox import enqueue_channel, enqueue_dm
 from db.models import Game, Match, Player, Round, RoundState, Setting
-
-NOT_A_PLAYER = "You are not a player in the championship."
-NO_CURRENT_MATCH = "You have no match in the current round."
-BYE = "You have a bye this round: there is no opponent and nothing to arrange."
 
 
 @dataclass
@@ -41,7 +38,7 @@ class MatchContext:
 
     def opponent_of(self, player_id: int) -> Player:
         if self.b is None:
-            raise WrongStage(BYE)
+            raise WrongStage(wording.BYE)
         return self.b if player_id == self.a.id else self.a
 
     def player(self, player_id: int | None) -> Player | None:
@@ -112,14 +109,14 @@ async def load_context(session: AsyncSession, match: Match) -> MatchContext:
 async def context_by_id(session: AsyncSession, match_id: int) -> MatchContext:
     match = await session.get(Match, match_id)
     if match is None:
-        raise InvalidInput(f"There is no match #{match_id}.")
+        raise InvalidInput(wording.no_such_match(match_id))
     return await load_context(session, match)
 
 
 async def player_by_discord(session: AsyncSession, discord_id: int) -> Player:
     player = await session.scalar(select(Player).where(Player.discord_id == discord_id))
     if player is None:
-        raise NotAllowed(NOT_A_PLAYER)
+        raise NotAllowed(wording.NOT_A_PLAYER)
     return player
 
 
@@ -136,7 +133,7 @@ async def current_match(session: AsyncSession, player: Player) -> Match:
         .limit(1)
     )
     if match is None:
-        raise WrongStage(NO_CURRENT_MATCH)
+        raise WrongStage(wording.NO_CURRENT_MATCH)
     return match
 
 
@@ -164,7 +161,7 @@ def message_player(
             session,
             channel_id=thread_id,
             now=now,
-            content=f"**{player.lichess_username}**: {content}",
+            content=wording.for_player(player.lichess_username, content),
             view=view,
         )
 

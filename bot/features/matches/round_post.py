@@ -22,10 +22,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from bot.discord_limits import MESSAGE_CONTENT, THREAD_NAME
+from bot.features.matches import text as wording
 from bot.features.matches.context import mention
 from bot.features.matches.text import round_post_header
 from bot.outbox import enqueue_edit
-from bot.timefmt import deadline_time, discord_time
+from bot.timefmt import discord_time
 from db.models import Match, MatchState, Player, Round, Setting, Stage
 
 PROFILE = "https://lichess.org/@/"
@@ -296,37 +297,24 @@ def _digest(text: str) -> str:
 def board_opening(match: Match, a: Player, b: Player) -> str:
     """The first line of a match's thread (or of its board in the round's thread): it pings
     both players."""
-    return f"**Board {match.board}** (match {match.id}): {mention(a)} vs {mention(b)}"
+    return wording.board_opening(match.board, match.id, mention(a), mention(b))
 
 
 def match_thread_name(
     short_name: str, stage: str, round_number: int, match: Match, a: str, b: str
 ) -> str:
-    """A match thread's name, "ACWC 2019 · Swiss round 2 · board 3: a vs b", within Discord's
-    100 characters (the short name and Lichess usernames are bounded well under it)."""
-    where = f"{stage.capitalize()} round {round_number} · board {match.board}"
-    name = f"{short_name} · {where}: {a} vs {b}"
-    return name[:THREAD_NAME_LIMIT]
+    """A match thread's name within Discord's 100 characters (the short name and Lichess
+    usernames are bounded well under it)."""
+    return wording.match_thread_name(short_name, stage, round_number, match.board, a, b)[
+        :THREAD_NAME_LIMIT
+    ]
 
 
 def bye_opening(a: Player, points: float) -> str:
-    return f"Bye this round: {mention(a)} (+{points:g})."
+    return wording.bye_opening(mention(a), points)
 
 
 def round_instructions(round_: Round, offers: tuple[int, datetime] | None) -> str:
-    """What every player of the round does next, said once above their boards. `offers`:
-    how many offers each owes and by when (rule V.C); None in the Final, which has no weekly
-    deadlines (rule IV.C): its sessions are agreed as the finalists go."""
-    if offers is None:
-        return (
-            "Agree on each session's start time with `/offer` (times in UTC, e.g. "
-            "`wed 18:00`) and `/accept`; the Final must be finished by "
-            f"{discord_time(round_.deadline)}."
-        )
-    owed, due = offers
-    return (
-        f"Agree on a start time with your opponent: `/offer` (times in UTC, e.g. "
-        f"`wed 18:00`) and `/accept`. Each player owes {owed} offer{'s' if owed != 1 else ''} "
-        f"by {deadline_time(due)} unless one is accepted first (rule V.C); every match must "
-        f"be played by {discord_time(round_.deadline)}."
-    )
+    """What every player of the round does next, said once above their boards (rule V.C's
+    offers owed and their deadline; None in the Final, rule IV.C)."""
+    return wording.round_instructions(round_.deadline, offers)

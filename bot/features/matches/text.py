@@ -6,12 +6,28 @@ Every game is shown as a link to Lichess so anyone can check the bot's reading.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from bot.features.matches.types import PLAYED_ON, GameLine, MatchProgress
 from bot.message_text import fit
+from bot.timefmt import deadline_time, discord_time
 from db.models import StageKind
 
 LICHESS = "https://lichess.org/"
+
+NOT_A_PLAYER = "You are not a player in the championship."
+NO_CURRENT_MATCH = "You have no match in the current round."
+BYE = "You have a bye this round: there is no opponent and nothing to arrange."
+
+
+def no_such_match(match_id: int) -> str:
+    return f"There is no match {match_id}."
+
+
+def for_player(name: str, content: str) -> str:
+    """A DM that cannot be sent, posted in the match thread instead, naming its reader."""
+    return f"**{name}**: {content}"
+
 
 # How every message names a stage (StageKind is a str enum: its values work as keys too).
 STAGE_LABELS: dict[str, str] = {
@@ -102,3 +118,41 @@ def progress_board(progress: MatchProgress) -> str:
 def round_post_header(stage_name: str, number: int, ends: str) -> str:
     """The pairings post's first line; it says what the number after each name is."""
     return f"**{stage_name} round {number}** · ends {ends} · (n) after a name: the seed"
+
+
+# --- the round thread's opening ---------------------------------------------------------------
+
+
+def board_opening(board: int, match_id: int, a: str, b: str) -> str:
+    """The first line of a match's thread; `a` and `b` are mentions (they ping)."""
+    return f"**Board {board}** (match {match_id}): {a} vs {b}"
+
+
+def match_thread_name(
+    short_name: str, stage: str, round_number: int, board: int, a: str, b: str
+) -> str:
+    """ "ACWC 2019 · Swiss round 2 · board 3: a vs b": the match's thread in the channel."""
+    return f"{short_name} · {stage.capitalize()} round {round_number} · board {board}: {a} vs {b}"
+
+
+def bye_opening(a: str, points: float) -> str:
+    return f"Bye this round: {a} (+{points:g})."
+
+
+def round_instructions(deadline: datetime, offers: tuple[int, datetime] | None) -> str:
+    """What every player of the round does next, said once above their boards. `offers`:
+    how many offers each owes and by when (rule V.C); None in the Final, which has no weekly
+    deadlines (rule IV.C): its sessions are agreed as the finalists go."""
+    if offers is None:
+        return (
+            "Agree on each session's start time with `/offer` (times in UTC, e.g. "
+            "`wed 18:00`) and `/accept`; the Final must be finished by "
+            f"{discord_time(deadline)}."
+        )
+    owed, due = offers
+    return (
+        f"Agree on a start time with your opponent: `/offer` (times in UTC, e.g. "
+        f"`wed 18:00`) and `/accept`. Each player owes {owed} offer{'s' if owed != 1 else ''} "
+        f"by {deadline_time(due)} unless one is accepted first (rule V.C); every match must "
+        f"be played by {discord_time(deadline)}."
+    )

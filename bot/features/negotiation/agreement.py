@@ -1,41 +1,45 @@
-"""The core of match-time negotiation (rule V): offers and the one agreed time.
+"""/accept and the one agreed time (rule V.G): the use case the cog calls, and the step
+every agreement shares (an accepted offer, a time chosen under rules V.E and V.I, a time
+the TD assigns).
 
 Agreement is decided by a conditional UPDATE on the match (`agreed_time IS NULL`, or the
 agreed time the accept was based on), so two accepts at the same moment end with exactly
 one agreed time and the loser is told which. Each agreement publishes `MatchAgreed`.
+Following /accept: `cog.py`, this module, `bot.features.matches.context` (the match and
+its players), `bot.rules.negotiation.acceptance_refusal`, `db.models`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, timedelta
 from typing import Any, cast
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import due
 from bot.audit import Actor, record
-from bot.config import Config
 from bot.due import DueKind
-from bot.errors import InvalidInput, WrongStage
+from bot.errors import InvalidInput, NotAllowed, WrongStage
 from bot.events import MatchAgreed
 from bot.features.matches.context import (
     MatchContext,
     context_by_id,
+    current_match,
+    load_context,
     mention,
-    message_player,
+    player_by_discord,
     post_for_match,
 )
 from bot.features.matches.round_post import queue_round_post_update
 from bot.features.negotiation import text as wording
-from bot.features.negotiation.types import (
-    Agreement,
-    OfferInfo,
+from bot.features.negotiation.types import Agreement, OfferInfo
+from bot.rules.negotiation import (
+    AcceptRefusal,
+    NegotiationRefusal,
+    acceptance_refusal,
+    negotiation_refusal,
 )
-from bot.rules.negotiation import in_past, too_late
-from bot.rules.timeinput import TimeInputError, parse_time, parse_times, zone_named
 from bot.service import Service
 from db.engine import transaction
 from db.models import (
@@ -45,7 +49,6 @@ from db.models import (
     OfferKind,
     OfferState,
     Player,
-    Round,
     TimeOffer,
 )
 
@@ -55,15 +58,6 @@ OFFER_SUBJECT = "time_offer"
 
 ANSWERABLE = (OfferKind.OFFER, OfferKind.RESCHEDULE)
 OVER = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE, MatchState.IN_PROGRESS)
-# Only words that cannot be mistaken for a Lichess username (a player may be called "none").
-NOBODY = frozenset({"nobody", "no one"})
-HOW = {
-    OfferKind.OFFER: "offer accepted",
-    OfferKind.RESCHEDULE: "reschedule accepted",
-    OfferKind.CHOSEN: "chosen under rule V.E",
-    OfferKind.ASSIGNED: "assigned by the TD under rules V.F/V.I",
-}
-HOW_AFTER_RULING = "chosen under rule V.I"  # a choice after the TD found fault (rule V.H)
 
 
 class Lost(Exception):
@@ -94,54 +88,21 @@ def offer_info(ctx: MatchContext, offer: TimeOffer, me: int | None = None) -> Of
     )
 
 
-def offers_due_at(round_: Round, config: Config) -> datetime:
-    return round_.starts_at + timedelta(hours=config.negotiation.offers_due_hours)
-
-
-def counted_offers(offers: Sequence[TimeOffer], player_id: int, before: datetime) -> int:
-    """Offers that count for rule V.C: the player's own OFFER-kind offers made in time."""
-    return sum(
-        1
-        for o in offers
-        if o.offered_by_id == player_id
-        and o.kind is OfferKind.OFFER
-        and o.state is not OfferState.WITHDRAWN
-        and o.created_at < before
+def require_open_match(ctx: MatchContext, *, unagreed: bool = False) -> Player:
+    """The opponent of player A, if the match's time may still be negotiated (rule V.A,
+    decided by `negotiation_refusal`); `unagreed`: and no time is agreed yet."""
+    refusal = negotiation_refusal(
+        bye=ctx.b is None or ctx.match.state is MatchState.BYE,
+        over=ctx.match.state in OVER,
+        agreed=unagreed and ctx.match.agreed_time is not None,
     )
-
-
-def counted_offer_times(
-    offers: Sequence[TimeOffer], player_id: int, before: datetime
-) -> list[datetime]:
-    """The times of the offers that count for rule V.C (see `counted_offers`), oldest first:
-    the ones rule V.D constrains (`bot.rules.negotiation.offers_that_count` keeps 3)."""
-    mine = [
-        o
-        for o in offers
-        if o.offered_by_id == player_id
-        and o.kind is OfferKind.OFFER
-        and o.state is not OfferState.WITHDRAWN
-        and o.created_at < before
-    ]
-    return [o.proposed_time for o in sorted(mine, key=lambda o: (o.created_at, o.id))]
-
-
-def saved_zone(player: Player) -> ZoneInfo | None:
-    """The zone the player set with /timezone; None for UTC, or for a name the tz database
-    no longer has (then times are read in UTC, and the reply says so)."""
-    if not player.time_zone:
-        return None
-    try:
-        return zone_named(player.time_zone)
-    except TimeInputError:
-        return None
-
-
-def require_open_match(ctx: MatchContext) -> Player:
-    if ctx.b is None or ctx.match.state is MatchState.BYE:
+    if refusal is NegotiationRefusal.BYE:
         raise WrongStage(wording.bye())
-    if ctx.match.state in OVER:
+    if refusal is NegotiationRefusal.OVER:
         raise WrongStage(wording.match_over())
+    if refusal is NegotiationRefusal.AGREED and ctx.match.agreed_time is not None:
+        raise WrongStage(wording.already_agreed(ctx.match.agreed_time))
+    assert ctx.b is not None
     return ctx.b
 
 
@@ -174,127 +135,86 @@ async def schedule_fresh(
             action.payload = payload
 
 
-class AgreementBase(Service):
-    """What every negotiation use case shares: reading times, making offers, and fixing
-    the agreed time exactly once (a conditional UPDATE decides between racing accepts)."""
+class Agreements(Service):
+    """/accept, and fixing the agreed time exactly once (a conditional UPDATE decides
+    between racing accepts); the other use cases hold one to fix a chosen or assigned time."""
 
-    @property
-    def _margin(self) -> timedelta:
-        return timedelta(minutes=self.config.negotiation.finish_margin_minutes)
+    # --- /accept and the Accept button ------------------------------------------------------
 
-    def _time_problems(self, t: datetime, round_: Round, now: datetime) -> list[str]:
-        if in_past(t, now):
-            return [wording.in_the_past(t)]
-        if t < round_.starts_at:
-            return [wording.before_round(t, round_.starts_at)]
-        if t > round_.deadline:  # refused before any arithmetic on a far-off time
-            return [wording.after_round(t, round_.deadline)]
-        if too_late(t, round_.deadline, margin=self._margin):
-            return [
-                wording.too_late(t, round_.deadline, self.config.negotiation.finish_margin_minutes)
-            ]
-        return []
-
-    def _parse_many(self, raw: str, round_: Round, zone: tzinfo | None = None) -> list[datetime]:
-        """The UTC instants of the times a player typed (rule V.B); a time without a zone
-        is read in `zone`, the player's own (`saved_zone`), or UTC."""
+    async def accept(self, *, discord_id: int, offer_id: int | None = None) -> Agreement:
+        """The opponent of the offerer accepts an open offer or reschedule (rule V.G)."""
+        now = self.clock.now()
+        async with self.sessions() as session:
+            player = await player_by_discord(session, discord_id)
+            if offer_id is None:
+                ctx = await load_context(session, await current_match(session, player))
+                open_offers = [
+                    o
+                    for o in await offers_of(session, ctx.match.id)
+                    if o.state is OfferState.OPEN
+                    and o.kind in ANSWERABLE
+                    and o.offered_by_id != player.id
+                ]
+                if not open_offers:
+                    raise InvalidInput(wording.no_open_offer())
+                if len(open_offers) > 1:
+                    raise InvalidInput(
+                        wording.several_open([offer_info(ctx, o) for o in open_offers])
+                    )
+                offer = open_offers[0]
+            else:
+                found = await session.get(TimeOffer, offer_id)
+                if found is None:
+                    raise InvalidInput(wording.no_such_offer(offer_id))
+                offer = found
+                ctx = await context_by_id(session, offer.match_id)
+            refusal = acceptance_refusal(  # rule V.G, decided in bot/rules/negotiation.py
+                accepter=player.id,
+                offered_by=offer.offered_by_id,
+                players=[p.id for p in (ctx.a, ctx.b) if p is not None],
+                answerable=offer.state is OfferState.OPEN and offer.kind in ANSWERABLE,
+                replaces_agreed=offer.kind is OfferKind.RESCHEDULE,
+                agreed=ctx.match.agreed_time is not None,
+                proposed=offer.proposed_time,
+                round_end=ctx.round_.deadline,
+                now=now,
+            )
+            if refusal is AcceptRefusal.OWN_OFFER:
+                raise NotAllowed(wording.own_offer())
+            if refusal is AcceptRefusal.NOT_A_PLAYER and offer.offered_by_id is not None:
+                opponent = ctx.opponent_of(offer.offered_by_id)
+                raise NotAllowed(wording.only_opponent_accepts(opponent.lichess_username))
+            if offer.offered_by_id is not None:
+                require_open_match(ctx)  # a bye, or a match already over
+            if refusal is AcceptRefusal.CLOSED:
+                raise WrongStage(wording.offer_closed(ctx.match.agreed_time))
+            if refusal is AcceptRefusal.ROUND_OVER:
+                raise WrongStage(wording.round_over(ctx.round_.deadline))
+            if refusal is AcceptRefusal.TIME_PASSED:
+                raise InvalidInput(wording.time_passed(offer.proposed_time))
+            previous = ctx.match.agreed_time
+            match_id, kind, t, chosen_id = ctx.match.id, offer.kind, offer.proposed_time, offer.id
         try:
-            return parse_times(
-                raw, round_start=round_.starts_at, round_end=round_.deadline, zone=zone
-            )
-        except TimeInputError as exc:
-            raise InvalidInput(exc.message) from None
-
-    def _parse_one(self, raw: str, round_: Round, zone: tzinfo | None = None) -> datetime:
-        try:
-            return parse_time(
-                raw, round_start=round_.starts_at, round_end=round_.deadline, zone=zone
-            )
-        except TimeInputError as exc:
-            raise InvalidInput(exc.message) from None
-
-    async def _new_offer(
-        self,
-        session: AsyncSession,
-        ctx: MatchContext,
-        player: Player,
-        opponent: Player,
-        kind: OfferKind,
-        t: datetime,
-        now: datetime,
-    ) -> TimeOffer:
-        """An open offer with its unanswered reminder, audit row and Accept messages."""
-        row = TimeOffer(
-            match_id=ctx.match.id,
-            offered_by_id=player.id,
-            kind=kind,
-            proposed_time=t,
-            state=OfferState.OPEN,
-            created_at=now,
-        )
-        session.add(row)
-        await session.flush()
-        await due.schedule(
-            session,
-            kind=DueKind.OFFER_UNANSWERED,
-            subject_type=OFFER_SUBJECT,
-            subject_id=row.id,
-            due_at=now + timedelta(hours=self.config.negotiation.answer_reminder_hours),
-            payload={"match_id": ctx.match.id},
-        )
-        record(
-            session,
-            at=now,
-            actor=Actor.player(player.discord_id or 0),
-            action=f"time_{kind.value}",
-            subject_type=MATCH_SUBJECT,
-            subject_id=ctx.match.id,
-            details={"offer_id": row.id, "time": t.isoformat()},
-        )
-        view = (OFFER_ACCEPT_VIEW, {"offer_id": row.id})
-        if kind is OfferKind.RESCHEDULE and ctx.match.agreed_time is not None:
-            posted = wording.reschedule_posted(
-                player.lichess_username, mention(opponent), t, ctx.match.agreed_time, row.id
-            )
-        else:
-            posted = wording.offer_posted(player.lichess_username, mention(opponent), t, row.id)
-        post_for_match(
-            session, [opponent], thread_id=ctx.thread_id, now=now, content=posted, view=view
-        )
-        return row
-
-    @staticmethod
-    def _dm(
-        session: AsyncSession,
-        ctx: MatchContext,
-        player: Player,
-        now: datetime,
-        content: str,
-        *,
-        view: tuple[str, dict[str, Any]] | None = None,
-    ) -> None:
-        message_player(
-            session, player, thread_id=ctx.thread_id, now=now, content=content, view=view
-        )
-
-    def _ask_to_choose(
-        self,
-        session: AsyncSession,
-        ctx: MatchContext,
-        chooser: Player,
-        at_fault: Player,
-        now: datetime,
-        why: str,
-    ) -> None:
-        """Rule V.E: the player not at fault picks the time by the round deadline; `why` says
-        what the opponent did (missed the offers, or ruled at fault by the TD)."""
-        self._dm(
-            session,
-            ctx,
-            chooser,
-            now,
-            wording.choose_request(at_fault.lichess_username, ctx.round_.deadline, why),
-        )
+            async with transaction(self.sessions) as session:
+                # Writes first, and the match row first: that first write takes SQLite's
+                # write lock and PostgreSQL's row lock on the match, so racing accepts and TD
+                # rulings queue on the same lock in the same order (no deadlock) and the
+                # second one sees the first one's result.
+                await self._set_time(session, match_id, t, previous=previous)
+                changed = await session.execute(
+                    update(TimeOffer)
+                    .where(TimeOffer.id == chosen_id, TimeOffer.state == OfferState.OPEN)
+                    .values(state=OfferState.ACCEPTED, answered_at=now)
+                    .execution_options(synchronize_session=False)
+                )
+                if rowcount(changed) != 1:
+                    raise Lost
+                await self._after_agreement(
+                    session, match_id, t, previous, kind, Actor.player(discord_id), now, chosen_id
+                )
+        except Lost:
+            raise await self._lost(match_id, previous) from None
+        return Agreement(match_id, t, previous, kind)
 
     async def _set_time(
         self,
@@ -396,7 +316,6 @@ class AgreementBase(Service):
         )
         b = require_open_match(ctx)
         a = ctx.a
-        how = HOW[kind]
         chosen = next(o for o in offers if o.id == chosen_offer_id)
         bound = None
         if kind is OfferKind.CHOSEN:
@@ -409,7 +328,6 @@ class AgreementBase(Service):
                     AuditEntry.subject_id == match_id,
                 )
             )
-            how = HOW_AFTER_RULING if ruled is not None else how
             if chooser is not None:
                 bound = (
                     chooser.lichess_username,
@@ -421,13 +339,13 @@ class AgreementBase(Service):
             [a, b],
             thread_id=ctx.thread_id,
             now=now,
-            content=wording.agreed_post(mention(a), mention(b), t, previous, how, bound),
+            content=wording.agreed_post(mention(a), mention(b), t, previous, kind, bound),
         )
         await queue_round_post_update(session, ctx.round_.id, now=now, board=ctx.match.board)
         agreed = MatchAgreed(actor, match_id=match_id, time=t, previous=previous)
         await self.events.publish(session, agreed, now)
 
-    async def _fix_time(
+    async def fix_time(
         self,
         match_id: int,
         t: datetime,
@@ -440,6 +358,8 @@ class AgreementBase(Service):
         previous: datetime | None = None,
         any_previous: bool = False,
     ) -> Agreement:
+        """A time chosen (rules V.E, V.I) or assigned by the TD (rules V.F, V.I): recorded as
+        an accepted offer of its `kind`, in one transaction with the agreement."""
         try:
             async with transaction(self.sessions) as session:
                 await self._set_time(

@@ -35,7 +35,7 @@ class AcceptOfferButton(IdButton, template=r"acwc:offer:accept:(?P<id>\d+)"):
     prefix, label, style = "acwc:offer:accept", "Accept", discord.ButtonStyle.success
 
     async def run(self, interaction: discord.Interaction) -> None:
-        service = bot_of(interaction).svc.offers
+        service = bot_of(interaction).svc.agreements
         agreement = await service.accept(discord_id=interaction.user.id, offer_id=self.ident)
         await interaction.response.send_message(
             wording.agreed_reply(agreement.time, agreement.previous), ephemeral=True
@@ -73,7 +73,9 @@ class NegotiationCog(commands.Cog):
     @app_commands.describe(offer="The offer number (see /match); needed if there are several")
     @app_commands.guild_only()
     async def accept(self, interaction: discord.Interaction, offer: OfferId | None = None) -> None:
-        agreement = await self.bot.svc.offers.accept(discord_id=interaction.user.id, offer_id=offer)
+        agreement = await self.bot.svc.agreements.accept(
+            discord_id=interaction.user.id, offer_id=offer
+        )
         await interaction.response.send_message(
             wording.agreed_reply(agreement.time, agreement.previous), ephemeral=True
         )

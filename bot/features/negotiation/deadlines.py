@@ -4,7 +4,7 @@ Wednesday (V.C, V.E, V.F), the start of Saturday (V.H) and the reminders before 
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -20,20 +20,24 @@ from bot.features.matches.context import (
     message_player,
     post_for_match,
 )
+from bot.features.negotiation import td_text as td_wording
 from bot.features.negotiation import text as wording
 from bot.features.negotiation.agreement import (
-    ANSWERABLE,
     MATCH_SUBJECT,
     OFFER_ACCEPT_VIEW,
     OVER,
-    AgreementBase,
-    counted_offers,
     offer_info,
-    offers_due_at,
     offers_of,
 )
+from bot.features.negotiation.common import (
+    NegotiationBase,
+    counted_offers,
+    offers_due_at,
+    record_of,
+    round_deadlines_of,
+)
 from bot.features.negotiation.notify import wants_reminders
-from bot.rules.negotiation import fault_at_offers_due, in_past
+from bot.rules.negotiation import fault_at_offers_due, offers_to_remind, weekend_goes_to_td
 from bot.service import Subscription
 from bot.td_alerts import notify_td
 from db.models import (
@@ -41,8 +45,6 @@ from db.models import (
     DueAction,
     Match,
     MatchState,
-    OfferKind,
-    OfferState,
     Round,
     Stage,
     StageKind,
@@ -50,7 +52,7 @@ from db.models import (
 )
 
 
-class NegotiationDeadlines(AgreementBase):
+class NegotiationDeadlines(NegotiationBase):
     """The deadlines of rule V, as due actions the sweep runs once each."""
 
     def due_handlers(self) -> dict[DueKind, Handler]:
@@ -71,20 +73,11 @@ class NegotiationDeadlines(AgreementBase):
     ) -> None:
         """Rule V.G: an offer still unanswered after a day: remind the opponent."""
         offer = await session.get(TimeOffer, action.subject_id)
-        if offer is None or offer.state is not OfferState.OPEN or offer.offered_by_id is None:
+        if offer is None or offer.offered_by_id is None:
             return
         ctx = await context_by_id(session, offer.match_id)
-        if ctx.b is None or ctx.match.state in OVER or now > ctx.round_.deadline:
+        if ctx.b is None:
             return
-        if offer.kind is OfferKind.OFFER and ctx.match.agreed_time is not None:
-            return
-        if in_past(offer.proposed_time, now):
-            return
-        opponent = ctx.opponent_of(offer.offered_by_id)
-        if not wants_reminders(opponent):
-            return  # muted with /notify: the offer's post mentioned them already
-        # One reminder for all the offerer's open offers not reminded yet: offers made
-        # together fall due together, and the first of them to run lists the others.
         entries = await session.scalars(
             select(AuditEntry).where(
                 AuditEntry.action == "offer_reminder",
@@ -95,20 +88,20 @@ class NegotiationDeadlines(AgreementBase):
         reminded = {
             i for e in entries for i in e.details.get("offer_ids", [e.details.get("offer_id")])
         }
-        if offer.id in reminded:
-            return
-        listed = sorted(
-            (
-                o
-                for o in await offers_of(session, ctx.match.id)
-                if o.state is OfferState.OPEN
-                and o.offered_by_id == offer.offered_by_id
-                and o.kind in ANSWERABLE
-                and not in_past(o.proposed_time, now)
-                and o.id not in reminded
-            ),
-            key=lambda o: o.id,
+        offers = await offers_of(session, ctx.match.id)
+        remind = offers_to_remind(  # rule V.G, decided in bot/rules/negotiation.py
+            record_of(offer),
+            [record_of(o) for o in offers],
+            reminded=reminded,
+            agreed=ctx.match.agreed_time is not None,
+            match_open=ctx.match.state not in OVER,
+            round_end=ctx.round_.deadline,
+            now=now,
         )
+        opponent = ctx.opponent_of(offer.offered_by_id)
+        if not remind or not wants_reminders(opponent):
+            return  # muted with /notify: the offer's post mentioned them already
+        listed = [o for o in offers if o.id in remind]
         self._dm(
             session,
             ctx,
@@ -133,28 +126,28 @@ class NegotiationDeadlines(AgreementBase):
         """End of Wednesday (rule V.C): one player short → the other chooses (V.E); both → TD."""
         ctx = await context_by_id(session, action.subject_id)
         if ctx.b is None or ctx.match.state is not MatchState.NEGOTIATING:
-            return
-        if ctx.match.agreed_time is not None or ctx.match.chooser_id or ctx.match.td_assigns:
-            return
+            return  # a bye, or a match agreed, under way or over
+        if ctx.match.chooser_id or ctx.match.td_assigns:
+            return  # already settled by a TD's ruling (rules V.H, V.I)
         a, b = ctx.a, ctx.b
         offers = await offers_of(session, ctx.match.id)
         required = self.config.negotiation.required_offers
-        fault = fault_at_offers_due(
+        fault = fault_at_offers_due(  # rules V.C, V.E, V.F, decided in bot/rules/negotiation.py
             counted_offers(offers, a.id, action.due_at),
             counted_offers(offers, b.id, action.due_at),
-            False,
+            ctx.match.agreed_time is not None,
             required=required,
         )
         if fault == "none":
             return
         if fault == "both":
             ctx.match.td_assigns = True
-            history = wording.history([offer_info(ctx, o) for o in offers])
+            history = td_wording.history([offer_info(ctx, o) for o in offers])
             notify_td(
                 session,
                 self.config,
                 now=now,
-                content=wording.offers_due_both_td(
+                content=td_wording.offers_due_both_td(
                     ctx.match.id, a.lichess_username, b.lichess_username, history, required
                 ),
             )
@@ -199,25 +192,29 @@ class NegotiationDeadlines(AgreementBase):
     ) -> None:
         """Start of Saturday (rule V.H): both made their offers but nothing agreed → the TD."""
         ctx = await context_by_id(session, action.subject_id)
-        if ctx.b is None or ctx.match.state is not MatchState.NEGOTIATING:
+        if ctx.b is None:
             return
-        if ctx.match.agreed_time is not None or ctx.match.chooser_id or ctx.match.td_assigns:
-            return
-        offers = await offers_of(session, ctx.match.id)
-        required = self.config.negotiation.required_offers
+        match = ctx.match
+        offers = await offers_of(session, match.id)
         due_at = offers_due_at(ctx.round_, self.config)
-        counts = [counted_offers(offers, p.id, due_at) for p in (ctx.a, ctx.b)]
-        if min(counts) < required:
+        if not weekend_goes_to_td(  # rule V.H, decided in bot/rules/negotiation.py
+            counted_offers(offers, ctx.a.id, due_at),
+            counted_offers(offers, ctx.b.id, due_at),
+            settled=match.state is not MatchState.NEGOTIATING
+            or match.agreed_time is not None
+            or bool(match.chooser_id or match.td_assigns),
+            required=self.config.negotiation.required_offers,
+        ):
             return
         notify_td(
             session,
             self.config,
             now=now,
-            content=wording.weekend_td(
+            content=td_wording.weekend_td(
                 ctx.match.id,
                 ctx.a.lichess_username,
                 ctx.b.lichess_username,
-                wording.history([offer_info(ctx, o) for o in offers]),
+                td_wording.history([offer_info(ctx, o) for o in offers]),
             ),
         )
         record(
@@ -277,16 +274,16 @@ async def schedule_match_deadlines(
     """The match's negotiation deadlines, scheduled when its round is published (byes: none)."""
     if match.player_b_id is None or match.state is MatchState.BYE:
         return
-    neg = config.negotiation
-    for kind, hours in (
-        (DueKind.OFFERS_DUE, neg.offers_due_hours),
-        (DueKind.WEEKEND_CHECK, neg.weekend_hours),
+    times = round_deadlines_of(round_, config)  # rules V.C and V.H
+    for kind, at in (
+        (DueKind.OFFERS_DUE, times.offers_due),
+        (DueKind.WEEKEND_CHECK, times.weekend),
     ):
         await due.schedule(
             session,
             kind=kind,
             subject_type=MATCH_SUBJECT,
             subject_id=match.id,
-            due_at=round_.starts_at + timedelta(hours=hours),
+            due_at=at,
             payload={"round_id": round_.id},
         )

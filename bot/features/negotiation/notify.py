@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from bot.audit import Actor, record
 from bot.features.matches.context import player_by_discord
-from bot.features.negotiation.agreement import AgreementBase
 from bot.features.negotiation.types import ReminderSetting
+from bot.service import Service
 from db.engine import transaction
 from db.models import Player
 
@@ -18,7 +18,7 @@ def wants_reminders(player: Player) -> bool:
     return not player.reminders_muted
 
 
-class PlayerNotifications(AgreementBase):
+class PlayerNotifications(Service):
     """/notify: turn the player's reminder DMs on or off."""
 
     async def set_reminders(self, *, discord_id: int, on: bool) -> ReminderSetting:

@@ -1,4 +1,4 @@
-"""The players' side of rule V: see the match, offer times, accept, reschedule, choose.
+"""The players' side of rule V: see the match, offer times, reschedule, choose.
 
 Each method is one use case: it reads and validates first, then writes the change, its
 audit row, its due actions and its messages in one short transaction.
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import due
@@ -17,7 +16,6 @@ from bot.due import DueKind
 from bot.errors import InvalidInput, NotAllowed, WrongStage
 from bot.features.matches.context import (
     MatchContext,
-    context_by_id,
     current_match,
     load_context,
     match_progress,
@@ -25,18 +23,17 @@ from bot.features.matches.context import (
 )
 from bot.features.negotiation import text as wording
 from bot.features.negotiation.agreement import (
-    ANSWERABLE,
     MATCH_SUBJECT,
     OFFER_SUBJECT,
-    AgreementBase,
-    Lost,
-    counted_offer_times,
-    counted_offers,
     offer_info,
-    offers_due_at,
     offers_of,
     require_open_match,
-    rowcount,
+)
+from bot.features.negotiation.common import (
+    NegotiationBase,
+    counted_offer_times,
+    counted_offers,
+    offers_due_at,
     saved_zone,
 )
 from bot.features.negotiation.types import (
@@ -46,9 +43,8 @@ from bot.features.negotiation.types import (
     RescheduleResult,
 )
 from bot.outbox import enqueue_channel
+from bot.rules.final import final_session_over
 from bot.rules.negotiation import (
-    AcceptRefusal,
-    acceptance_refusal,
     counted_offer_problems,
 )
 from db.engine import transaction
@@ -62,8 +58,9 @@ from db.models import (
 )
 
 
-class PlayerOffers(AgreementBase):
-    """The players' use cases: /match, /offer, /accept, /reschedule, /choose."""
+class PlayerOffers(NegotiationBase):
+    """The players' use cases: /match, /offer, /reschedule, /choose (/accept is
+    `agreement.Agreements.accept`)."""
 
     # --- /match -----------------------------------------------------------------------------
 
@@ -109,9 +106,7 @@ class PlayerOffers(AgreementBase):
             player = await player_by_discord(session, discord_id)
             ctx = await load_context(session, await current_match(session, player))
             await self._next_final_session(session, ctx, discord_id, now)
-            require_open_match(ctx)
-            if ctx.match.agreed_time is not None:
-                raise WrongStage(wording.already_agreed(ctx.match.agreed_time))
+            require_open_match(ctx, unagreed=True)  # rule V.A
             opponent = ctx.opponent_of(player.id)
             zone = saved_zone(player)
             times = self._parse_many(text, ctx.round_, zone)
@@ -168,12 +163,13 @@ class PlayerOffers(AgreementBase):
         """The Final is split over sessions (rule VI.C): an offer once a session has begun
         asks for the next one, so the match goes back to negotiation, its score kept."""
         match = ctx.match
-        if match.agreed_time is None or match.agreed_time > now:
-            return
-        if match.state not in (MatchState.SCHEDULED, MatchState.IN_PROGRESS):
-            return
         stage = await session.get(Stage, ctx.round_.stage_id)
-        if stage is None or stage.kind is not StageKind.FINAL:
+        if match.agreed_time is None or not final_session_over(  # rule VI.C, rules/final.py
+            agreed=match.agreed_time,
+            under_way=match.state in (MatchState.SCHEDULED, MatchState.IN_PROGRESS),
+            is_final=stage is not None and stage.kind is StageKind.FINAL,
+            now=now,
+        ):
             return
         record(
             session,
@@ -203,83 +199,6 @@ class PlayerOffers(AgreementBase):
             kinds=(DueKind.MATCH_REMINDER,),
         )
 
-    # --- /accept and the Accept button ------------------------------------------------------
-
-    async def accept(self, *, discord_id: int, offer_id: int | None = None) -> Agreement:
-        """The opponent of the offerer accepts an open offer or reschedule (rule V.G)."""
-        now = self.clock.now()
-        async with self.sessions() as session:
-            player = await player_by_discord(session, discord_id)
-            if offer_id is None:
-                ctx = await load_context(session, await current_match(session, player))
-                open_offers = [
-                    o
-                    for o in await offers_of(session, ctx.match.id)
-                    if o.state is OfferState.OPEN
-                    and o.kind in ANSWERABLE
-                    and o.offered_by_id != player.id
-                ]
-                if not open_offers:
-                    raise InvalidInput(wording.no_open_offer())
-                if len(open_offers) > 1:
-                    raise InvalidInput(
-                        wording.several_open([offer_info(ctx, o) for o in open_offers])
-                    )
-                offer = open_offers[0]
-            else:
-                found = await session.get(TimeOffer, offer_id)
-                if found is None:
-                    raise InvalidInput(wording.no_such_offer(offer_id))
-                offer = found
-                ctx = await context_by_id(session, offer.match_id)
-            refusal = acceptance_refusal(  # rule V.G, decided in bot/rules/negotiation.py
-                accepter=player.id,
-                offered_by=offer.offered_by_id,
-                players=[p.id for p in (ctx.a, ctx.b) if p is not None],
-                answerable=offer.state is OfferState.OPEN and offer.kind in ANSWERABLE,
-                replaces_agreed=offer.kind is OfferKind.RESCHEDULE,
-                agreed=ctx.match.agreed_time is not None,
-                proposed=offer.proposed_time,
-                round_end=ctx.round_.deadline,
-                now=now,
-            )
-            if refusal is AcceptRefusal.OWN_OFFER:
-                raise NotAllowed(wording.own_offer())
-            if refusal is AcceptRefusal.NOT_A_PLAYER and offer.offered_by_id is not None:
-                opponent = ctx.opponent_of(offer.offered_by_id)
-                raise NotAllowed(wording.only_opponent_accepts(opponent.lichess_username))
-            if offer.offered_by_id is not None:
-                require_open_match(ctx)  # a bye, or a match already over
-            if refusal is AcceptRefusal.CLOSED:
-                raise WrongStage(wording.offer_closed(ctx.match.agreed_time))
-            if refusal is AcceptRefusal.ROUND_OVER:
-                raise WrongStage(wording.round_over(ctx.round_.deadline))
-            if refusal is AcceptRefusal.TIME_PASSED:
-                raise InvalidInput(wording.time_passed(offer.proposed_time))
-            previous = ctx.match.agreed_time
-            match_id, kind, t, chosen_id = ctx.match.id, offer.kind, offer.proposed_time, offer.id
-        try:
-            async with transaction(self.sessions) as session:
-                # Writes first, and the match row first: that first write takes SQLite's
-                # write lock and PostgreSQL's row lock on the match, so racing accepts and TD
-                # rulings queue on the same lock in the same order (no deadlock) and the
-                # second one sees the first one's result.
-                await self._set_time(session, match_id, t, previous=previous)
-                changed = await session.execute(
-                    update(TimeOffer)
-                    .where(TimeOffer.id == chosen_id, TimeOffer.state == OfferState.OPEN)
-                    .values(state=OfferState.ACCEPTED, answered_at=now)
-                    .execution_options(synchronize_session=False)
-                )
-                if rowcount(changed) != 1:
-                    raise Lost
-                await self._after_agreement(
-                    session, match_id, t, previous, kind, Actor.player(discord_id), now, chosen_id
-                )
-        except Lost:
-            raise await self._lost(match_id, previous) from None
-        return Agreement(match_id, t, previous, kind)
-
     # --- /reschedule ------------------------------------------------------------------------
 
     async def reschedule(self, *, discord_id: int, text: str) -> RescheduleResult:
@@ -291,9 +210,7 @@ class PlayerOffers(AgreementBase):
             require_open_match(ctx)
             current = ctx.match.agreed_time
             if current is None:
-                raise WrongStage(
-                    "Your match has no agreed time yet: make offers with /offer instead."
-                )
+                raise WrongStage(wording.nothing_to_reschedule())
             opponent = ctx.opponent_of(player.id)
             t = self._parse_one(text, ctx.round_, saved_zone(player))
             problems = self._time_problems(t, ctx.round_, now)
@@ -323,9 +240,7 @@ class PlayerOffers(AgreementBase):
         async with self.sessions() as session:
             player = await player_by_discord(session, discord_id)
             ctx = await load_context(session, await current_match(session, player))
-        require_open_match(ctx)
-        if ctx.match.agreed_time is not None:
-            raise WrongStage(wording.already_agreed(ctx.match.agreed_time))
+        require_open_match(ctx, unagreed=True)  # rule V.A
         if ctx.match.chooser_id != player.id or ctx.match.td_assigns:
             chooser = ctx.name(ctx.match.chooser_id) if ctx.match.chooser_id else None
             raise NotAllowed(wording.not_chooser(chooser, ctx.match.td_assigns))
@@ -333,7 +248,7 @@ class PlayerOffers(AgreementBase):
         problems = self._time_problems(t, ctx.round_, now)
         if problems:
             raise InvalidInput(wording.offer_refused(problems))
-        return await self._fix_time(
+        return await self.agreements.fix_time(
             ctx.match.id,
             t,
             OfferKind.CHOSEN,

@@ -11,19 +11,16 @@ from bot.features.matches.context import (
     load_context,
     message_player,
 )
+from bot.features.negotiation import td_text as td_wording
 from bot.features.negotiation import text as wording
-from bot.features.negotiation.agreement import (
-    MATCH_SUBJECT,
-    NOBODY,
-    AgreementBase,
-    require_open_match,
-    rowcount,
-)
+from bot.features.negotiation.agreement import MATCH_SUBJECT, require_open_match, rowcount
+from bot.features.negotiation.common import NOBODY, NegotiationBase
 from bot.features.negotiation.types import (
     Agreement,
     FaultRuling,
 )
 from bot.ids import valid_id
+from bot.rules.negotiation import fault_outcome
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import (
@@ -34,7 +31,7 @@ from db.models import (
 )
 
 
-class TDRulings(AgreementBase):
+class TDRulings(NegotiationBase):
     """The TD's use cases: assign a time (rules V.F, V.I), rule on fault (V.H, V.I)."""
 
     # --- the TD: /td negotiation assign-time and /td negotiation fault --------------------
@@ -51,7 +48,7 @@ class TDRulings(AgreementBase):
             problems.append(wording.same_as_agreed(t))
         if problems:
             raise InvalidInput(wording.offer_refused(problems))
-        return await self._fix_time(
+        return await self.agreements.fix_time(
             match_id,
             t,
             OfferKind.ASSIGNED,
@@ -80,15 +77,12 @@ class TDRulings(AgreementBase):
         now = self.clock.now()
         name = (player_name or "").strip().removeprefix("@").strip()
         if not name:
-            raise InvalidInput(wording.fault_player_missing())
+            raise InvalidInput(td_wording.fault_player_missing())
         async with transaction(self.sessions) as session:
             ctx = await context_by_id(session, match_id)
             b = require_open_match(ctx)
             if ctx.match.agreed_time is not None:
-                raise WrongStage(
-                    f"Match #{match_id} already has an agreed time; use "
-                    "/td negotiation assign-time to change it."
-                )
+                raise WrongStage(td_wording.fault_after_agreement(match_id))
             a = ctx.a
             at_fault: Player | None
             named = [p for p in (a, b) if p.lichess_username.lower() == name.lower()]
@@ -98,9 +92,12 @@ class TDRulings(AgreementBase):
                 at_fault = None
             else:
                 raise InvalidInput(
-                    wording.unknown_fault_player(name, a.lichess_username, b.lichess_username)
+                    td_wording.unknown_fault_player(name, a.lichess_username, b.lichess_username)
                 )
-            chooser = ctx.opponent_of(at_fault.id) if at_fault else None
+            outcome = fault_outcome(  # rule V.I, decided in bot/rules/negotiation.py
+                at_fault.id if at_fault else None, (a.id, b.id)
+            )
+            chooser = ctx.player(outcome.chooser)
             changed = await session.execute(
                 update(Match)
                 .where(
@@ -108,7 +105,7 @@ class TDRulings(AgreementBase):
                     Match.agreed_time.is_(None),
                     Match.state == MatchState.NEGOTIATING,
                 )
-                .values(chooser_id=chooser.id if chooser else None, td_assigns=chooser is None)
+                .values(chooser_id=outcome.chooser, td_assigns=outcome.td_assigns)
                 .execution_options(synchronize_session=False)
             )
             if rowcount(changed) != 1:
@@ -151,7 +148,7 @@ class TDRulings(AgreementBase):
                     session,
                     self.config,
                     now=now,
-                    content=wording.td_assign_request(
+                    content=td_wording.td_assign_request(
                         match_id, a.lichess_username, b.lichess_username
                     ),
                 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from bot.features.negotiation import text as wording
+from bot.features.negotiation import td_text as td_wording
 from cogs.common import LichessName, MatchId, TimeText, bot_of, is_td, kick_outbox, match_choices
 from cogs.td import TDCommand
 
@@ -17,7 +17,7 @@ async def assign_time(interaction: discord.Interaction, match: MatchId, time: Ti
         td_id=interaction.user.id, match_id=match, text=time
     )
     await interaction.response.send_message(
-        wording.assigned_reply(agreement.match_id, agreement.time), ephemeral=True
+        td_wording.assigned_reply(agreement.match_id, agreement.time), ephemeral=True
     )
     await kick_outbox(interaction)
 
@@ -44,7 +44,7 @@ async def fault(interaction: discord.Interaction, match: MatchId, player: Liches
         td_id=interaction.user.id, match_id=match, player_name=player
     )
     await interaction.response.send_message(
-        wording.fault_reply(ruling.match_id, ruling.at_fault, ruling.chooser), ephemeral=True
+        td_wording.fault_reply(ruling.match_id, ruling.at_fault, ruling.chooser), ephemeral=True
     )
     await kick_outbox(interaction)
 

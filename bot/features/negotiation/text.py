@@ -12,10 +12,12 @@ from datetime import UTC, datetime
 
 from discord.utils import format_dt
 
+from bot.config import NegotiationConfig
 from bot.features.matches.text import progress_board
 from bot.features.negotiation.types import MatchView, OfferInfo
+from bot.rules.negotiation import TimeRefusal
 from bot.timefmt import deadline_time, discord_time, utc_text
-from db.models import OfferKind, OfferState
+from db.models import OfferKind, OfferState, Round
 
 KIND_LABELS = {
     OfferKind.OFFER: "offer",
@@ -74,11 +76,11 @@ def not_your_match() -> str:
 
 
 def no_such_offer(offer_id: int) -> str:
-    return f"There is no offer #{offer_id}. Use /match to see the offers of your match."
+    return f"There is no offer {offer_id}. Use /match to see the offers of your match."
 
 
 def no_such_match(match_id: int) -> str:
-    return f"There is no match #{match_id}."
+    return f"There is no match {match_id}."
 
 
 # --- offers -----------------------------------------------------------------------------
@@ -91,8 +93,25 @@ def already_agreed(agreed: datetime) -> str:
     )
 
 
+def nothing_to_reschedule() -> str:
+    return "Your match has no agreed time yet: make offers with /offer instead."
+
+
 def offer_refused(problems: Sequence[str]) -> str:
     return "Offer refused; nothing was changed:\n" + bullet_list(problems)
+
+
+def time_refused(
+    refusal: TimeRefusal, t: datetime, round_: Round, negotiation: NegotiationConfig
+) -> str:
+    """Why `t` cannot be the match time (rule IV.F)."""
+    if refusal is TimeRefusal.IN_PAST:
+        return in_the_past(t)
+    if refusal is TimeRefusal.BEFORE_ROUND:
+        return before_round(t, round_.starts_at)
+    if refusal is TimeRefusal.AFTER_ROUND:
+        return after_round(t, round_.deadline)
+    return too_late(t, round_.deadline, negotiation.finish_margin_minutes)
 
 
 def in_the_past(t: datetime) -> str:
@@ -119,7 +138,7 @@ def twice_in_message(t: datetime) -> str:
 
 
 def own_duplicate(t: datetime, offer_id: int) -> str:
-    return f"You already offered {discord_time(t)} (offer #{offer_id}, still open)."
+    return f"You already offered {discord_time(t)} (offer {offer_id}, still open)."
 
 
 def opponent_offered(t: datetime, offer_id: int) -> str:
@@ -141,7 +160,7 @@ def offers_made(
     read_in: str | None = None,
 ) -> str:
     lines = [f"Offered to **{opponent}**:"]
-    lines += [f"- #{o.id}: {discord_time(o.time)}" for o in result_offers]
+    lines += [f"- offer {o.id}: {discord_time(o.time)}" for o in result_offers]
     if owed:
         lines.append(
             f"You still owe {owed} offer{'s' if owed != 1 else ''} by {deadline_time(due)} "
@@ -187,7 +206,7 @@ def zone_set_reply(zone: str | None, previous: str | None, example_utc: datetime
 def offer_posted(offerer: str, opponent: str, t: datetime, offer_id: int) -> str:
     """The offer's one copy: the round thread's post, `opponent` a mention (it notifies)."""
     return (
-        f"**{offerer}** offers {opponent} a match time: {discord_time(t)} (offer #{offer_id}). "
+        f"**{offerer}** offers {opponent} a match time: {discord_time(t)} (offer {offer_id}). "
         "Press Accept, or offer other times with /offer (rule V.G)."
     )
 
@@ -198,7 +217,7 @@ def reschedule_posted(
     """`opponent` is a mention: the thread post is the one copy they get."""
     return (
         f"**{proposer}** proposes to move the match with {opponent} from "
-        f"{discord_time(current)} to {discord_time(t)} (offer #{oid}). It only takes effect "
+        f"{discord_time(current)} to {discord_time(t)} (offer {oid}). It only takes effect "
         "if they press Accept before the round deadline."
     )
 
@@ -216,10 +235,10 @@ def unanswered_reminder(offerer: str, offers: list[tuple[datetime, int]]) -> str
     if len(offers) == 1:
         ((t, offer_id),) = offers
         return (
-            f"Reminder: **{offerer}**'s offer of {discord_time(t)} (offer #{offer_id}) is "
+            f"Reminder: **{offerer}**'s offer of {discord_time(t)} (offer {offer_id}) is "
             "still unanswered. Accept it, or make a counter-offer with /offer (rule V.G)."
         )
-    listed = "; ".join(f"{discord_time(t)} (offer #{offer_id})" for t, offer_id in offers)
+    listed = "; ".join(f"{discord_time(t)} (offer {offer_id})" for t, offer_id in offers)
     return (
         f"Reminder: **{offerer}**'s {len(offers)} offers are still unanswered: {listed}. "
         "Accept one (the button takes the first; `/accept offer:` any), or make a "
@@ -244,7 +263,7 @@ def no_open_offer() -> str:
 
 def several_open(offers: Sequence[OfferInfo]) -> str:
     lines = ["Your opponent has several open offers; say which one with `/accept offer:<number>`:"]
-    lines += [f"- #{o.id}: {discord_time(o.time)}" for o in offers]
+    lines += [f"- offer {o.id}: {discord_time(o.time)}" for o in offers]
     return "\n".join(lines)
 
 
@@ -275,16 +294,27 @@ def agreed_reply(t: datetime, previous: datetime | None) -> str:
     return f"Done: your match time is {discord_time(t)}."
 
 
+HOW = {
+    OfferKind.OFFER: "offer accepted",
+    OfferKind.RESCHEDULE: "reschedule accepted",
+    OfferKind.CHOSEN: "chosen under rule V.E",
+    OfferKind.ASSIGNED: "assigned by the TD under rules V.F/V.I",
+}
+HOW_AFTER_RULING = "chosen under rule V.I"  # a choice after the TD found fault (rule V.H)
+
+
 def agreed_post(
     a: str,
     b: str,
     t: datetime,
     previous: datetime | None,
-    how: str,
+    kind: OfferKind,
     bound: tuple[str, str, bool] | None = None,
 ) -> str:
-    """The agreement's one copy, `a` and `b` mentions. `bound`: (chooser, bound player, after
-    a TD's ruling?) when a choice binds a player (rule V.E, or V.H and V.I)."""
+    """The agreement's one copy, `a` and `b` mentions; `kind` says how the time was set.
+    `bound`: (chooser, bound player, after a TD's ruling?) when a choice binds a player
+    (rule V.E, or V.H and V.I)."""
+    how = HOW_AFTER_RULING if bound is not None and bound[2] else HOW[kind]
     if previous is not None:
         text = (
             f"Match time of {a} vs {b} moved from {discord_time(previous)} to "
@@ -378,71 +408,11 @@ def nobody_at_fault_dm() -> str:
     )
 
 
-def offers_due_both_td(match_id: int, a: str, b: str, history: str, required: int) -> str:
-    return (
-        f"Match #{match_id}, **{a}** vs **{b}**: neither player made {required} offers by the "
-        f"deadline (rules V.C, V.F). Assign a time with "
-        f"`/td negotiation assign-time match:{match_id} time:`.\n{history}"
-    )
-
-
 def both_missed_dm() -> str:
     return (
         "Neither player made the required offers in time (rule V.C), so the TD assigns the "
         "time of your match (rule V.F). You will be told the time."
     )
-
-
-def weekend_td(match_id: int, a: str, b: str, history: str) -> str:
-    return (
-        f"Match #{match_id}, **{a}** vs **{b}**: no time agreed by the start of Saturday "
-        f"although both made their offers (rule V.H). Rule with "
-        f"`/td negotiation fault match:{match_id} player:` (`{a}`, `{b}` or `nobody`).\n{history}"
-    )
-
-
-def td_assign_request(match_id: int, a: str, b: str) -> str:
-    return (
-        f"You ruled nobody at fault in match #{match_id}, **{a}** vs **{b}**: assign its time "
-        f"with `/td negotiation assign-time match:{match_id} time:` (rule V.I)."
-    )
-
-
-def fault_player_missing() -> str:
-    return (
-        "Name the player at fault (their Lichess username), or write `nobody` when neither "
-        "is; nothing was changed."
-    )
-
-
-def unknown_fault_player(name: str, a: str, b: str) -> str:
-    return f"`{name}` is not a player of this match: give `{a}`, `{b}` or `nobody`."
-
-
-def fault_reply(match_id: int, at_fault: str | None, chooser: str | None) -> str:
-    if at_fault is None:
-        return (
-            f"Match #{match_id}: nobody at fault. Assign the time with "
-            f"`/td negotiation assign-time match:{match_id} time:`."
-        )
-    return f"Match #{match_id}: {at_fault} at fault; {chooser} has been asked to /choose the time."
-
-
-def assigned_reply(match_id: int, t: datetime) -> str:
-    return f"Match #{match_id} is now at {discord_time(t)}; both players were told."
-
-
-def history(offers: Sequence[OfferInfo]) -> str:
-    if not offers:
-        return "No offers were made."
-    lines = ["Offers and answers:"]
-    for o in offers:
-        answered = f", answered {discord_time(o.answered_at)}" if o.answered_at else ""
-        lines.append(
-            f"- #{o.id} by {o.by_name} ({KIND_LABELS[o.kind]}), made {discord_time(o.created_at)}:"
-            f" {discord_time(o.time)}, {STATE_LABELS[o.state]}{answered}"
-        )
-    return "\n".join(lines)  # a TD DM: the outbox splits it between lines if long
 
 
 # --- /match -----------------------------------------------------------------------------------
@@ -452,7 +422,7 @@ def match_view(view: MatchView) -> str:
     if view.opponent is None:
         return f"Round {view.round_number}: you have a bye."
     lines = [
-        f"**Round {view.round_number}, board {view.board}** (match #{view.match_id}): "
+        f"**Round {view.round_number}, board {view.board}** (match {view.match_id}): "
         f"**{view.me}** vs **{view.opponent}**",
         f"Round deadline: {discord_time(view.round_deadline)}",
     ]
@@ -484,7 +454,8 @@ def match_view(view: MatchView) -> str:
     for title, offers in (("Your offers", mine), (f"{view.opponent}'s offers", theirs)):
         lines.append(f"{title}:" if offers else f"{title}: none")
         lines += [
-            f"- #{o.id}: {discord_time(o.time)} · {KIND_LABELS[o.kind]}, {STATE_LABELS[o.state]}"
+            f"- offer {o.id}: {discord_time(o.time)} · "
+            f"{KIND_LABELS[o.kind]}, {STATE_LABELS[o.state]}"
             for o in offers
         ]
     return "\n".join(lines)  # a long one is replied in parts (cogs.common.reply_in_parts)

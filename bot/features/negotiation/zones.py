@@ -10,16 +10,16 @@ from bot.audit import Actor, record
 from bot.errors import InvalidInput
 from bot.features.matches.context import player_by_discord
 from bot.features.negotiation import text as wording
-from bot.features.negotiation.agreement import AgreementBase
 from bot.features.negotiation.types import ZoneSetting
 from bot.rules.timeinput import TimeInputError, available_zone_names, zone_named
+from bot.service import Service
 from db.engine import transaction
 
 #: Most zone names offered while the player types (Discord shows at most 25).
 ZONE_SUGGESTIONS = 25
 
 
-class PlayerZones(AgreementBase):
+class PlayerZones(Service):
     """/timezone: save, change or clear (UTC) the player's zone."""
 
     async def set_time_zone(self, *, discord_id: int, zone: str) -> ZoneSetting:

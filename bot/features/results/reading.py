@@ -44,7 +44,14 @@ from bot.message_text import MESSAGE_LIMIT, fit
 from bot.outbox import enqueue_channel, enqueue_edit_of
 from bot.rules import final as final_rules
 from bot.rules.attribution import judge
-from bot.rules.match import match_points
+from bot.rules.match import (
+    GameStanding,
+    Recount,
+    after_recount,
+    game_standings,
+    match_points,
+    match_score,
+)
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import (
@@ -338,18 +345,18 @@ class ResultsCore(StageRules):
         )
         beyond: list[str] = []
         full = self.full_length(ctx.stage) if rest_reason == AFTER_END else None
-        for index, game in enumerate(eligible):
-            if index < n:
+        standings = game_standings(len(eligible), counted=n, full_length=full)  # rule VI.G
+        for game, standing in zip(eligible, standings, strict=True):
+            if standing is GameStanding.COUNTS:
                 game.counted, game.voided_reason = True, None
-            elif full is not None and index < max(n, full):  # shown, the result stands
+            elif standing is GameStanding.PLAYED_ON:  # shown, the result stands
                 game.counted, game.voided_reason = False, PLAYED_ON
             else:
                 if game.voided_reason != rest_reason:
                     beyond.append(game.lichess_id)
                 game.counted, game.voided_reason = False, rest_reason
         counted = [g for g in ctx.games if g.counted]
-        match.score_a = sum(g.result_a for g in counted)
-        match.score_b = sum(1.0 - g.result_a for g in counted)
+        match.score_a, match.score_b = match_score([g.result_a for g in counted])
         a, b = ctx.a.lichess_username, ctx.b.lichess_username
         if beyond:
             note = (
@@ -358,13 +365,19 @@ class ResultsCore(StageRules):
                 else wording.finished_note_for_final(match.id)
             )
             notify_td(session, self.config, now=now, content=note)
-        if over and match.state in UNDER_WAY:
+        recount = after_recount(  # rule VI.G, decided in bot/rules/match.py
+            over=over,
+            finished=match.state is MatchState.FINISHED,
+            under_way=match.state in UNDER_WAY,
+            any_counted=bool(counted),
+        )
+        if recount is Recount.FINISH:
             await self._finish(session, ctx, counted, actor, now)
-        elif over and match.state is MatchState.FINISHED:
+        elif recount is Recount.REPOINT:
             match.points_a, match.points_b = match_points(match.score_a, match.score_b)
-        elif not over and match.state is MatchState.FINISHED:
+        elif recount is Recount.REOPEN:
             self._reopen(session, ctx, actor, now)
-        elif counted and match.state is MatchState.SCHEDULED:
+        elif recount is Recount.START and match.state is MatchState.SCHEDULED:
             match.state = MatchState.IN_PROGRESS
         self._scoreboard(session, ctx, now, await self._scoreboard_home(session, ctx))
         if self._post_line(ctx) != shown:  # the pairings post shows a result, not each game
@@ -389,8 +402,8 @@ class ResultsCore(StageRules):
         match.points_a, match.points_b = match_points(match.score_a, match.score_b)
         if ctx.stage.kind is StageKind.FINAL:  # the winner by the Final's rules (Armageddon)
             status = self._final_status([g.result_a for g in counted], ctx.armageddon_white)
-            won = status.winner == final_rules.CHAMPION
-            match.points_a, match.points_b = (1.0, 0.0) if won else (0.0, 1.0)
+            assert status.winner is not None  # the Final is over
+            match.points_a, match.points_b = final_rules.final_match_points(status.winner)
         match.state, match.finished_at = MatchState.FINISHED, now
         record(
             session,
@@ -411,10 +424,7 @@ class ResultsCore(StageRules):
     def _reopen(self, session: AsyncSession, ctx: MatchRecord, actor: Actor, now: datetime) -> None:
         """A voided game un-ends the match: it goes on, and the poll resumes."""
         if ctx.round_.state is RoundState.FINISHED:
-            raise InvalidInput(
-                f"Match #{ctx.match.id} would no longer be over, but its round is closed; "
-                "record its result with /td round set-score instead."
-            )
+            raise InvalidInput(wording.reopen_in_closed_round(ctx.match.id))
         match = ctx.match
         match.state, match.finished_at = MatchState.IN_PROGRESS, None
         match.points_a = match.points_b = None

@@ -19,7 +19,6 @@ from bot.audit import Actor, record, record_td_decision
 from bot.due import SweepStep
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
 from bot.features.matches.context import LINK_WHITE_KEY, mention, post_for_match
-from bot.features.matches.text import game_link
 from bot.features.results import text as wording
 from bot.features.results.armageddon import ArmageddonBids
 from bot.features.results.stage_rules import (
@@ -96,7 +95,7 @@ class ResultsService(ArmageddonBids):
                     clock_limit=limit,
                     clock_increment=increment,
                     rated=True,
-                    name=f"{self.config.tournament.short_name} match #{ctx.match.id}",
+                    name=wording.challenge_name(self.config.tournament.short_name, ctx.match.id),
                 )
             except LichessAuthError as exc:
                 log.error("match %s: Lichess refused the token: %s", ctx.match.id, exc)
@@ -287,14 +286,12 @@ class ResultsService(ArmageddonBids):
         async with self.sessions() as session:
             player = await session.scalar(select(Player).where(Player.discord_id == discord_id))
             if player is None:
-                raise NotAllowed("Only players of the championship can submit games.")
+                raise NotAllowed(wording.not_a_player())
             existing = await session.scalar(select(Game).where(Game.lichess_id == game_id))
             match = await self._player_match(session, player, now)
             if existing is not None:
                 if match is None or existing.match_id != match.id:
-                    raise InvalidInput(
-                        f"Game {game_link(game_id)} is already recorded for another match."
-                    )
+                    raise InvalidInput(wording.recorded_for_another_match(game_id))
                 return SubmitResult(
                     match.id, game_id, existing.number, existing.counted, True,
                     match.score_a, match.score_b, match.state is MatchState.FINISHED,
@@ -306,7 +303,7 @@ class ResultsService(ArmageddonBids):
         try:
             game = await self.lichess.get_game(game_id)
         except LichessNotFound:
-            raise InvalidInput(f"Lichess has no game {game_link(game_id)}.") from None
+            raise InvalidInput(wording.no_such_lichess_game(game_id)) from None
         except LichessError as exc:
             raise ExternalServiceError(await self.lichess_failed(exc)) from exc
         verdict = judge(
@@ -324,7 +321,7 @@ class ResultsService(ArmageddonBids):
             row = await session.scalar(select(Game).where(Game.lichess_id == game_id))
             match_now = await session.get(Match, ctx.match.id)
         if row is None or match_now is None:
-            raise WrongStage("Your match changed meanwhile; check /match and try again.")
+            raise WrongStage(wording.match_changed_meanwhile())
         return SubmitResult(
             match_now.id,
             game_id,
@@ -370,21 +367,19 @@ class ResultsService(ArmageddonBids):
         """The TD takes a game out of its match; the score (and the end) are recounted."""
         reason = reason.strip()
         if not reason:
-            raise InvalidInput("Give a reason: it goes into the audit log.")
+            raise InvalidInput(wording.void_reason_missing())
         lichess_id = parse_game_id(game_id) or game_id.strip()
         now = self.clock.now()
         async with transaction(self.sessions) as session:
             game = await session.scalar(select(Game).where(Game.lichess_id == lichess_id))
             if game is None:
-                raise InvalidInput(f"No recorded game {lichess_id}.")
+                raise InvalidInput(wording.no_recorded_game(lichess_id))
             if td_voided(game):
-                raise InvalidInput(f"Game {lichess_id} is already void: {game.voided_reason}")
+                raise InvalidInput(wording.already_void(lichess_id, game.voided_reason or ""))
             ctx = await self._ctx(session, game.match_id)
             assert ctx is not None
             if ctx.match.state in (MatchState.FORFEITED, MatchState.BYE):
-                raise InvalidInput(
-                    f"Match #{ctx.match.id} was decided by forfeit; use /td round set-score."
-                )
+                raise InvalidInput(wording.void_in_forfeit(ctx.match.id))
             was_finished = ctx.match.state is MatchState.FINISHED
             target = next(g for g in ctx.games if g.id == game.id)
             target.counted, target.voided_reason = False, TD_VOID + reason

@@ -10,10 +10,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot.features.matches.types import PLAYED_ON
+from bot.features.results import text as wording
 from bot.features.results.types import FinalShape
 from bot.lichess.models import LichessGame
 from bot.rules import final as final_rules
 from bot.rules.attribution import split_at_end
+from bot.rules.match import stops_early
 from bot.service import Service
 from db.models import (
     Game,
@@ -28,8 +30,8 @@ from db.models import (
 log = logging.getLogger(__name__)
 
 UNDER_WAY = (MatchState.SCHEDULED, MatchState.IN_PROGRESS)
-AFTER_END = "played after the match had ended"
-ARMAGEDDON = "Armageddon game: counted once both bids for White are in"
+AFTER_END = wording.AFTER_END
+ARMAGEDDON = wording.ARMAGEDDON_WAITS
 ARMAGEDDON_KEY = "armageddon:"  # Setting key + match id: the bids and who plays White
 BID_VIEW = "armageddon_bid"
 TD_VOID = "voided by the TD: "
@@ -91,47 +93,38 @@ class StageRules(Service):
         )
 
     def _clock_for(self, kind: StageKind, results: Sequence[float]) -> tuple[int, int]:
-        """The clock the next game must have: 2+5, 2+0 in the Final's tie extensions, and
-        3+0 for the Armageddon (Black's 3 minutes; White's bid is not a Lichess clock)."""
+        """The clock the next game must have (rules III.G.5, III.G.6.a and III.G.6.d in the
+        Final, decided by `bot.rules.final.next_game_clock`)."""
         if kind is not StageKind.FINAL:
             return self._base_clock()
-        try:
-            next_game = self._final_status(results).next_game
-        except ValueError:  # already decided: whatever follows will not count anyway
-            return self._base_clock()
-        if next_game == final_rules.ARMAGEDDON:
-            return (self.config.stages.final_armageddon_black_seconds, 0)  # III.G.6.a, d
         tiebreak = self.config.stages.final_tiebreak_time_control
-        if next_game == str(tiebreak):
-            return (tiebreak.limit_seconds, tiebreak.increment)
-        return self._base_clock()
+        return final_rules.next_game_clock(
+            results,
+            base=self._base_clock(),
+            tiebreak=(tiebreak.limit_seconds, tiebreak.increment),
+            armageddon_black_s=self.config.stages.final_armageddon_black_seconds,
+            **self.config.final_format(),
+        )
 
     def _cut(
         self, stage: Stage, results: Sequence[float], white: str | None = None
     ) -> tuple[int, bool, str]:
-        """How many games count, whether the match is over, why the rest do not count.
-
-        Tiebreak matches (rule III.E.5) stop early like the Swiss when two players meet;
-        among three or more the game points may decide, so they are played out."""
+        """How many games count, whether the match is over, why the rest do not count:
+        decided by `bot.rules.match.stops_early` (rules III.E.1, III.E.5, III.F.2) and, in
+        the Final, `bot.rules.final.counted_final_games` (rule III.G)."""
+        if stage.kind is StageKind.FINAL:
+            n, over, bids = final_rules.counted_final_games(
+                results, armageddon_white=white, **self.config.final_format()
+            )
+            return n, over, ARMAGEDDON if bids else AFTER_END
+        early = stops_early(
+            stage.kind.value,
+            players=len(stage.seeding),
+            candidates_early_stop=self.config.stages.candidates_early_stop,
+        )
         games = self.config.tournament.match_games
-        kind = stage.kind
-        if kind is StageKind.TIEBREAK:
-            n, over = split_at_end(results, games=games, early_stop=len(stage.seeding) == 2)
-            return n, over, AFTER_END
-        if kind is StageKind.SWISS:
-            n, over = split_at_end(results, games=games, early_stop=True)
-            return n, over, AFTER_END
-        if kind is StageKind.CANDIDATES:
-            early = self.config.stages.candidates_early_stop
-            n, over = split_at_end(results, games=games, early_stop=early)
-            return n, over, AFTER_END
-        for k in range(len(results) + 1):
-            status = self._final_status(results[:k], white)
-            if status.winner is not None:
-                return k, True, AFTER_END
-            if status.next_game == final_rules.ARMAGEDDON and white is None:
-                return k, False, ARMAGEDDON
-        return len(results), False, AFTER_END
+        n, over = split_at_end(results, games=games, early_stop=early)
+        return n, over, AFTER_END
 
     def full_length(self, stage: Stage) -> int | None:
         """The games a decided match of this stage may be played on to (`stages.played_on`),
@@ -154,8 +147,12 @@ class StageRules(Service):
         """Games created from then on may count: the agreed time (less a margin), or for
         the Final, played over several sessions (rule VI.C), the start of its window."""
         assert ctx.match.agreed_time is not None
-        start = ctx.round_.starts_at if ctx.stage.kind is StageKind.FINAL else ctx.match.agreed_time
-        return min(start, ctx.match.agreed_time) - self._margin
+        return final_rules.earliest_counted_game(  # rule VI.C
+            agreed=ctx.match.agreed_time,
+            round_start=ctx.round_.starts_at,
+            is_final=ctx.stage.kind is StageKind.FINAL,
+            margin=self._margin,
+        )
 
     def final_clock_changed(self, ctx: MatchRecord, results: Sequence[float]) -> bool:
         """The next Final game needs another clock than the last one (2+5 to 2+0, III.G.5)."""
@@ -200,11 +197,11 @@ class StageRules(Service):
         if next_game != final_rules.ARMAGEDDON:
             return None
         if ctx.armageddon_white is None:
-            return "the Armageddon waits for both bids for White"
+            return wording.armageddon_waits_for_bids()
         white = ctx.a if ctx.armageddon_white == final_rules.CHAMPION else ctx.b
         revealed = ctx.armageddon_revealed_at
         if revealed is not None and game.created_at < revealed:
-            return "the game was started before the Armageddon bids were revealed"
+            return wording.armageddon_before_reveal()
         if game.white_id != white.lichess_id:
-            return f"the Armageddon must have {white.lichess_username} as White"
+            return wording.armageddon_wrong_white(white.lichess_username)
         return None

@@ -38,7 +38,7 @@ def link_refused(a: str, b: str, white: str, clock: str, variant: str) -> str:
 
 def challenge_mismatch_td(match_id: int, a: str, b: str, url: str, wrong: str) -> str:
     return (
-        f"⚠️ Match #{match_id} ({a} vs {b}): Lichess opened another challenge than the bot "
+        f"⚠️ Match {match_id} ({a} vs {b}): Lichess opened another challenge than the bot "
         f"asked for ({wrong}), so the link was not posted: {url}. Check the match settings, "
         "then give the players a correct link yourself."
     )
@@ -46,7 +46,7 @@ def challenge_mismatch_td(match_id: int, a: str, b: str, url: str, wrong: str) -
 
 def closed_account_td(match_id: int, closed: str, other: str) -> str:
     return (
-        f"⚠️ Match #{match_id}: Lichess refuses the games of **{closed}** (the account is "
+        f"⚠️ Match {match_id}: Lichess refuses the games of **{closed}** (the account is "
         f"closed). The bot now reads the match from **{other}**'s games; decide what the "
         "closed account means for the match (rule VIII)."
     )
@@ -67,7 +67,7 @@ def flagged_note(match_id: int, a: str, b: str, lichess_id: str, status: str) ->
         "cheat": "Lichess ended it for a fair-play reason (rule VII)",
     }.get(status, status)
     return (
-        f"⚠️ Match #{match_id} ({a} vs {b}): game {game_link(lichess_id)} ended with "
+        f"⚠️ Match {match_id} ({a} vs {b}): game {game_link(lichess_id)} ended with "
         f"`{status}`: {why}. It counts as Lichess scored it; void it with "
         f"`/td results void-game game:{lichess_id}` if needed."
     )
@@ -76,21 +76,21 @@ def flagged_note(match_id: int, a: str, b: str, lichess_id: str, status: str) ->
 def after_end_note(match_id: int, a: str, b: str, lichess_ids: Sequence[str]) -> str:
     links = ", ".join(game_link(g) for g in lichess_ids)
     return (
-        f"Match #{match_id} ({a} vs {b}) was already over; these later games between them "
+        f"Match {match_id} ({a} vs {b}) was already over; these later games between them "
         f"do not count: {links}"
     )
 
 
 def finished_note_for_final(match_id: int) -> str:
     return (
-        f"Final match #{match_id}: games were played before the Armageddon bids were in; "
+        f"Final match {match_id}: games were played before the Armageddon bids were in; "
         "the Armageddon counts only once both bids for White are revealed."
     )
 
 
 def voided_reply(lichess_id: str, match_id: int, score_a: float, score_b: float) -> str:
     return (
-        f"Game {game_link(lichess_id)} no longer counts for match #{match_id}. "
+        f"Game {game_link(lichess_id)} no longer counts for match {match_id}. "
         f"Score now {score(score_a)}–{score(score_b)}."
     )
 
@@ -276,9 +276,73 @@ def armageddon_reveal(
 
 def armageddon_td(match_id: int, white: str, white_bid: int, black: int) -> str:
     return (
-        f"⚖️ Final match #{match_id}: Armageddon bids revealed, {white} plays White with "
+        f"⚖️ Final match {match_id}: Armageddon bids revealed, {white} plays White with "
         f"{clock_text(white_bid)} against {clock_text(black)}. Lichess gives both sides "
         f"{clock_text(black)}: when the game is in, check that White's clock never "
         f"fell below {clock_text(black - white_bid)}, and void it with /td results void-game "
         "if not."
     )
+
+
+# --- refusals of /game and /td results void-game, and the game link's name ------------------
+
+#: Why a game after the end of its match does not count (stored as the game's void reason).
+AFTER_END = "played after the match had ended"
+#: Why a Final game does not count yet: it is the Armageddon, and the bids are not all in.
+ARMAGEDDON_WAITS = "Armageddon game: counted once both bids for White are in"
+
+
+def not_a_player() -> str:
+    return "Only players of the championship can submit games."
+
+
+def recorded_for_another_match(lichess_id: str) -> str:
+    return f"Game {game_link(lichess_id)} is already recorded for another match."
+
+
+def no_such_lichess_game(lichess_id: str) -> str:
+    return f"Lichess has no game {game_link(lichess_id)}."
+
+
+def match_changed_meanwhile() -> str:
+    return "Your match changed meanwhile; check /match and try again."
+
+
+def void_reason_missing() -> str:
+    return "Give a reason: it goes into the audit log."
+
+
+def no_recorded_game(lichess_id: str) -> str:
+    return f"No recorded game {lichess_id}."
+
+
+def already_void(lichess_id: str, reason: str) -> str:
+    return f"Game {lichess_id} is already void: {reason}"
+
+
+def void_in_forfeit(match_id: int) -> str:
+    return f"Match {match_id} was decided by forfeit; use /td round set-score."
+
+
+def reopen_in_closed_round(match_id: int) -> str:
+    return (
+        f"Match {match_id} would no longer be over, but its round is closed; "
+        "record its result with /td round set-score instead."
+    )
+
+
+def challenge_name(short_name: str, match_id: int) -> str:
+    """The game link's name on Lichess."""
+    return f"{short_name} match {match_id}"
+
+
+def armageddon_waits_for_bids() -> str:
+    return "the Armageddon waits for both bids for White"
+
+
+def armageddon_before_reveal() -> str:
+    return "the game was started before the Armageddon bids were revealed"
+
+
+def armageddon_wrong_white(white: str) -> str:
+    return f"the Armageddon must have {white} as White"

@@ -133,8 +133,8 @@ async def test_registration_show_offers_the_registrations(
             "td registration show", user=TD_ID, option="registration", current=""
         )
         assert offered == [
-            {"name": f"#{pending} bob (pending, seed 2150)", "value": pending},
-            {"name": f"#{approved} alice (approved, seed 2150)", "value": approved},
+            {"name": f"registration {pending}: bob (pending, seed 2150)", "value": pending},
+            {"name": f"registration {approved}: alice (approved, seed 2150)", "value": approved},
         ]
         shown = await h.slash(
             "td registration show", user=TD_ID, options={"registration": offered[0]["value"]}
@@ -151,7 +151,7 @@ async def test_void_game_offers_the_recorded_games(running_bot: RunningBot, conf
         command = "td results void-game"
         offered = await h.autocomplete(command, user=TD_ID, option="game", current="efg")
         assert offered == [
-            {"name": f"abcdEFGH: Alice–Bob game 1 (match #{match_id})", "value": "abcdEFGH"}
+            {"name": f"abcdEFGH: Alice–Bob game 1 (match {match_id})", "value": "abcdEFGH"}
         ]
 
 

@@ -145,12 +145,12 @@ async def test_registrations_pending_first_with_their_seed(
     pending = await add_registration(sessions, "bob", seed=2150.0)
     unseeded = await add_registration(sessions, "carol", seed=None)
     assert await choices.registrations("") == [
-        (f"#{pending} bob (pending, seed 2150)", pending),
-        (f"#{unseeded} carol (pending)", unseeded),
-        (f"#{approved} alice (approved, seed 2210)", approved),
+        (f"registration {pending}: bob (pending, seed 2150)", pending),
+        (f"registration {unseeded}: carol (pending)", unseeded),
+        (f"registration {approved}: alice (approved, seed 2210)", approved),
     ]
     assert await choices.registrations("ALI") == [
-        (f"#{approved} alice (approved, seed 2210)", approved)
+        (f"registration {approved}: alice (approved, seed 2210)", approved)
     ]
     assert (await choices.registrations(str(unseeded)))[0][1] == unseeded
 
@@ -164,14 +164,15 @@ async def test_reports_name_the_accused_and_never_the_reporter(
     looked_at = await add_report(sessions, 102, "Dave", ReportState.INVESTIGATING)
     found = await choices.reports("")
     assert found == [
-        (f"#{looked_at} against Dave (investigating)", looked_at),
-        (f"#{open_} against Carol (open)", open_),
-        (f"#{dismissed} against Bob (dismissed)", dismissed),
+        (f"cheat report {looked_at}: against Dave (investigating)", looked_at),
+        (f"cheat report {open_}: against Carol (open)", open_),
+        (f"cheat report {dismissed}: against Bob (dismissed)", dismissed),
     ]
     names = " ".join(name for name, _ in found)
     assert "Alice" not in names and "101" not in names and "102" not in names
     assert await choices.reports("alice") == []  # the reporter cannot be searched for
-    assert await choices.reports("carol") == [(f"#{open_} against Carol (open)", open_)]
+    carol = [(f"cheat report {open_}: against Carol (open)", open_)]
+    assert await choices.reports("carol") == carol
 
 
 async def test_games_read_from_lichess_newest_first(
@@ -185,8 +186,8 @@ async def test_games_read_from_lichess_newest_first(
     assert (await services.results.poll()).new_games == 2
     found = await services.choices.games("")
     assert found == [
-        (f"{second['id']}: Bob–Alice game 2 (match #{match_id})", second["id"]),
-        (f"{first['id']}: Alice–Bob game 1 (match #{match_id})", first["id"]),
+        (f"{second['id']}: Bob–Alice game 2 (match {match_id})", second["id"]),
+        (f"{first['id']}: Alice–Bob game 1 (match {match_id})", first["id"]),
     ]
     partial = first["id"].upper()
     assert [value for _, value in await services.choices.games(partial)] == [first["id"]]
@@ -198,7 +199,7 @@ async def test_a_voided_game_says_so(choices: ChoicesService, sessions, config) 
     match_id = seeded.match_ids[1]
     await add_game(sessions, match_id, "voidGAME", 1, at=AGREED, counted=False)
     assert await choices.games("void") == [
-        (f"voidGAME: Carol–Dave game 1 (match #{match_id}, voided)", "voidGAME")
+        (f"voidGAME: Carol–Dave game 1 (match {match_id}, voided)", "voidGAME")
     ]
 
 
@@ -209,11 +210,11 @@ async def test_incidents_by_kind_and_players(choices: ChoicesService, sessions, 
     left = await add_incident(sessions, second, IncidentKind.LEFT, IncidentState.RESOLVED)
     claim = await add_incident(sessions, second, IncidentKind.FORFEIT_CLAIM)
     assert await choices.incidents("") == [
-        (f"#{claim} forfeit claim: Carol vs Dave (open)", claim),
-        (f"#{left} left: Carol vs Dave (resolved)", left),
-        (f"#{no_show} no-show: Alice vs Bob (open)", no_show),
+        (f"incident {claim}, forfeit claim: Carol vs Dave (open)", claim),
+        (f"incident {left}, left: Carol vs Dave (resolved)", left),
+        (f"incident {no_show}, no-show: Alice vs Bob (open)", no_show),
     ]
     assert await choices.incidents("NO-SHOW") == [
-        (f"#{no_show} no-show: Alice vs Bob (open)", no_show)
+        (f"incident {no_show}, no-show: Alice vs Bob (open)", no_show)
     ]
     assert (await choices.incidents(f"#{left}"))[0][1] == left

@@ -202,9 +202,8 @@ async def test_noshow_rescheduled_and_agreed(
     assert m.state is MatchState.NEGOTIATING and m.agreed_time is None
     with pytest.raises(WrongStage):  # no claim while rescheduling
         await service.noshows.claim_win(discord_id=ALICE, incident_id=ident)
-    negotiation = services.offers
-    await negotiation.offer(discord_id=ALICE, text="2019-10-04 18:00")
-    await negotiation.accept(discord_id=BOB)
+    await services.offers.offer(discord_id=ALICE, text="2019-10-04 18:00")
+    await services.agreements.accept(discord_id=BOB)
     clock.set(ROUND_DEADLINE)
     await runner.sweep()
     assert (await incident(sessions, ident)).state is IncidentState.RESOLVED

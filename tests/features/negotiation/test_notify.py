@@ -53,7 +53,7 @@ async def test_a_muted_unanswered_offer_is_not_reminded_and_on_turns_it_back(
         clock.advance(timedelta(hours=24))
         await tick(bot)
         reminded = [m for m in h.dms_to(BOB) if "still unanswered" in m.text]
-        assert len(reminded) == 1 and "offer #2" in reminded[0].text, reminded
+        assert len(reminded) == 1 and "offer 2" in reminded[0].text, reminded
 
 
 async def test_muting_reminders_never_mutes_a_decision(

@@ -139,7 +139,7 @@ async def test_offers_accepted_on_monday(
     first = {"kind": "offer_accept", "args": {"offer_id": result.offers[0].id}}
     assert thread_posts[0].view == first
 
-    agreement = await service.offers.accept(discord_id=BOB, offer_id=result.offers[1].id)
+    agreement = await service.agreements.accept(discord_id=BOB, offer_id=result.offers[1].id)
     assert agreement.time == WED_12 and agreement.previous is None
 
     m = await match(sessions, seeded.match_ids[0])
@@ -165,7 +165,7 @@ async def test_accept_without_id_takes_the_single_open_offer(
     service: Services, sessions: async_sessionmaker[AsyncSession], seeded: SeededRound
 ) -> None:
     await service.offers.offer(discord_id=ALICE, text="tue 18:00")
-    agreement = await service.offers.accept(discord_id=BOB)
+    agreement = await service.agreements.accept(discord_id=BOB)
     assert agreement.time == TUE_18
 
 
@@ -174,16 +174,16 @@ async def test_accept_without_id_lists_several_open_offers(
 ) -> None:
     result = await service.offers.offer(discord_id=ALICE, text="tue 18:00, wed 18:00")
     with pytest.raises(InvalidInput) as info:
-        await service.offers.accept(discord_id=BOB)
+        await service.agreements.accept(discord_id=BOB)
     for offer in result.offers:
-        assert f"#{offer.id}" in info.value.message
+        assert f"offer {offer.id}" in info.value.message
         assert discord_time(offer.time) in info.value.message
 
 
 async def test_no_open_offer_to_accept(service: Services, seeded: SeededRound) -> None:
     await service.offers.offer(discord_id=ALICE, text="tue 18:00")
     with pytest.raises(InvalidInput, match="no open offer"):
-        await service.offers.accept(discord_id=ALICE)  # only her own offer is open
+        await service.agreements.accept(discord_id=ALICE)  # only her own offer is open
 
 
 @pytest.mark.parametrize(
@@ -235,7 +235,7 @@ async def test_offer_after_agreement_points_to_reschedule(
     service: Services, seeded: SeededRound
 ) -> None:
     await service.offers.offer(discord_id=ALICE, text="tue 18:00")
-    await service.offers.accept(discord_id=BOB)
+    await service.agreements.accept(discord_id=BOB)
     with pytest.raises(WrongStage, match="/reschedule"):
         await service.offers.offer(discord_id=BOB, text="wed 18:00")
 
@@ -243,11 +243,11 @@ async def test_offer_after_agreement_points_to_reschedule(
 async def test_not_your_match(service: Services, seeded: SeededRound) -> None:
     result = await service.offers.offer(discord_id=ALICE, text="tue 18:00")
     with pytest.raises(NotAllowed, match="Only Bob can accept"):
-        await service.offers.accept(discord_id=CAROL, offer_id=result.offers[0].id)
+        await service.agreements.accept(discord_id=CAROL, offer_id=result.offers[0].id)
     with pytest.raises(NotAllowed, match="yourself"):
-        await service.offers.accept(discord_id=ALICE, offer_id=result.offers[0].id)
+        await service.agreements.accept(discord_id=ALICE, offer_id=result.offers[0].id)
     with pytest.raises(NotAllowed, match="not a player"):
-        await service.offers.accept(discord_id=999, offer_id=result.offers[0].id)
+        await service.agreements.accept(discord_id=999, offer_id=result.offers[0].id)
     with pytest.raises(NotAllowed, match="not a player"):
         await service.offers.offer(discord_id=999, text="tue 18:00")
 
@@ -268,8 +268,8 @@ async def test_two_simultaneous_accepts_end_with_one_agreed_time(
     alice_offer = (await service.offers.offer(discord_id=ALICE, text="tue 18:00")).offers[0]
     bob_offer = (await service.offers.offer(discord_id=BOB, text="wed 18:00")).offers[0]
     results = await asyncio.gather(
-        service.offers.accept(discord_id=BOB, offer_id=alice_offer.id),
-        service.offers.accept(discord_id=ALICE, offer_id=bob_offer.id),
+        service.agreements.accept(discord_id=BOB, offer_id=alice_offer.id),
+        service.agreements.accept(discord_id=ALICE, offer_id=bob_offer.id),
         return_exceptions=True,
     )
     won = [r for r in results if not isinstance(r, BaseException)]
@@ -328,7 +328,7 @@ async def test_answered_offer_is_not_reminded(
     seeded: SeededRound,
 ) -> None:
     await service.offers.offer(discord_id=ALICE, text="thu 20:00, fri 20:00")
-    await service.offers.accept(discord_id=BOB, offer_id=(await offers(sessions))[0].id)
+    await service.agreements.accept(discord_id=BOB, offer_id=(await offers(sessions))[0].id)
     clock.advance(timedelta(hours=25))
     await runner.sweep()
     assert not any("unanswered" in t for t in await dms(sessions, BOB))
@@ -409,7 +409,7 @@ async def test_weekend_without_agreement_goes_to_the_td(
     match_id = seeded.match_ids[0]
     td = [t for t in await dms(sessions, TD_ID) if f"match:{match_id} " in t]
     assert len(td) == 1 and "/td negotiation fault" in td[0] and "rule V.H" in td[0]
-    assert td[0].count("- #") == 6
+    assert td[0].count("- offer ") == 6
     m = await match(sessions, match_id)
     assert m.chooser_id is None and not m.td_assigns
 
@@ -447,7 +447,7 @@ async def test_td_rules_nobody_at_fault(
 
 
 async def test_unknown_match_for_the_td(service: Services, seeded: SeededRound) -> None:
-    with pytest.raises(InvalidInput, match="no match #999"):
+    with pytest.raises(InvalidInput, match="no match 999"):
         await service.rulings.assign_time(td_id=TD_ID, match_id=999, text="sat 18:00")
 
 
@@ -459,7 +459,7 @@ async def test_match_reminders_once_each_and_not_after_a_reschedule(
     seeded: SeededRound,
 ) -> None:
     await service.offers.offer(discord_id=ALICE, text="thu 20:00")
-    await service.offers.accept(discord_id=BOB)
+    await service.agreements.accept(discord_id=BOB)
     clock.set(THU_20 - timedelta(hours=24))
     await runner.sweep()
     await runner.sweep()
@@ -475,8 +475,8 @@ async def test_match_reminders_once_each_and_not_after_a_reschedule(
     proposal = await service.offers.reschedule(discord_id=BOB, text="sat 18:00")
     assert (await match(sessions, seeded.match_ids[0])).agreed_time == THU_20  # not yet
     with pytest.raises(NotAllowed):
-        await service.offers.accept(discord_id=BOB, offer_id=proposal.offer.id)
-    agreement = await service.offers.accept(discord_id=ALICE, offer_id=proposal.offer.id)
+        await service.agreements.accept(discord_id=BOB, offer_id=proposal.offer.id)
+    agreement = await service.agreements.accept(discord_id=ALICE, offer_id=proposal.offer.id)
     assert agreement.previous == THU_20 and agreement.time == SAT_18
     clock.set(THU_20 - timedelta(minutes=30))
     await runner.sweep()

@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from bot.clock import FakeClock
 from bot.config import Config
-from bot.features.matches.context import NOT_A_PLAYER
+from bot.features.matches.text import NOT_A_PLAYER
 from bot.timefmt import discord_time
 from db.models import AuditEntry, Player, TimeOffer
 from tests.factories import ROUND_THREAD
