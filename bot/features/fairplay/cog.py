@@ -283,6 +283,7 @@ class FairPlayCog(commands.Cog):
                 message_id=message.id,
                 author_id=message.author.id,
                 content=message.content,
+                author_role_ids=[role.id for role in getattr(message.author, "roles", [])],
             )
             if flag is not None and self.bot.outbox is not None:
                 await self.bot.outbox.flush()

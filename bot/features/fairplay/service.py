@@ -9,6 +9,7 @@ are shown to the TD, who disqualifies with one click or a command.
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 
 from sqlalchemy import ColumnElement, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -32,6 +33,7 @@ from bot.lichess.errors import LichessError
 from bot.outbox import enqueue_dm
 from bot.rules import fairplay as rules
 from bot.rules import withdrawals
+from bot.rules.eligibility import is_td
 from bot.service import Service
 from bot.td_alerts import notify_td
 from db.engine import transaction
@@ -359,11 +361,17 @@ class FairPlayService(Service):
         message_id: int,
         author_id: int,
         content: str,
+        author_role_ids: Collection[int] = (),
     ) -> PublicFlag | None:
-        """Show the TD a public message that looks like a cheating accusation; nothing else."""
+        """Show the TD a public message that looks like a cheating accusation; nothing else.
+        The TD's own messages (rule 1.2: a TD user id or the TD role) are never flagged."""
         if not self.config.fair_play.flag_public_accusations:
             return None
-        if author_id in self.config.discord.td_user_ids or not rules.has_keyword(content):
+        cfg = self.config.discord
+        by_td = is_td(
+            author_id, author_role_ids, td_user_ids=cfg.td_user_ids, td_role_id=cfg.td_role_id
+        )
+        if by_td or not rules.has_keyword(content):
             return None
         now = self.clock.now()
         async with transaction(self.sessions) as session:

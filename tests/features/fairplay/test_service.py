@@ -341,6 +341,21 @@ async def test_public_accusation_flagged_to_the_td(
         guild_id=1, channel_id=2, message_id=5, author_id=CAROL, content=f"<@{BOB}> uses an engine"
     )
     assert flag is not None and flag.names == ("Bob",)
+    td_role = 777  # a TD by role (rule 1.2) talking about cheating is not flagged to the TD
+    by_role = cfg.model_copy(
+        update={"discord": cfg.discord.model_copy(update={"td_role_id": td_role})}
+    )
+    assert (
+        await wired(sessions, by_role, clock, lichess).fairplay.flag_message(
+            guild_id=1,
+            channel_id=2,
+            message_id=6,
+            author_id=CAROL,
+            content=f"<@{BOB}> uses an engine",
+            author_role_ids=[td_role],
+        )
+        is None
+    )
     (alert,) = await outbox(sessions)
     assert alert.target_id == TD_ID
     assert "https://discord.com/channels/1/2/5" in alert.content and f"<@{CAROL}>" in alert.content
