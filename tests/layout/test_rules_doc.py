@@ -134,3 +134,46 @@ def test_every_configuration_key_the_doc_gives_exists() -> None:
     assert named, "no configuration keys found: has the format changed?"
     unknown = sorted(named - config_keys())
     assert not unknown, f"configuration keys not in config.example.yaml: {unknown}"
+
+
+def entry_bodies() -> dict[str, str]:
+    """The text under each entry's heading, by rule number."""
+    doc = RULES_DOC.read_text(encoding="utf-8").split("\n## Summary")[0]
+    heads = list(ENTRY.finditer(doc))
+    return {
+        head.group(1): doc[head.end() : following.start() if following else len(doc)]
+        for head, following in zip(heads, [*heads[1:], None], strict=True)
+    }
+
+
+def field(body: str, name: str) -> str:
+    found = re.search(rf"^- {name}: (.*)$", body, re.M)
+    return found.group(1) if found else ""
+
+
+HUMAN = "a human decision"
+
+
+def test_every_rule_names_its_function_and_a_test() -> None:
+    """Each rule of the text (a chapter's title aside) names the pure function in bot/rules/
+    that decides it, or, where a person decides (the TD, Lichess), says so and names the code
+    that records the decision; and a test of it."""
+    bodies = entry_bodies()
+    no_function, no_test = [], []
+    for number in text_numbers():
+        if "." not in number:
+            continue  # a chapter's title: its rules have the entries
+        body = bodies.get(number, "")
+        pure = field(body, "Pure")
+        # a heading of several rules may name the modules that decide them
+        named = FILE.findall(pure) if "Rule: heading" in body else REFERENCE.findall(pure)
+        decided = any(
+            (path if isinstance(path, str) else path[0]).startswith("bot/rules/") for path in named
+        )
+        recorded = HUMAN in pure and REFERENCE.search(field(body, "Calls") + pure)
+        if not (decided or recorded):
+            no_function.append(number)
+        if not [p for p, _ in REFERENCE.findall(field(body, "Tests")) if p.startswith("tests/")]:
+            no_test.append(number)
+    assert not no_function, f"rules with no function in docs/RULES.md: {no_function}"
+    assert not no_test, f"rules with no test in docs/RULES.md: {no_test}"
