@@ -11,9 +11,12 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.audit import Actor, record
+from bot.config import Config
 from bot.due import cancel
-from bot.events import StageFinished
-from bot.features.rounds.robin import RobinStages
+from bot.events import EventBus, StageFinished
+from bot.features.rounds import records
+from bot.features.rounds.progress import RoundProgress
+from bot.features.rounds.records import announce
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.rules.stages import next_monday
 from bot.rules.withdrawals import final_pairing_after_withdrawal
@@ -21,12 +24,16 @@ from bot.td_alerts import notify_td
 from db.models import Match, MatchState, Player, Round, RoundState, Stage, StageKind, StageState
 
 
-class FinalStage(RobinStages):
-    """Setting up the Final and crowning the champion."""
+class FinalStage:
+    """Setting up the Final, replacing a finalist who leaves, crowning the champion; the
+    Final's one round is written through the round life cycle it is given."""
 
-    # --- the Final (III.G) -------------------------------------------------------------------
+    def __init__(self, config: Config, events: EventBus, progress: RoundProgress) -> None:
+        self.config = config
+        self.events = events
+        self.progress = progress
 
-    async def _start_final(
+    async def start(
         self,
         session: AsyncSession,
         challenger: Player,
@@ -68,7 +75,7 @@ class FinalStage(RobinStages):
             starts_at + timedelta(days=self.config.stages.final_days) - timedelta(seconds=1),
             [PairingLine(1, champion.lichess_username, 1, challenger.lichess_username, 2)],
         )
-        await self._publish(session, stage, preview, actor, now)
+        await self.progress.publish(session, stage, preview, actor, now)
         record(
             session,
             at=now,
@@ -79,8 +86,9 @@ class FinalStage(RobinStages):
             details={"champion": champion.id, "challenger": challenger.id},
         )
         st = self.config.stages
-        self._announce(
+        announce(
             session,
+            self.config,
             now,
             f"👑 **The Final**{note}: **{champion.lichess_username}** against "
             f"**{challenger.lichess_username}**, {st.final_games} games "
@@ -117,8 +125,9 @@ class FinalStage(RobinStages):
             subject_id=winner.id,
             details={"score": [match.score_a, match.score_b]},
         )
-        self._announce(
+        announce(
             session,
+            self.config,
             now,
             f"🏆👑 **{winner.lichess_username}** is the {self.config.tournament.name} champion! "
             f"Final: **{a.lichess_username}** {match.score_a:g}–{match.score_b:g} "
@@ -137,7 +146,7 @@ class FinalStage(RobinStages):
         if final is None or final.state is StageState.FINISHED or player_id not in final.seeding:
             return
         candidates = await session.scalar(select(Stage).where(Stage.kind == StageKind.CANDIDATES))
-        outcome = await self._outcome(session, candidates) if candidates else []
+        outcome = await records.outcome(session, candidates) if candidates else []
         runner_up = await session.get(Player, outcome[1]) if len(outcome) > 1 else None
         available = runner_up is not None and not (
             runner_up.withdrawn_at or runner_up.disqualified_at
@@ -181,7 +190,7 @@ class FinalStage(RobinStages):
             starts_at + timedelta(days=self.config.stages.final_days) - timedelta(seconds=1),
             [PairingLine(1, staying.lichess_username, 1, runner_up.lichess_username, 2)],
         )
-        await self._publish(session, final, preview, actor, now)
+        await self.progress.publish(session, final, preview, actor, now)
         record(
             session,
             at=now,
@@ -191,8 +200,9 @@ class FinalStage(RobinStages):
             subject_id=final.id,
             details={"left": player_id, "in": runner_up.id},
         )
-        self._announce(
+        announce(
             session,
+            self.config,
             now,
             f"👑 The Final changes (rule VIII.C): **{staying.lichess_username}** now plays "
             f"**{runner_up.lichess_username}**, the Candidates runner-up, from the first game.",

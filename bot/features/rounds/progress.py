@@ -1,4 +1,4 @@
-"""The round life cycle: the window of round N, the field, pairing, publishing, closing.
+"""The round life cycle: the window of round N, the field, pairing, publishing.
 
 Pairings come from the pure rules engine (`bot.rules.swiss`); this module reads the state it
 needs and writes the round with its audit rows, messages and due actions, in the caller's
@@ -17,18 +17,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from bot.audit import Actor, record
+from bot.config import Config
 from bot.due import DueKind, schedule
 from bot.errors import WrongStage
-from bot.events import RoundPublished
+from bot.events import EventBus, RoundPublished
 from bot.features.matches.context import mention, post_for_match
 from bot.features.matches.text import STAGE_LABELS
-from bot.features.rounds import pairing, text
+from bot.features.rounds import pairing, records, text
+from bot.features.rounds.records import DONE_STATES
 from bot.features.rounds.text import round_out_text, score_set_text
 from bot.features.rounds.types import PairingFailed, PairingLine, RoundPreview
 from bot.outbox import enqueue_channel
 from bot.rules import stages as stage_rules
 from bot.rules import swiss
-from bot.service import Service
 from bot.td_alerts import notify_td
 from db.models import (
     Match,
@@ -44,23 +45,26 @@ from db.models import (
 )
 
 log = logging.getLogger(__name__)
-DONE_STATES = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
 
 
-class RoundProgress(Service):
-    """The round life cycle inside a caller's transaction: pairing, publishing, closing.
+class RoundProgress:
+    """The round life cycle inside a caller's transaction: the field, pairing, publishing.
 
     Other features never call it: they publish `MatchFinished` or `PlayerForfeited`, and
-    the round service (a subclass) answers with `after_result`. Publishing a round tells
-    the others with `RoundPublished`, closing one with `RoundComplete`.
+    the stage flow (`bot.features.rounds.stages.StageFlow`) answers. Publishing a round
+    tells the others with `RoundPublished`.
     """
+
+    def __init__(self, config: Config, events: EventBus) -> None:
+        self.config = config
+        self.events = events
 
     def round_window(self, number: int) -> tuple[datetime, datetime]:
         """Round N's week (rule IV.A): :func:`bot.rules.stages.round_window`."""
         cfg = self.config.swiss
         return stage_rules.round_window(cfg.first_round_start, cfg.round_days, number)
 
-    async def _entrants(self, session: AsyncSession) -> list[Player]:
+    async def entrants(self, session: AsyncSession) -> list[Player]:
         """Approved, not pre-seeded, not withdrawn or disqualified: best seeding rating
         first (the public field post lists them in this order)."""
         rows = (
@@ -87,7 +91,7 @@ class RoundProgress(Service):
         )
         return [p for p, _ in players]
 
-    def _preview(
+    def preview(
         self,
         players: list[Player],
         *,
@@ -128,7 +132,7 @@ class RoundProgress(Service):
         starts_at, deadline = self.round_window(number)
         return RoundPreview(number, total, len(players), starts_at, deadline, lines)
 
-    async def _publish(
+    async def publish(
         self,
         session: AsyncSession,
         stage: Stage,
@@ -207,7 +211,7 @@ class RoundProgress(Service):
             enqueue_channel(session, channel_id=announce, now=now, content=content)
         return RoundPreview(**{**preview.__dict__, "round_id": round_.id})
 
-    async def _swiss_state(
+    async def swiss_state(
         self, session: AsyncSession
     ) -> tuple[Stage, list[Player], list[swiss.Result], set[str], list[Round]]:
         stage = await session.scalar(
@@ -232,12 +236,12 @@ class RoundProgress(Service):
         withdrawn = {p.lichess_id for p in players if p.withdrawn_at or p.disqualified_at}
         return stage, players, results, withdrawn, list(stage.rounds)
 
-    async def _next_preview(self, session: AsyncSession) -> RoundPreview:
-        stage, players, results, withdrawn, rounds = await self._swiss_state(session)
+    async def next_preview(self, session: AsyncSession) -> RoundPreview:
+        stage, players, results, withdrawn, rounds = await self.swiss_state(session)
         if stage.state is StageState.FINISHED:
             raise WrongStage("The qualification is finished.")
         current = max(rounds, key=lambda r: r.number)
-        open_matches = await self._open_matches(session, current.id)
+        open_matches = await records.open_matches(session, current.id)
         if open_matches:
             raise WrongStage(
                 f"Round {current.number} still has {len(open_matches)} match(es) without a "
@@ -250,7 +254,7 @@ class RoundProgress(Service):
         # and results are plain loaded values; nothing there touches the session.
         number, limit = current.number + 1, self.config.swiss.pairing_timeout_seconds
         paired = asyncio.to_thread(
-            self._preview,
+            self.preview,
             players,
             number=number,
             results=results,
@@ -266,27 +270,18 @@ class RoundProgress(Service):
                 text.pairing_failed(number, text.no_valid_pairing(str(exc)))
             ) from None
 
-    async def _pair_or_tell_td(self, session: AsyncSession, now: datetime) -> RoundPreview | None:
+    async def pair_or_tell_td(self, session: AsyncSession, now: datetime) -> RoundPreview | None:
         """The next round paired, or None when it cannot be (the TD is told, in this same
         transaction): a round paired by the bot on its own must never undo the result that
         completed the round before it."""
         try:
-            return await self._next_preview(session)
+            return await self.next_preview(session)
         except PairingFailed as exc:
             log.warning("the next Swiss round was not paired: %s", exc)
             notify_td(session, self.config, now=now, content=str(exc))
             return None
 
-    async def _open_matches(self, session: AsyncSession, round_id: int) -> list[Match]:
-        return list(
-            (
-                await session.scalars(
-                    select(Match).where(Match.round_id == round_id, Match.state.not_in(DONE_STATES))
-                )
-            ).all()
-        )
-
-    async def _post_result(self, session: AsyncSession, match: Match, now: datetime) -> None:
+    async def post_result(self, session: AsyncSession, match: Match, now: datetime) -> None:
         """A score the TD recorded is a ruling about the match: its record, once, in the
         round's thread mentioning both players (by DM without a thread), not an
         announcement: match results are not stage news (docs/MESSAGES.md)."""

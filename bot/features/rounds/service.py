@@ -1,6 +1,8 @@
-"""The Swiss qualification week by week: the TD's round commands, standings, deadlines.
+"""The Swiss qualification week by week: the TD's round commands, standings, deadlines,
+and the answer to matches decided elsewhere.
 
-The round life cycle itself (pairing, publishing, closing) is in `progress.py`.
+The round life cycle itself (pairing, publishing) is `progress.py`'s `RoundProgress`, what
+follows a closed round `stages.py`'s `StageFlow`; the service is given both.
 """
 
 from __future__ import annotations
@@ -8,14 +10,19 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.audit import Actor, record, record_td_decision
+from bot.clock import Clock
+from bot.config import Config
 from bot.due import DueKind, Handler
 from bot.errors import InvalidInput, WrongStage
-from bot.events import MatchFinished, PlayerForfeited, PlayerLeft
+from bot.events import EventBus, MatchFinished, PlayerForfeited, PlayerLeft
 from bot.features.matches.round_post import queue_round_post_update
+from bot.features.rounds import records
 from bot.features.rounds import text as wording
+from bot.features.rounds.final import FinalStage
+from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.stages import StageFlow
 from bot.features.rounds.types import (
     PairingLine,
@@ -25,10 +32,11 @@ from bot.features.rounds.types import (
     StandingLine,
     SwissStart,
 )
+from bot.lichess.client import LichessClient
 from bot.registration_window import read_window
 from bot.rules import match as match_rules
 from bot.rules import swiss
-from bot.service import Subscription
+from bot.service import Service, Subscription
 from bot.td_alerts import notify_td
 from bot.timefmt import discord_time
 from db.engine import transaction
@@ -56,11 +64,26 @@ __all__ = [
 ]
 
 
-class RoundService(StageFlow):
+class RoundService(Service):
     """The TD's round commands, the standings, the round deadlines, and the answer to
     matches decided elsewhere (results read from Lichess, forfeits)."""
 
-    # --- timing (rule IV) -----------------------------------------------------------------
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        config: Config,
+        clock: Clock,
+        *,
+        progress: RoundProgress,
+        flow: StageFlow,
+        final: FinalStage,
+        lichess: LichessClient | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        super().__init__(sessions, config, clock, lichess=lichess, events=events)
+        self.progress = progress
+        self.flow = flow
+        self.final = final
 
     # --- starting the qualification -----------------------------------------------------------
 
@@ -74,8 +97,8 @@ class RoundService(StageFlow):
             pending = await self._pending(session)
             if window.is_open:
                 return SwissStart(True, pending, None)
-            players = await self._entrants(session)
-        preview = self._preview(players, number=1, results=[], withdrawn=set())
+            players = await self.progress.entrants(session)
+        preview = self.progress.preview(players, number=1, results=[], withdrawn=set())
         return SwissStart(False, pending, preview)
 
     async def _pending(self, session: AsyncSession) -> list[PendingEntry]:
@@ -99,8 +122,8 @@ class RoundService(StageFlow):
             pending = await self._pending(session)
             if pending:
                 raise WrongStage(wording.pending_block(pending))
-            players = await self._entrants(session)
-            preview = self._preview(players, number=1, results=[], withdrawn=set())
+            players = await self.progress.entrants(session)
+            preview = self.progress.preview(players, number=1, results=[], withdrawn=set())
             stage = Stage(
                 kind=StageKind.SWISS,
                 state=StageState.RUNNING,
@@ -119,7 +142,7 @@ class RoundService(StageFlow):
                 subject_id=stage.id,
                 details={"players": len(players), "rounds": preview.total_rounds},
             )
-            return await self._publish(session, stage, preview, Actor.td(td_id), now)
+            return await self.progress.publish(session, stage, preview, Actor.td(td_id), now)
 
     async def _require_not_started(self, session: AsyncSession) -> None:
         stage = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
@@ -132,17 +155,17 @@ class RoundService(StageFlow):
         """Pair and publish the next round once every match of the current one is decided."""
         now = self.clock.now()
         async with transaction(self.sessions) as session:
-            preview = await self._next_preview(session)
+            preview = await self.progress.next_preview(session)
             stage = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
             assert stage is not None
-            return await self._publish(session, stage, preview, actor, now)
+            return await self.progress.publish(session, stage, preview, actor, now)
 
     # --- standings --------------------------------------------------------------------------
 
     async def standings(self) -> list[StandingLine]:
         """The Swiss table with its tiebreaks (rule III.E.5), best first."""
         async with self.sessions() as session:
-            _, players, results, withdrawn, _ = await self._swiss_state(session)
+            _, players, results, withdrawn, _ = await self.progress.swiss_state(session)
         names = {p.lichess_id: p.lichess_username for p in players}
         table = swiss.standings(
             [p.lichess_id for p in players],
@@ -194,10 +217,10 @@ class RoundService(StageFlow):
                 details={"score": [score_a, score_b], "reason": reason},
             )
             await queue_round_post_update(session, match.round_id, now=now, board=match.board)
-            await self._post_result(session, match, now)
+            await self.progress.post_result(session, match, now)
             if round_ is None or round_.state is not RoundState.PUBLISHED:
                 return ResultRecorded(match.round_id, False, None, False)
-            return await self.after_result(session, match.round_id, Actor.td(td_id), now)
+            return await self.flow.after_result(session, match.round_id, Actor.td(td_id), now)
 
     def _check_final_score(self, stage: Stage, score_a: float, score_b: float) -> None:
         """A recorded score must end the match by its stage's rules (III.E.1, III.F.2)."""
@@ -254,14 +277,14 @@ class RoundService(StageFlow):
     async def _on_player_left(
         self, session: AsyncSession, event: PlayerLeft, now: datetime
     ) -> None:
-        await self.replace_finalist(session, event.player_id, event.actor, now)
+        await self.final.replace_finalist(session, event.player_id, event.actor, now)
 
     async def _on_match_finished(
         self, session: AsyncSession, event: MatchFinished, now: datetime
     ) -> None:
         match = await session.get(Match, event.match_id)
         if match is not None:
-            await self.crown_champion(session, match, event.actor, now)
+            await self.final.crown_champion(session, match, event.actor, now)
         await self._close_if_complete(session, event.round_id, event.actor, now)
 
     async def _on_player_forfeited(
@@ -281,7 +304,7 @@ class RoundService(StageFlow):
         stage = await session.get(Stage, round_.stage_id)
         if stage is None or stage.kind is StageKind.FINAL:
             return
-        await self.after_result(session, round_id, actor, now)
+        await self.flow.after_result(session, round_id, actor, now)
 
     async def _on_round_deadline(
         self, session: AsyncSession, action: DueAction, now: datetime
@@ -290,7 +313,7 @@ class RoundService(StageFlow):
         round_ = await session.get(Round, action.subject_id)
         if round_ is None:
             return
-        open_matches = await self._open_matches(session, round_.id)
+        open_matches = await records.open_matches(session, round_.id)
         if not open_matches:
             return
         stage = await session.get(Stage, round_.stage_id)
@@ -340,7 +363,7 @@ class RoundService(StageFlow):
             return
         if stage.kind is not StageKind.SWISS:
             return  # round robin rounds follow as results come in; the Final is one match
-        open_matches = await self._open_matches(session, round_.id)
+        open_matches = await records.open_matches(session, round_.id)
         if open_matches:
             # Pairing on guesses would let these players meet again; the last result pairs it.
             notify_td(
@@ -356,9 +379,9 @@ class RoundService(StageFlow):
             return
         if self.config.swiss.confirm_before_publish:
             return
-        preview = await self._pair_or_tell_td(session, now)
+        preview = await self.progress.pair_or_tell_td(session, now)
         if preview is not None:
-            await self._publish(session, stage, preview, Actor.job(), now)
+            await self.progress.publish(session, stage, preview, Actor.job(), now)
 
 
 def _possible_points(value: float, games: int) -> bool:

@@ -5,7 +5,8 @@ A round robin stage (tiebreak matches, the Candidates) is a Berger schedule over
 stage's seeding; its rounds are one a week from the Monday after the previous stage's last
 deadline (rule IV), and the next round is published as soon as the last result of the
 previous one is in. Where the rules leave a tie to the TD, the bot asks once, with one
-button per tied player (`decide_tie`), and goes on by itself after the answer.
+button per tied player (`bot.features.rounds.ties.StageTies.decide_tie`), and goes on by
+itself after the answer.
 """
 
 from __future__ import annotations
@@ -16,23 +17,52 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.audit import Actor, record, record_td_decision
-from bot.errors import InvalidInput, WrongStage
-from bot.events import RoundComplete, StageFinished
+from bot.audit import Actor, record
+from bot.config import Config
+from bot.events import EventBus, RoundComplete, StageFinished
 from bot.features.rounds.final import FinalStage
-from bot.features.rounds.robin import PENDING_TIE, ROBIN_STAGES, TIE_VIEW
+from bot.features.rounds.progress import RoundProgress
+from bot.features.rounds.records import (
+    PENDING_TIE,
+    ROBIN_STAGES,
+    TIE_VIEW,
+    announce,
+    last_round,
+    open_matches,
+    outcome,
+    players,
+    save_outcome,
+    set_setting,
+    stage_of,
+)
+from bot.features.rounds.robin import RobinRounds
 from bot.features.rounds.stage_text import candidates_lines, qualification_lines
-from bot.features.rounds.types import ResultRecorded, TieChoice
+from bot.features.rounds.types import ResultRecorded
 from bot.rules import candidates as berger
 from bot.rules import swiss_table
 from bot.rules.stages import candidates_tie, cut, next_monday, shared_ranks
 from bot.td_alerts import notify_td
-from db.engine import transaction
-from db.models import Player, Round, RoundState, Setting, Stage, StageKind, StageState
+from db.models import Player, Round, RoundState, Stage, StageKind, StageState
 
 
-class StageFlow(FinalStage):
-    """Closing rounds of every stage, and what follows the last round of a stage."""
+class StageFlow:
+    """Closing rounds of every stage, and what follows the last round of a stage: the
+    rounds are written by the round life cycle, round robin rounds and the Final by the
+    collaborators it is given."""
+
+    def __init__(
+        self,
+        config: Config,
+        events: EventBus,
+        progress: RoundProgress,
+        robin: RobinRounds,
+        final: FinalStage,
+    ) -> None:
+        self.config = config
+        self.events = events
+        self.progress = progress
+        self.robin = robin
+        self.final = final
 
     async def after_result(
         self, session: AsyncSession, round_id: int, actor: Actor, now: datetime
@@ -40,7 +70,7 @@ class StageFlow(FinalStage):
         """Close the round when its last match is decided, then pair or publish the next."""
         round_ = await session.get(Round, round_id)
         assert round_ is not None
-        if await self._open_matches(session, round_id):
+        if await open_matches(session, round_id):
             return ResultRecorded(round_id, False, None, False)
         round_.state = RoundState.FINISHED
         stage = await session.get(Stage, round_.stage_id)
@@ -51,10 +81,10 @@ class StageFlow(FinalStage):
             await self._finish_stage(session, stage, round_, actor, now)
             return ResultRecorded(round_id, True, None, True)
         if stage.kind in ROBIN_STAGES:
-            published = await self._publish_robin_round(
+            published = await self.robin.publish_round(
                 session, stage, round_.number + 1, actor, now
             )
-            if published.round_id and not await self._open_matches(session, published.round_id):
+            if published.round_id and not await open_matches(session, published.round_id):
                 # every match of it was decided at once (a player who left): go on
                 await self.after_result(session, published.round_id, actor, now)
             return ResultRecorded(round_id, True, published, False)
@@ -69,10 +99,10 @@ class StageFlow(FinalStage):
                 ),
             )
             return ResultRecorded(round_id, True, None, False)
-        preview = await self._pair_or_tell_td(session, now)
+        preview = await self.progress.pair_or_tell_td(session, now)
         if preview is None:
             return ResultRecorded(round_id, True, None, False)
-        published = await self._publish(session, stage, preview, actor, now)
+        published = await self.progress.publish(session, stage, preview, actor, now)
         return ResultRecorded(round_id, True, published, False)
 
     async def _finish_stage(
@@ -101,7 +131,7 @@ class StageFlow(FinalStage):
     async def _after_swiss(
         self, session: AsyncSession, stage: Stage, last: Round, actor: Actor, now: datetime
     ) -> None:
-        _, players, results, withdrawn, _ = await self._swiss_state(session)
+        _, players, results, withdrawn, _ = await self.progress.swiss_state(session)
         table = swiss_table.standings(
             [p.lichess_id for p in players],
             results,
@@ -112,8 +142,9 @@ class StageFlow(FinalStage):
         places = self.config.swiss.qualifiers
         active = shared_ranks([(row.player, row.rank) for row in table if not row.withdrawn])
         sure, tied = cut(active, places)
-        self._announce(
+        announce(
             session,
+            self.config,
             now,
             "\n".join(
                 qualification_lines(
@@ -126,7 +157,7 @@ class StageFlow(FinalStage):
                 session, [names[p] for p in sure], last.deadline, actor, now
             )
             return
-        await self._save_outcome(session, stage, [names[p].id for p in sure], now)
+        await save_outcome(session, stage, [names[p].id for p in sure], now)
         tiebreak = Stage(
             kind=StageKind.TIEBREAK,
             state=StageState.RUNNING,
@@ -145,23 +176,23 @@ class StageFlow(FinalStage):
             subject_id=tiebreak.id,
             details={"players": tied, "places": places - len(sure)},
         )
-        await self._publish_robin_round(session, tiebreak, 1, actor, now)
+        await self.robin.publish_round(session, tiebreak, 1, actor, now)
 
     async def _after_tiebreak(
         self, session: AsyncSession, stage: Stage, actor: Actor, now: datetime
     ) -> None:
-        swiss = await self._stage(session, StageKind.SWISS)
-        sure = await self._outcome(session, swiss)
-        group = await self._players(session, stage.seeding)
+        swiss = await stage_of(session, StageKind.SWISS)
+        sure = await outcome(session, swiss)
+        group = await players(session, stage.seeding)
         places = self.config.swiss.qualifiers - len(sure)
-        ranked = await self._robin_ranking(session, stage, group)
+        ranked = await self.robin.ranking(session, stage, group)
         won, tied = cut(ranked, places)
         if not tied:
-            await self._qualify_after_tiebreak(session, stage, sure, won, actor, now)
+            await self.qualify_after_tiebreak(session, stage, sure, won, actor, now)
             return
         await self._ask_td(session, stage, won, tied, places - len(won), now)
 
-    async def _qualify_after_tiebreak(
+    async def qualify_after_tiebreak(
         self,
         session: AsyncSession,
         stage: Stage,
@@ -170,10 +201,11 @@ class StageFlow(FinalStage):
         actor: Actor,
         now: datetime,
     ) -> None:
-        by_name = {p.lichess_id: p for p in await self._players(session, stage.seeding)}
-        qualified = await self._players(session, sure) + [by_name[n] for n in won]
-        self._announce(
+        by_name = {p.lichess_id: p for p in await players(session, stage.seeding)}
+        qualified = await players(session, sure) + [by_name[n] for n in won]
+        announce(
             session,
+            self.config,
             now,
             "🏁 Tiebreak decided: "
             + ", ".join(f"**{by_name[n].lichess_username}**" for n in won)
@@ -181,9 +213,7 @@ class StageFlow(FinalStage):
             + ("ies" if len(won) == 1 else "y")
             + " for the Candidates.",
         )
-        last = await session.scalar(
-            select(Round).where(Round.stage_id == stage.id).order_by(Round.number.desc()).limit(1)
-        )
+        last = await last_round(session, stage)
         assert last is not None
         await self._start_candidates(session, qualified, last.deadline, actor, now)
 
@@ -226,21 +256,22 @@ class StageFlow(FinalStage):
             subject_id=stage.id,
             details={"players": [p.lichess_id for p in field]},
         )
-        self._announce(
+        announce(
             session,
+            self.config,
             now,
             f"🏆 **The Candidates** ({len(field)} players, rule III.F): "
             + ", ".join(f"**{p.lichess_username}**" for p in field)
             + ". The winner challenges the champion in the Final.",
         )
         if stage.total_rounds:
-            await self._publish_robin_round(session, stage, 1, actor, now)
+            await self.robin.publish_round(session, stage, 1, actor, now)
 
     async def _after_candidates(
         self, session: AsyncSession, stage: Stage, actor: Actor, now: datetime
     ) -> None:
-        field = await self._players(session, stage.seeding)
-        ranked = await self._robin_ranking(session, stage, field)
+        field = await players(session, stage.seeding)
+        ranked = await self.robin.ranking(session, stage, field)
         # The final crosstable is the last round's standings post (bot.features.tables), just
         # before what is announced here: one table per post, never the same table twice.
         decided, tied = candidates_tie(ranked)
@@ -255,15 +286,15 @@ class StageFlow(FinalStage):
         if tied:
             await self._ask_td(session, stage, decided, tied, 1, now)
             return
-        await self._crown_challenger(session, stage, decided, actor, now)
+        await self.crown_challenger(session, stage, decided, actor, now)
 
-    async def _crown_challenger(
+    async def crown_challenger(
         self, session: AsyncSession, stage: Stage, order: list[str], actor: Actor, now: datetime
     ) -> None:
         """The Candidates winner is the Challenger; the runner-up is kept for rule VIII.C."""
-        by_name = {p.lichess_id: p for p in await self._players(session, stage.seeding)}
+        by_name = {p.lichess_id: p for p in await players(session, stage.seeding)}
         outcome = [by_name[n].id for n in order[:2]]
-        await self._save_outcome(session, stage, outcome, now)
+        await save_outcome(session, stage, outcome, now)
         challenger = by_name[order[0]]
         runner_up = by_name[order[1]] if len(order) > 1 else None
         record(
@@ -275,17 +306,16 @@ class StageFlow(FinalStage):
             subject_id=challenger.id,
             details={"runner_up": runner_up.id if runner_up else None},
         )
-        self._announce(
+        announce(
             session,
+            self.config,
             now,
             f"⚔️ **{challenger.lichess_username}** wins the Candidates and is the Challenger"
             + (f"; **{runner_up.lichess_username}** is the runner-up" if runner_up else "")
             + ".",
         )
-        last = await session.scalar(
-            select(Round).where(Round.stage_id == stage.id).order_by(Round.number.desc()).limit(1)
-        )
-        await self._start_final(
+        last = await last_round(session, stage)
+        await self.final.start(
             session, challenger, runner_up, last.deadline if last else now, actor, now
         )
         notify_td(
@@ -314,20 +344,20 @@ class StageFlow(FinalStage):
         now: datetime,
     ) -> None:
         """One DM to the TD with the tied players as buttons (rules III.E.5, III.F.3)."""
-        players = {p.lichess_id: p for p in await self._players(session, stage.seeding)}
+        by_name = {p.lichess_id: p for p in await players(session, stage.seeding)}
         pending = {
             "stage_id": stage.id,
             "decided": decided,
             "tied": tied,
             "places": places,
         }
-        await self._set(session, PENDING_TIE, json.dumps(pending), now)
+        await set_setting(session, PENDING_TIE, json.dumps(pending), now)
         table = ""
         if stage.kind is StageKind.CANDIDATES:
-            results = await self._robin_results(session, stage)
-            names = {p.lichess_id: p.lichess_username for p in players.values()}
+            results = await self.robin.results(session, stage)
+            names = {p.lichess_id: p.lichess_username for p in by_name.values()}
             rows = berger.standings(
-                list(players), [r for r in results if r[0] in players and r[1] in players]
+                list(by_name), [r for r in results if r[0] in by_name and r[1] in by_name]
             )
             table = "\n".join(candidates_lines(rows, names)) + "\n"
         what = (
@@ -344,60 +374,12 @@ class StageFlow(FinalStage):
             content=table
             + (
                 f"⚖️ The {stage.kind.value} ends with a tie the rules leave to you: "
-                + ", ".join(players[n].lichess_username for n in tied)
+                + ", ".join(by_name[n].lichess_username for n in tied)
                 + f". Press who should {what}"
                 + (f" ({places} places)." if places > 1 else ".")
             ),
             view=(
                 TIE_VIEW,
-                {"players": [[players[n].id, players[n].lichess_username] for n in tied]},
+                {"players": [[by_name[n].id, by_name[n].lichess_username] for n in tied]},
             ),
         )
-
-    async def decide_tie(self, *, td_id: int, player_id: int) -> TieChoice:
-        """The TD picks one of the tied players; the stage goes on once the places are full."""
-        now = self.clock.now()
-        async with transaction(self.sessions) as session:
-            raw = await session.get(Setting, PENDING_TIE)
-            if raw is None:
-                raise WrongStage("There is no tie waiting for your decision.")
-            pending = json.loads(raw.value)
-            stage = await session.get(Stage, int(pending["stage_id"]))
-            player = await session.get(Player, player_id)
-            if stage is None or player is None or player.lichess_id not in pending["tied"]:
-                raise InvalidInput("That player is not part of the tie; press one of the others.")
-            decided = [*pending["decided"], player.lichess_id]
-            tied = [n for n in pending["tied"] if n != player.lichess_id]
-            places = int(pending["places"]) - 1
-            if stage.kind is StageKind.CANDIDATES and len(decided) < 2 and tied:
-                places = 1  # the Challenger is chosen; the runner-up comes from the rest
-            if places > 0 and len(tied) == places:  # the rest fill the places by themselves
-                decided, tied, places = decided + tied, [], 0
-            record_td_decision(
-                session,
-                at=now,
-                td_id=td_id,
-                kind="stage_tie",
-                subject_type="stage",
-                subject_id=stage.id,
-                decision=player.lichess_id,
-                reason=None,
-            )
-            actor = Actor.td(td_id)
-            if places > 0:
-                pending.update(decided=decided, tied=tied, places=places)
-                raw.value, raw.updated_at = json.dumps(pending), now
-                return TieChoice(player.lichess_username, done=False)
-            await session.delete(raw)
-            await session.flush()
-            if stage.kind is StageKind.TIEBREAK:
-                swiss = await self._stage(session, StageKind.SWISS)
-                sure = await self._outcome(session, swiss)
-                await self._qualify_after_tiebreak(session, stage, sure, decided, actor, now)
-            else:
-                ranked = await self._robin_ranking(
-                    session, stage, await self._players(session, stage.seeding)
-                )
-                order = decided + [n for n, _ in ranked if n not in decided]
-                await self._crown_challenger(session, stage, order, actor, now)
-            return TieChoice(player.lichess_username, done=True)

@@ -60,7 +60,7 @@ class TieButton(IdButton, template=r"acwc:tie:(?P<id>\d+)"):
     async def run(self, interaction: discord.Interaction) -> None:
         if not is_td(interaction):
             raise NotAllowed("Only the tournament director can break this tie.")
-        choice = await bot_of(interaction).svc.rounds.decide_tie(
+        choice = await bot_of(interaction).svc.ties.decide_tie(
             td_id=interaction.user.id, player_id=self.ident
         )
         reply = (

@@ -141,3 +141,7 @@ def no_valid_pairing(reason: str) -> str:
 def score_set_text(match_id: int, a: str, b: str, score_a: float, score_b: float) -> str:
     """The TD recorded a match's score (/td round set-score); `a`, `b` are mentions."""
     return f"The TD recorded the result of match #{match_id}: {a} {score_a:g}–{score_b:g} {b}."
+
+
+def no_stage_yet(kind: str) -> str:
+    return f"There is no {kind} stage yet."
