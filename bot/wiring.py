@@ -31,6 +31,7 @@ from bot.features.negotiation.zones import PlayerZones
 from bot.features.registration.service import RegistrationService
 from bot.features.results.service import ResultsService
 from bot.features.rounds.final import FinalStage
+from bot.features.rounds.next_round import SwissNextRound
 from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.robin import RobinRounds
 from bot.features.rounds.service import RoundService
@@ -103,6 +104,7 @@ def build_services(
             progress=progress,
             flow=flow,
             final=final,
+            next_round=SwissNextRound(sessions, config, clock, progress),
             lichess=lichess,
             events=bus,
         ),

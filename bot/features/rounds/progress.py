@@ -8,7 +8,6 @@ publisher's job (`bot.features.rounds.publisher`), which works from what is stor
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import datetime, timedelta
 
@@ -23,14 +22,13 @@ from bot.errors import WrongStage
 from bot.events import EventBus, RoundPublished
 from bot.features.matches.context import mention, post_for_match
 from bot.features.matches.text import STAGE_LABELS
-from bot.features.rounds import pairing, records, text
+from bot.features.rounds import pairing
 from bot.features.rounds.records import DONE_STATES
 from bot.features.rounds.text import round_out_text, score_set_text
-from bot.features.rounds.types import PairingFailed, PairingLine, RoundPreview
+from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.outbox import enqueue_channel
 from bot.rules import stages as stage_rules
 from bot.rules import swiss
-from bot.td_alerts import notify_td
 from db.models import (
     Match,
     MatchState,
@@ -41,7 +39,6 @@ from db.models import (
     RoundState,
     Stage,
     StageKind,
-    StageState,
 )
 
 log = logging.getLogger(__name__)
@@ -235,51 +232,6 @@ class RoundProgress:
             results.append((a, b, m.points_a or 0.0, m.points_b or 0.0))
         withdrawn = {p.lichess_id for p in players if p.withdrawn_at or p.disqualified_at}
         return stage, players, results, withdrawn, list(stage.rounds)
-
-    async def next_preview(self, session: AsyncSession) -> RoundPreview:
-        stage, players, results, withdrawn, rounds = await self.swiss_state(session)
-        if stage.state is StageState.FINISHED:
-            raise WrongStage("The qualification is finished.")
-        current = max(rounds, key=lambda r: r.number)
-        open_matches = await records.open_matches(session, current.id)
-        if open_matches:
-            raise WrongStage(
-                f"Round {current.number} still has {len(open_matches)} match(es) without a "
-                "result; record them (/td round set-score) before pairing the next round."
-            )
-        if current.number >= (stage.total_rounds or 0):
-            raise WrongStage("All rounds of the qualification have been played.")
-        # Pairing a late round of a large field can take a while (benchmarks/pairing.py):
-        # it runs in a worker thread so that the bot keeps answering meanwhile. The players
-        # and results are plain loaded values; nothing there touches the session.
-        number, limit = current.number + 1, self.config.swiss.pairing_timeout_seconds
-        paired = asyncio.to_thread(
-            self.preview,
-            players,
-            number=number,
-            results=results,
-            withdrawn=withdrawn,
-            total_rounds=stage.total_rounds,
-        )
-        try:
-            return await asyncio.wait_for(paired, timeout=limit)
-        except TimeoutError:  # the thread cannot be stopped; its answer is dropped
-            raise PairingFailed(text.pairing_failed(number, text.pairing_too_slow(limit))) from None
-        except ValueError as exc:
-            raise PairingFailed(
-                text.pairing_failed(number, text.no_valid_pairing(str(exc)))
-            ) from None
-
-    async def pair_or_tell_td(self, session: AsyncSession, now: datetime) -> RoundPreview | None:
-        """The next round paired, or None when it cannot be (the TD is told, in this same
-        transaction): a round paired by the bot on its own must never undo the result that
-        completed the round before it."""
-        try:
-            return await self.next_preview(session)
-        except PairingFailed as exc:
-            log.warning("the next Swiss round was not paired: %s", exc)
-            notify_td(session, self.config, now=now, content=str(exc))
-            return None
 
     async def post_result(self, session: AsyncSession, match: Match, now: datetime) -> None:
         """A score the TD recorded is a ruling about the match: its record, once, in the

@@ -7,7 +7,9 @@ follows a closed round `stages.py`'s `StageFlow`; the service is given both.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
+from functools import partial
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -15,13 +17,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.audit import Actor, record, record_td_decision
 from bot.clock import Clock
 from bot.config import Config
-from bot.due import DueKind, Handler
+from bot.due import DueKind, Handler, SweepStep
 from bot.errors import InvalidInput, WrongStage
 from bot.events import EventBus, MatchFinished, PlayerForfeited, PlayerLeft
 from bot.features.matches.round_post import queue_round_post_update
 from bot.features.rounds import records
 from bot.features.rounds import text as wording
 from bot.features.rounds.final import FinalStage
+from bot.features.rounds.next_round import SwissNextRound
 from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.stages import StageFlow
 from bot.features.rounds.types import (
@@ -39,7 +42,7 @@ from bot.rules import swiss
 from bot.service import Service, Subscription
 from bot.td_alerts import notify_td
 from bot.timefmt import discord_time
-from db.engine import transaction
+from db.engine import after_commit, transaction
 from db.models import (
     DueAction,
     Match,
@@ -77,6 +80,7 @@ class RoundService(Service):
         progress: RoundProgress,
         flow: StageFlow,
         final: FinalStage,
+        next_round: SwissNextRound,
         lichess: LichessClient | None = None,
         events: EventBus | None = None,
     ) -> None:
@@ -84,6 +88,7 @@ class RoundService(Service):
         self.progress = progress
         self.flow = flow
         self.final = final
+        self.next_round = next_round
 
     # --- starting the qualification -----------------------------------------------------------
 
@@ -152,13 +157,9 @@ class RoundService(Service):
     # --- publishing -------------------------------------------------------------------------
 
     async def publish_next(self, *, actor: Actor) -> RoundPreview:
-        """Pair and publish the next round once every match of the current one is decided."""
-        now = self.clock.now()
-        async with transaction(self.sessions) as session:
-            preview = await self.progress.next_preview(session)
-            stage = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
-            assert stage is not None
-            return await self.progress.publish(session, stage, preview, actor, now)
+        """Pair and publish the next round once every match of the current one is decided
+        (the pairing runs with no transaction open: `SwissNextRound`)."""
+        return await self.next_round.publish_next(actor=actor)
 
     # --- standings --------------------------------------------------------------------------
 
@@ -220,7 +221,12 @@ class RoundService(Service):
             await self.progress.post_result(session, match, now)
             if round_ is None or round_.state is not RoundState.PUBLISHED:
                 return ResultRecorded(match.round_id, False, None, False)
-            return await self.flow.after_result(session, match.round_id, Actor.td(td_id), now)
+            result = await self.flow.after_result(session, match.round_id, Actor.td(td_id), now)
+        if result.pair_after is None:
+            return result
+        # The score has committed: the next Swiss round is paired with no transaction open.
+        published = await self.next_round.pair_after(result.pair_after, Actor.td(td_id))
+        return replace(result, next_round=published)
 
     def _check_final_score(self, stage: Stage, score_a: float, score_b: float) -> None:
         """A recorded score must end the match by its stage's rules (III.E.1, III.F.2)."""
@@ -267,6 +273,10 @@ class RoundService(Service):
             DueKind.NEXT_ROUND: self._on_next_round,
         }
 
+    def sweep_steps(self) -> dict[str, SweepStep]:
+        """A Swiss round closed by a bot that died before pairing the next: paired now."""
+        return {"swiss_pairing": self.next_round.pair_waiting}
+
     def subscriptions(self) -> list[Subscription]:
         return [
             (MatchFinished, self._on_match_finished),
@@ -304,7 +314,9 @@ class RoundService(Service):
         stage = await session.get(Stage, round_.stage_id)
         if stage is None or stage.kind is StageKind.FINAL:
             return
-        await self.flow.after_result(session, round_id, actor, now)
+        result = await self.flow.after_result(session, round_id, actor, now)
+        if result.pair_after is not None:
+            after_commit(session, partial(self.next_round.pair_after, result.pair_after, actor))
 
     async def _on_round_deadline(
         self, session: AsyncSession, action: DueAction, now: datetime
@@ -379,9 +391,8 @@ class RoundService(Service):
             return
         if self.config.swiss.confirm_before_publish:
             return
-        preview = await self.progress.pair_or_tell_td(session, now)
-        if preview is not None:
-            await self.progress.publish(session, stage, preview, Actor.job(), now)
+        # Paired once this due action has committed, with no transaction open.
+        after_commit(session, partial(self.next_round.pair_after, round_.id, Actor.job()))
 
 
 def _possible_points(value: float, games: int) -> bool:

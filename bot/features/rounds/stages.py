@@ -67,7 +67,9 @@ class StageFlow:
     async def after_result(
         self, session: AsyncSession, round_id: int, actor: Actor, now: datetime
     ) -> ResultRecorded:
-        """Close the round when its last match is decided, then pair or publish the next."""
+        """Close the round when its last match is decided, then publish the next round robin
+        round, or name the Swiss round to pair once the caller's transaction has committed
+        (`ResultRecorded.pair_after`)."""
         round_ = await session.get(Round, round_id)
         assert round_ is not None
         if await open_matches(session, round_id):
@@ -99,11 +101,7 @@ class StageFlow:
                 ),
             )
             return ResultRecorded(round_id, True, None, False)
-        preview = await self.progress.pair_or_tell_td(session, now)
-        if preview is None:
-            return ResultRecorded(round_id, True, None, False)
-        published = await self.progress.publish(session, stage, preview, actor, now)
-        return ResultRecorded(round_id, True, published, False)
+        return ResultRecorded(round_id, True, None, False, pair_after=round_id)
 
     async def _finish_stage(
         self, session: AsyncSession, stage: Stage, last: Round, actor: Actor, now: datetime

@@ -145,3 +145,30 @@ def score_set_text(match_id: int, a: str, b: str, score_a: float, score_b: float
 
 def no_stage_yet(kind: str) -> str:
     return f"There is no {kind} stage yet."
+
+
+# --- pairing the next Swiss round ---------------------------------------------------------
+
+
+def qualification_finished() -> str:
+    return "The qualification is finished."
+
+
+def all_rounds_played() -> str:
+    return "All rounds of the qualification have been played."
+
+
+def round_still_open(number: int, open_count: int) -> str:
+    return (
+        f"Round {number} still has {open_count} match(es) without a result; record them "
+        "(/td round set-score) before pairing the next round."
+    )
+
+
+def round_changed_meanwhile(number: int) -> str:
+    """The state a round was paired from changed before it could be written."""
+    return (
+        f"Round {number} was not published: while it was being paired, it was published "
+        "by another run, or a result of the round before it changed. Look at /pairings, "
+        "then try /td round publish again if it is still needed."
+    )
