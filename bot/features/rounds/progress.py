@@ -23,6 +23,7 @@ from bot.events import EventBus, RoundPublished
 from bot.features.matches.context import mention, post_for_match
 from bot.features.matches.text import STAGE_LABELS
 from bot.features.rounds import pairing
+from bot.features.rounds import text as wording
 from bot.features.rounds.records import DONE_STATES
 from bot.features.rounds.text import round_out_text, score_set_text
 from bot.features.rounds.types import PairingLine, RoundPreview
@@ -98,9 +99,7 @@ class RoundProgress:
         total_rounds: int | None = None,
     ) -> RoundPreview:
         if len(players) < 2:
-            raise WrongStage(
-                f"The qualification needs at least 2 approved players; there are {len(players)}."
-            )
+            raise WrongStage(wording.too_few_players(len(players)))
         cfg = self.config.swiss
         total = total_rounds or swiss.number_of_rounds(
             len(players), rounding=cfg.rounds_rounding, extra=cfg.extra_rounds
@@ -215,7 +214,7 @@ class RoundProgress:
             select(Stage).where(Stage.kind == StageKind.SWISS).options(selectinload(Stage.rounds))
         )
         if stage is None:
-            raise WrongStage("The qualification has not started yet (/td round start).")
+            raise WrongStage(wording.not_started())
         by_id = {
             p.id: p
             for p in (await session.scalars(select(Player).where(Player.id.in_(stage.seeding))))

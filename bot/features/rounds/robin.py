@@ -16,7 +16,7 @@ from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.records import DONE_STATES, players
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.rules import candidates as berger
-from bot.rules.stages import shared_ranks
+from bot.rules import stages as stage_rules
 from db.models import Match, MatchState, Player, Round, Stage, StageKind
 
 
@@ -62,55 +62,69 @@ class RobinRounds:
         field: list[Player],
         now: datetime,
     ) -> None:
-        """A player who left plays no more (rule VIII): in the Candidates their new match
-        is disregarded, in tiebreak matches it goes to the opponent."""
+        """A player who left plays no more (rule VIII.B, `bot.rules.stages.settle_absent`):
+        their new match is settled at once, with the winner the rule names."""
         gone = {p.id for p in field if p.withdrawn_at or p.disqualified_at}
         if not gone or published.round_id is None:
             return
         matches = await session.scalars(select(Match).where(Match.round_id == published.round_id))
         for match in matches:
-            absent = {match.player_a_id, match.player_b_id or 0} & gone
-            if not absent:
+            settled, winner = stage_rules.settle_absent(
+                stage.kind.value,
+                str(match.player_a_id),
+                str(match.player_b_id or 0),
+                {str(i) for i in gone},
+            )
+            if not settled:
                 continue
             match.state, match.finished_at = MatchState.FORFEITED, now
-            if stage.kind is StageKind.TIEBREAK and len(absent) == 1:
-                winner = match.player_b_id if match.player_a_id in absent else match.player_a_id
-                match.forfeit_winner_id = winner
+            if winner is not None:
+                match.forfeit_winner_id = int(winner)
                 match.points_a, match.points_b = (
-                    (1.0, 0.0) if winner == match.player_a_id else (0.0, 1.0)
+                    (1.0, 0.0) if match.forfeit_winner_id == match.player_a_id else (0.0, 1.0)
                 )
             await cancel(session, subject_type="match", subject_id=match.id, now=now)
 
     async def results(self, session: AsyncSession, stage: Stage) -> list[berger.CandidateResult]:
-        """Finished matches of the stage as (a, b, games_a, games_b); a match forfeited
-        without a winner (a disqualification in the Candidates, rule VIII.B) is disregarded."""
+        """The stage's results as (a, b, games_a, games_b), as `bot.rules.candidates.
+        robin_results` counts them (forfeits, disregarded matches, players who left the
+        Candidates)."""
         rounds = select(Round.id).where(Round.stage_id == stage.id)
         matches = (await session.scalars(select(Match).where(Match.round_id.in_(rounds)))).all()
         ids = {m.player_a_id for m in matches} | {m.player_b_id for m in matches if m.player_b_id}
-        by_id = {p.id: p for p in await players(session, sorted(ids))}
-        out: list[berger.CandidateResult] = []
-        for m in matches:
-            if m.state not in DONE_STATES or m.player_b_id is None:
-                continue
-            if not {m.player_a_id, m.player_b_id} <= set(stage.seeding):
-                continue  # only the stage's own field is ranked
-            if m.forfeit_winner_id is None and m.points_a is None:
-                continue
-            a, b = by_id[m.player_a_id].lichess_id, by_id[m.player_b_id].lichess_id
-            if m.forfeit_winner_id is not None:  # a forfeit counts as a won match
-                won = m.forfeit_winner_id == m.player_a_id
-                games = float(self.config.tournament.match_games)
-                out.append((a, b, games if won else 0.0, 0.0 if won else games))
-            else:
-                out.append((a, b, m.score_a, m.score_b))
-        return out
+        by_id = {p.id: p for p in await players(session, sorted(ids | set(stage.seeding)))}
+        field = [by_id[i] for i in stage.seeding if i in by_id]
+        left = [p.lichess_id for p in field if p.withdrawn_at or p.disqualified_at]
+        rows = [
+            berger.RobinMatch(
+                by_id[m.player_a_id].lichess_id,
+                by_id[m.player_b_id].lichess_id,
+                m.state in DONE_STATES,
+                m.score_a if m.points_a is not None else None,
+                m.score_b if m.points_a is not None else None,
+                by_id[m.forfeit_winner_id].lichess_id if m.forfeit_winner_id in by_id else None,
+            )
+            for m in matches
+            if m.player_b_id is not None
+        ]
+        return berger.robin_results(
+            rows,
+            [p.lichess_id for p in field],
+            games=self.config.tournament.match_games,
+            left_candidates=left if stage.kind is StageKind.CANDIDATES else (),
+        )
+
+    async def table(
+        self, session: AsyncSession, stage: Stage, field: list[Player]
+    ) -> tuple[list[berger.CandidateStanding], set[str]]:
+        """The stage's table (rule III.F.3) and the players of it who left."""
+        results = await self.results(session, stage)
+        table = berger.standings([p.lichess_id for p in field], results)
+        return table, {p.lichess_id for p in field if p.withdrawn_at or p.disqualified_at}
 
     async def ranking(
         self, session: AsyncSession, stage: Stage, field: list[Player]
     ) -> list[tuple[str, int]]:
-        """Match points, then game points, then the mutual matches (III.F.3), without the
-        players who left; a tie that remains shares a rank."""
-        results = await self.results(session, stage)
-        table = berger.standings([p.lichess_id for p in field], results)
-        gone = {p.lichess_id for p in field if p.withdrawn_at or p.disqualified_at}
-        return shared_ranks([(row.player, row.rank) for row in table if row.player not in gone])
+        """The stage's ranks, `bot.rules.stages.robin_ranking`."""
+        table, gone = await self.table(session, stage, field)
+        return stage_rules.robin_ranking(table, gone)

@@ -38,10 +38,11 @@ from bot.features.rounds.types import (
 from bot.lichess.client import LichessClient
 from bot.registration_window import read_window
 from bot.rules import match as match_rules
+from bot.rules import stages as stage_rules
 from bot.rules import swiss
+from bot.rules.stages import DeadlineStep, MondayStep
 from bot.service import Service, Subscription
 from bot.td_alerts import notify_td
-from bot.timefmt import discord_time
 from db.engine import after_commit, transaction
 from db.models import (
     DueAction,
@@ -121,12 +122,16 @@ class RoundService(Service):
         nobody can enter and never be paired)."""
         now = self.clock.now()
         async with transaction(self.sessions) as session:
-            await self._require_not_started(session)
-            if (await read_window(session, self.config, now)).is_open:
-                raise WrongStage(wording.registration_still_open())
+            started = await session.scalar(select(Stage.id).where(Stage.kind == StageKind.SWISS))
+            registration_open = (await read_window(session, self.config, now)).is_open
             pending = await self._pending(session)
-            if pending:
-                raise WrongStage(wording.pending_block(pending))
+            block = stage_rules.round_one_block(
+                started=started is not None,
+                registration_open=registration_open,
+                pending=len(pending),
+            )
+            if block is not None:
+                raise WrongStage(wording.round_one_blocked(block, pending))
             players = await self.progress.entrants(session)
             preview = self.progress.preview(players, number=1, results=[], withdrawn=set())
             stage = Stage(
@@ -152,7 +157,7 @@ class RoundService(Service):
     async def _require_not_started(self, session: AsyncSession) -> None:
         stage = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
         if stage is not None:
-            raise WrongStage("The qualification has already started.")
+            raise WrongStage(wording.already_started())
 
     # --- publishing -------------------------------------------------------------------------
 
@@ -196,7 +201,7 @@ class RoundService(Service):
         async with transaction(self.sessions) as session:
             match = await session.get(Match, match_id)
             if match is None or match.player_b_id is None:
-                raise InvalidInput(f"There is no match #{match_id} with two players.")
+                raise InvalidInput(wording.no_such_match(match_id))
             round_ = await session.get(Round, match.round_id)
             stage = await session.get(Stage, round_.stage_id) if round_ else None
             assert stage is not None
@@ -229,41 +234,19 @@ class RoundService(Service):
         return replace(result, next_round=published)
 
     def _check_final_score(self, stage: Stage, score_a: float, score_b: float) -> None:
-        """A recorded score must end the match by its stage's rules (III.E.1, III.F.2)."""
-        kind = stage.kind
-        if kind is StageKind.FINAL:
-            raise InvalidInput("The Final is not a fixed-length match: it is read game by game.")
-        cfg = self.config.tournament
-        for value in (score_a, score_b):
-            if not _possible_points(value, cfg.match_games):
-                raise InvalidInput(
-                    f"{value:g} is not a possible score: a side scores from 0 to "
-                    f"{cfg.match_games} game points, in halves (a game is worth 1, ½ or 0)."
-                )
-        early_stop = (
-            kind is StageKind.SWISS
-            or (kind is StageKind.TIEBREAK and len(stage.seeding) == 2)
-            or (kind is StageKind.CANDIDATES and self.config.stages.candidates_early_stop)
+        """A recorded score must end the match by its stage's rules (rule I.C:
+        `bot.rules.stages.td_score_problem`)."""
+        games = self.config.tournament.match_games
+        problem = stage_rules.td_score_problem(
+            stage.kind.value,
+            score_a,
+            score_b,
+            games=games,
+            tiebreak_players=len(stage.seeding),
+            candidates_early_stop=self.config.stages.candidates_early_stop,
         )
-        try:
-            finished = match_rules.is_over(
-                score_a, score_b, games=cfg.match_games, early_stop=early_stop
-            )
-        except ValueError as exc:
-            raise InvalidInput(
-                f"{score_a:g}–{score_b:g} is not a possible match score: {exc}"
-            ) from exc
-        if not finished:
-            if early_stop:
-                ends = f"all {cfg.match_games} games are played or a side has more than half"
-            else:
-                ends = (
-                    f"all {cfg.match_games} games are played (Candidates matches are played "
-                    "out, rule III.F.2)"
-                )
-            raise InvalidInput(
-                f"{score_a:g}–{score_b:g} is not a finished match: it ends when {ends}."
-            )
+        if problem is not None:
+            raise InvalidInput(wording.score_refused(problem, score_a, score_b, games))
 
     # --- due actions --------------------------------------------------------------------------
 
@@ -321,81 +304,60 @@ class RoundService(Service):
     async def _on_round_deadline(
         self, session: AsyncSession, action: DueAction, now: datetime
     ) -> None:
-        """At the round deadline the TD gets every match still without a result (rule IV.F)."""
+        """At the round deadline the TD gets every match still without a result (rules
+        IV.F, IV.C: `bot.rules.stages.at_deadline`)."""
         round_ = await session.get(Round, action.subject_id)
-        if round_ is None:
+        stage = await session.get(Stage, round_.stage_id) if round_ is not None else None
+        if round_ is None or stage is None:
             return
         open_matches = await records.open_matches(session, round_.id)
-        if not open_matches:
+        step = stage_rules.at_deadline(stage.kind.value, len(open_matches))
+        if step is DeadlineStep.NOTHING:
             return
-        stage = await session.get(Stage, round_.stage_id)
-        if stage is not None and stage.kind is StageKind.FINAL:
-            notify_td(
-                session,
-                self.config,
-                now=now,
-                content=(
-                    f"⏰ The Final is still unfinished {self.config.stages.final_days} days "
-                    "after it was set up. It goes on as the finalists see fit (rule IV.C); "
-                    "step in only if it has stalled."
-                ),
-            )
+        if step is DeadlineStep.FINAL_UNFINISHED:
+            content = wording.final_unfinished(self.config.stages.final_days)
+            notify_td(session, self.config, now=now, content=content)
             return
         lines = []
         for m in sorted(open_matches, key=lambda m: m.board):
             a = await session.get(Player, m.player_a_id)
             b = await session.get(Player, m.player_b_id) if m.player_b_id else None
-            when = discord_time(m.agreed_time) if m.agreed_time else "no agreed time"
             lines.append(
-                f"#{m.id} board {m.board}: {a.lichess_username if a else '?'} vs "
-                f"{b.lichess_username if b else '?'} · {m.state.value} · {when}"
+                wording.open_match_line(
+                    m.id,
+                    m.board,
+                    a.lichess_username if a else None,
+                    b.lichess_username if b else None,
+                    m.state.value,
+                    m.agreed_time,
+                )
             )
-        notify_td(
-            session,
-            self.config,
-            now=now,
-            content=(
-                f"⏰ Round {round_.number} has ended with {len(open_matches)} match(es) "
-                "without a result. Decide them with /td round set-score:\n" + "\n".join(lines)
-            ),
-        )
+        content = wording.round_ended_open(round_.number, lines)
+        notify_td(session, self.config, now=now, content=content)
 
     async def _on_next_round(self, session: AsyncSession, action: DueAction, now: datetime) -> None:
-        """The Monday after the round: pair the next round if it was not paired early."""
+        """The Monday after the round: pair the next round if it was not paired early
+        (rule IV.E: `bot.rules.stages.on_monday`)."""
         round_ = await session.get(Round, action.subject_id)
-        if round_ is None:
+        stage = await session.get(Stage, round_.stage_id) if round_ is not None else None
+        if round_ is None or stage is None:
             return
-        stage = await session.get(Stage, round_.stage_id)
         later = await session.scalar(
-            select(Round).where(
+            select(Round.id).where(
                 Round.stage_id == round_.stage_id, Round.number == round_.number + 1
             )
         )
-        if later is not None or stage is None or stage.state is not StageState.RUNNING:
-            return
-        if stage.kind is not StageKind.SWISS:
-            return  # round robin rounds follow as results come in; the Final is one match
         open_matches = await records.open_matches(session, round_.id)
-        if open_matches:
-            # Pairing on guesses would let these players meet again; the last result pairs it.
-            notify_td(
-                session,
-                self.config,
-                now=now,
-                content=(
-                    f"Round {round_.number + 1} cannot be paired yet: "
-                    f"{len(open_matches)} match(es) of round {round_.number} have no "
-                    "result. It is paired as soon as you record them (/td round set-score)."
-                ),
-            )
-            return
-        if self.config.swiss.confirm_before_publish:
-            return
-        # Paired once this due action has committed, with no transaction open.
-        after_commit(session, partial(self.next_round.pair_after, round_.id, Actor.job()))
-
-
-def _possible_points(value: float, games: int) -> bool:
-    """0 to `games` in steps of 0.5; compared before any arithmetic, so 1e308 or NaN is
-    refused rather than overflowing."""
-    return 0 <= value <= games and float(value * 2).is_integer()
+        step = stage_rules.on_monday(
+            stage.kind.value,
+            stage_running=stage.state is StageState.RUNNING,
+            next_round_exists=later is not None,
+            open_matches=len(open_matches),
+            confirm_before_publish=self.config.swiss.confirm_before_publish,
+        )
+        if step is MondayStep.WAIT_FOR_RESULTS:
+            content = wording.next_round_waits(round_.number, len(open_matches))
+            notify_td(session, self.config, now=now, content=content)
+        elif step is MondayStep.PAIR:
+            # Paired once this due action has committed, with no transaction open.
+            after_commit(session, partial(self.next_round.pair_after, round_.id, Actor.job()))

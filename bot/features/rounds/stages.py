@@ -20,11 +20,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.audit import Actor, record
 from bot.config import Config
 from bot.events import EventBus, RoundComplete, StageFinished
+from bot.features.rounds import text as wording
 from bot.features.rounds.final import FinalStage
 from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.records import (
     PENDING_TIE,
-    ROBIN_STAGES,
     TIE_VIEW,
     announce,
     last_round,
@@ -39,8 +39,9 @@ from bot.features.rounds.robin import RobinRounds
 from bot.features.rounds.stage_text import candidates_lines, qualification_lines
 from bot.features.rounds.types import ResultRecorded
 from bot.rules import candidates as berger
+from bot.rules import stages as stage_rules
 from bot.rules import swiss_table
-from bot.rules.stages import candidates_tie, cut, next_monday, shared_ranks
+from bot.rules.stages import CANDIDATES, SWISS, RoundStep, next_monday
 from bot.td_alerts import notify_td
 from db.models import Player, Round, RoundState, Stage, StageKind, StageState
 
@@ -72,17 +73,24 @@ class StageFlow:
         (`ResultRecorded.pair_after`)."""
         round_ = await session.get(Round, round_id)
         assert round_ is not None
-        if await open_matches(session, round_id):
-            return ResultRecorded(round_id, False, None, False)
-        round_.state = RoundState.FINISHED
         stage = await session.get(Stage, round_.stage_id)
         assert stage is not None
+        step = stage_rules.after_result(
+            stage.kind.value,
+            round_.number,
+            stage.total_rounds or 0,
+            len(await open_matches(session, round_id)),
+            confirm_before_publish=self.config.swiss.confirm_before_publish,
+        )
+        if step is RoundStep.OPEN:
+            return ResultRecorded(round_id, False, None, False)
+        round_.state = RoundState.FINISHED
         complete = RoundComplete(actor, round_id=round_.id, stage_id=stage.id)
         await self.events.publish(session, complete, now)
-        if round_.number >= (stage.total_rounds or 0):
+        if step is RoundStep.STAGE_OVER:
             await self._finish_stage(session, stage, round_, actor, now)
             return ResultRecorded(round_id, True, None, True)
-        if stage.kind in ROBIN_STAGES:
+        if step is RoundStep.ROBIN_NEXT:
             published = await self.robin.publish_round(
                 session, stage, round_.number + 1, actor, now
             )
@@ -90,16 +98,9 @@ class StageFlow:
                 # every match of it was decided at once (a player who left): go on
                 await self.after_result(session, published.round_id, actor, now)
             return ResultRecorded(round_id, True, published, False)
-        if self.config.swiss.confirm_before_publish:
-            notify_td(
-                session,
-                self.config,
-                now=now,
-                content=(
-                    f"Round {round_.number} is complete. Publish round "
-                    f"{round_.number + 1} with /td round publish."
-                ),
-            )
+        if step is RoundStep.TD_PUBLISHES:
+            content = wording.round_complete_publish(round_.number)
+            notify_td(session, self.config, now=now, content=content)
             return ResultRecorded(round_id, True, None, False)
         return ResultRecorded(round_id, True, None, False, pair_after=round_id)
 
@@ -138,8 +139,7 @@ class StageFlow:
         )
         names = {p.lichess_id: p for p in players}
         places = self.config.swiss.qualifiers
-        active = shared_ranks([(row.player, row.rank) for row in table if not row.withdrawn])
-        sure, tied = cut(active, places)
+        sure, tied = stage_rules.swiss_qualifiers(table, places)
         announce(
             session,
             self.config,
@@ -150,7 +150,7 @@ class StageFlow:
                 )
             ),
         )
-        if not tied:
+        if stage_rules.next_stage(SWISS, tie_across_cut=bool(tied)) == CANDIDATES:
             await self._start_candidates(
                 session, [names[p] for p in sure], last.deadline, actor, now
             )
@@ -184,11 +184,11 @@ class StageFlow:
         group = await players(session, stage.seeding)
         places = self.config.swiss.qualifiers - len(sure)
         ranked = await self.robin.ranking(session, stage, group)
-        won, tied = cut(ranked, places)
-        if not tied:
-            await self.qualify_after_tiebreak(session, stage, sure, won, actor, now)
+        tie = stage_rules.after_tiebreak(ranked, places)
+        if tie.done:
+            await self.qualify_after_tiebreak(session, stage, sure, tie.decided, actor, now)
             return
-        await self._ask_td(session, stage, won, tied, places - len(won), now)
+        await self._ask_td(session, stage, tie, now)
 
     async def qualify_after_tiebreak(
         self,
@@ -201,16 +201,8 @@ class StageFlow:
     ) -> None:
         by_name = {p.lichess_id: p for p in await players(session, stage.seeding)}
         qualified = await players(session, sure) + [by_name[n] for n in won]
-        announce(
-            session,
-            self.config,
-            now,
-            "🏁 Tiebreak decided: "
-            + ", ".join(f"**{by_name[n].lichess_username}**" for n in won)
-            + " qualif"
-            + ("ies" if len(won) == 1 else "y")
-            + " for the Candidates.",
-        )
+        names = [by_name[n].lichess_username for n in won]
+        announce(session, self.config, now, wording.tiebreak_decided(names))
         last = await last_round(session, stage)
         assert last is not None
         await self._start_candidates(session, qualified, last.deadline, actor, now)
@@ -235,7 +227,13 @@ class StageFlow:
                 )
             )
         ).all()
-        field = [*qualified, *(p for p in pre_seeded if p not in qualified)]
+        by_name = {p.lichess_id: p for p in [*qualified, *pre_seeded]}
+        field = [
+            by_name[n]
+            for n in stage_rules.candidates_field(
+                [p.lichess_id for p in qualified], [p.lichess_id for p in pre_seeded]
+            )
+        ]
         stage = Stage(
             kind=StageKind.CANDIDATES,
             state=StageState.RUNNING,
@@ -254,14 +252,8 @@ class StageFlow:
             subject_id=stage.id,
             details={"players": [p.lichess_id for p in field]},
         )
-        announce(
-            session,
-            self.config,
-            now,
-            f"🏆 **The Candidates** ({len(field)} players, rule III.F): "
-            + ", ".join(f"**{p.lichess_username}**" for p in field)
-            + ". The winner challenges the champion in the Final.",
-        )
+        names = [p.lichess_username for p in field]
+        announce(session, self.config, now, wording.candidates_start(names))
         if stage.total_rounds:
             await self.robin.publish_round(session, stage, 1, actor, now)
 
@@ -269,22 +261,18 @@ class StageFlow:
         self, session: AsyncSession, stage: Stage, actor: Actor, now: datetime
     ) -> None:
         field = await players(session, stage.seeding)
-        ranked = await self.robin.ranking(session, stage, field)
+        table, gone = await self.robin.table(session, stage, field)
         # The final crosstable is the last round's standings post (bot.features.tables), just
         # before what is announced here: one table per post, never the same table twice.
-        decided, tied = candidates_tie(ranked)
-        if not decided and not tied:
-            notify_td(
-                session,
-                self.config,
-                now=now,
-                content="The Candidates are over without a result to rank: decide the Final.",
-            )
+        tie = stage_rules.candidates_outcome(table, gone)
+        if not tie.decided and not tie.tied:
+            content = wording.candidates_without_result()
+            notify_td(session, self.config, now=now, content=content)
             return
-        if tied:
-            await self._ask_td(session, stage, decided, tied, 1, now)
+        if tie.tied:
+            await self._ask_td(session, stage, tie, now)
             return
-        await self.crown_challenger(session, stage, decided, actor, now)
+        await self.crown_challenger(session, stage, tie.decided, actor, now)
 
     async def crown_challenger(
         self, session: AsyncSession, stage: Stage, order: list[str], actor: Actor, now: datetime
@@ -304,50 +292,28 @@ class StageFlow:
             subject_id=challenger.id,
             details={"runner_up": runner_up.id if runner_up else None},
         )
-        announce(
-            session,
-            self.config,
-            now,
-            f"⚔️ **{challenger.lichess_username}** wins the Candidates and is the Challenger"
-            + (f"; **{runner_up.lichess_username}** is the runner-up" if runner_up else "")
-            + ".",
-        )
+        runner_up_name = runner_up.lichess_username if runner_up else None
+        content = wording.challenger_announced(challenger.lichess_username, runner_up_name)
+        announce(session, self.config, now, content)
         last = await last_round(session, stage)
         await self.final.start(
             session, challenger, runner_up, last.deadline if last else now, actor, now
         )
-        notify_td(
-            session,
-            self.config,
-            now=now,
-            content=(
-                f"The Candidates are over: {challenger.lichess_username} is the Challenger"
-                + (
-                    f", {runner_up.lichess_username} the runner-up (rule VIII.C)."
-                    if runner_up
-                    else "."
-                )
-            ),
-        )
+        content = wording.challenger_to_td(challenger.lichess_username, runner_up_name)
+        notify_td(session, self.config, now=now, content=content)
 
     # --- ties the TD breaks ----------------------------------------------------------------------
 
     async def _ask_td(
-        self,
-        session: AsyncSession,
-        stage: Stage,
-        decided: list[str],
-        tied: list[str],
-        places: int,
-        now: datetime,
+        self, session: AsyncSession, stage: Stage, tie: stage_rules.TieState, now: datetime
     ) -> None:
         """One DM to the TD with the tied players as buttons (rules III.E.5, III.F.3)."""
         by_name = {p.lichess_id: p for p in await players(session, stage.seeding)}
         pending = {
             "stage_id": stage.id,
-            "decided": decided,
-            "tied": tied,
-            "places": places,
+            "decided": tie.decided,
+            "tied": tie.tied,
+            "places": tie.places,
         }
         await set_setting(session, PENDING_TIE, json.dumps(pending), now)
         table = ""
@@ -358,26 +324,19 @@ class StageFlow:
                 list(by_name), [r for r in results if r[0] in by_name and r[1] in by_name]
             )
             table = "\n".join(candidates_lines(rows, names)) + "\n"
-        what = (
-            "qualify for the Candidates"
-            if stage.kind is StageKind.TIEBREAK
-            else "be the Challenger"
-            if not decided
-            else "be the runner-up"
+        question = wording.tie_question(
+            stage.kind,
+            [by_name[n].lichess_username for n in tie.tied],
+            challenger_decided=bool(tie.decided),
+            places=tie.places,
         )
         notify_td(
             session,
             self.config,
             now=now,
-            content=table
-            + (
-                f"⚖️ The {stage.kind.value} ends with a tie the rules leave to you: "
-                + ", ".join(by_name[n].lichess_username for n in tied)
-                + f". Press who should {what}"
-                + (f" ({places} places)." if places > 1 else ".")
-            ),
+            content=table + question,
             view=(
                 TIE_VIEW,
-                {"players": [[by_name[n].id, by_name[n].lichess_username] for n in tied]},
+                {"players": [[by_name[n].id, by_name[n].lichess_username] for n in tie.tied]},
             ),
         )

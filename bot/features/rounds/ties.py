@@ -14,10 +14,12 @@ from bot.clock import Clock
 from bot.config import Config
 from bot.errors import InvalidInput, WrongStage
 from bot.events import EventBus
+from bot.features.rounds import text as wording
 from bot.features.rounds.records import PENDING_TIE, outcome, players, stage_of
 from bot.features.rounds.stages import StageFlow
 from bot.features.rounds.types import TieChoice
 from bot.lichess.client import LichessClient
+from bot.rules.stages import TieState, break_tie
 from bot.service import Service
 from db.engine import transaction
 from db.models import Player, Setting, Stage, StageKind
@@ -45,19 +47,21 @@ class StageTies(Service):
         async with transaction(self.sessions) as session:
             raw = await session.get(Setting, PENDING_TIE)
             if raw is None:
-                raise WrongStage("There is no tie waiting for your decision.")
+                raise WrongStage(wording.no_tie_waiting())
             pending = json.loads(raw.value)
             stage = await session.get(Stage, int(pending["stage_id"]))
             player = await session.get(Player, player_id)
-            if stage is None or player is None or player.lichess_id not in pending["tied"]:
-                raise InvalidInput("That player is not part of the tie; press one of the others.")
-            decided = [*pending["decided"], player.lichess_id]
-            tied = [n for n in pending["tied"] if n != player.lichess_id]
-            places = int(pending["places"]) - 1
-            if stage.kind is StageKind.CANDIDATES and len(decided) < 2 and tied:
-                places = 1  # the Challenger is chosen; the runner-up comes from the rest
-            if places > 0 and len(tied) == places:  # the rest fill the places by themselves
-                decided, tied, places = decided + tied, [], 0
+            if stage is None or player is None:
+                raise InvalidInput(wording.not_in_tie())
+            state = TieState(
+                list(pending["decided"]), list(pending["tied"]), int(pending["places"])
+            )
+            try:
+                after = break_tie(
+                    state, player.lichess_id, candidates=stage.kind is StageKind.CANDIDATES
+                )
+            except ValueError:
+                raise InvalidInput(wording.not_in_tie()) from None
             record_td_decision(
                 session,
                 at=now,
@@ -69,8 +73,8 @@ class StageTies(Service):
                 reason=None,
             )
             actor = Actor.td(td_id)
-            if places > 0:
-                pending.update(decided=decided, tied=tied, places=places)
+            if not after.done:
+                pending.update(decided=after.decided, tied=after.tied, places=after.places)
                 raw.value, raw.updated_at = json.dumps(pending), now
                 return TieChoice(player.lichess_username, done=False)
             await session.delete(raw)
@@ -78,11 +82,13 @@ class StageTies(Service):
             if stage.kind is StageKind.TIEBREAK:
                 swiss = await stage_of(session, StageKind.SWISS)
                 sure = await outcome(session, swiss)
-                await self.flow.qualify_after_tiebreak(session, stage, sure, decided, actor, now)
+                await self.flow.qualify_after_tiebreak(
+                    session, stage, sure, after.decided, actor, now
+                )
             else:
                 ranked = await self.flow.robin.ranking(
                     session, stage, await players(session, stage.seeding)
                 )
-                order = decided + [n for n, _ in ranked if n not in decided]
+                order = after.decided + [n for n, _ in ranked if n not in after.decided]
                 await self.flow.crown_challenger(session, stage, order, actor, now)
             return TieChoice(player.lichess_username, done=True)
