@@ -389,3 +389,17 @@ def too_few_players(count: int) -> str:
 
 def not_started() -> str:
     return "The qualification has not started yet (/td round start)."
+
+
+# --- the pairings post in Discord ----------------------------------------------------------------
+
+
+def round_post_title(kind: StageKind | None, number: int) -> str:
+    """The pairings post's (and its thread's) title: the publisher finds a post it made
+    before a restart by this title, so it must stay the same for the same round."""
+    return f"{kind.value.capitalize() if kind else ''} round {number}".strip()
+
+
+def posting_pairings(number: int) -> str:
+    """What the bot was doing when Discord refused the channel (for the TD's note)."""
+    return f"posting the pairings of round {number}"
