@@ -76,14 +76,19 @@ class SwissNextRound:
         self.config = config
         self.clock = clock
         self.progress = progress
+        # One pairing at a time in this process: a sweep that meets a pairing under way
+        # waits for it, then finds the round paired, instead of pairing it a second time
+        # in another thread (the write's re-check is what guards other processes).
+        self._one_at_a_time = asyncio.Lock()
 
     async def publish_next(self, *, actor: Actor) -> RoundPreview:
         """The TD's /td round publish: what stands in the way is refused (`WrongStage`), a
         pairing that fails is `PairingFailed`; nothing is written then."""
-        async with self.sessions() as session:
-            inputs = await self._inputs(session, after=None)
-        preview = await self._pair(inputs)
-        published = await self._write(inputs, preview, actor)
+        async with self._one_at_a_time:
+            async with self.sessions() as session:
+                inputs = await self._inputs(session, after=None)
+            preview = await self._pair(inputs)
+            published = await self._write(inputs, preview, actor)
         if published is None:
             raise WrongStage(wording.round_changed_meanwhile(inputs.number))
         return published
@@ -93,6 +98,10 @@ class SwissNextRound:
         the next one, or tell the TD why it could not be paired. None when nothing was
         published. Never raises: the result that closed the round stands whatever happens
         here, and an unforeseen error is left to the next sweep."""
+        async with self._one_at_a_time:
+            return await self._pair_after(round_id, actor)
+
+    async def _pair_after(self, round_id: int, actor: Actor) -> RoundPreview | None:
         try:
             async with self.sessions() as session:
                 inputs = await self._inputs(session, after=round_id)
