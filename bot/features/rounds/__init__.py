@@ -8,9 +8,11 @@ answers), `ties.py` (`StageTies`, `bot.svc.ties`: the TD's tie buttons), `stages
 (`StageFlow`: the end of the Swiss, tiebreak matches, the Candidates), `final.py`
 (`FinalStage`: setting up the Final, crowning the champion), `robin.py` (`RobinRounds`:
 round robin rounds, their results and ranking), `progress.py` (`RoundProgress`: the round
-life cycle), `records.py` (what they read and keep between stages), `publisher.py` (the
-pairings post and threads in Discord), `types.py`, `text.py` (every word), `stage_text.py`
-(the final Swiss and Candidates tables as posted), `cog.py` (the tie buttons; no player
-commands), `td_cog.py` (/td round). /standings and /pairings are in `bot.features.tables`. Rules:
-`bot.rules.swiss`, `bot.rules.swiss_table`, `bot.rules.candidates`.
+life cycle), `next_round.py` (`SwissNextRound`: the next Swiss round, paired with no
+transaction open), `pairing.py` (the pure pairing), `records.py` (what they read and keep
+between stages), `publisher.py` (the pairings post and threads in Discord), `types.py`,
+`text.py` (every word), `stage_text.py` (the final Swiss and Candidates tables as posted),
+`cog.py` (the tie buttons; no player commands), `td_cog.py` (/td round). /standings and
+/pairings are in `bot.features.tables`. Rules: `bot.rules.stages`, `bot.rules.swiss`,
+`bot.rules.swiss_table`, `bot.rules.candidates`.
 """
