@@ -164,25 +164,16 @@ class SwissNextRound:
         )
 
     async def _pair(self, inputs: SwissInputs) -> RoundPreview:
-        """The pairing, in a worker thread so that the bot keeps answering, within
-        `swiss.pairing_timeout_seconds`; no session is open meanwhile."""
-        number, limit = inputs.number, self.config.swiss.pairing_timeout_seconds
-        paired = asyncio.to_thread(
-            self.progress.preview,
+        """The pairing, with no session open meanwhile."""
+        return await pair_in_worker(
+            self.progress,
             inputs.players,
-            number=number,
+            number=inputs.number,
             results=list(inputs.results),
             withdrawn=set(inputs.withdrawn),
             total_rounds=inputs.total_rounds,
+            limit=self.config.swiss.pairing_timeout_seconds,
         )
-        try:
-            return await asyncio.wait_for(paired, timeout=limit)
-        except TimeoutError:  # the thread cannot be stopped; its answer is dropped
-            why = wording.pairing_too_slow(limit)
-            raise PairingFailed(wording.pairing_failed(number, why)) from None
-        except ValueError as exc:
-            why = wording.no_valid_pairing(str(exc))
-            raise PairingFailed(wording.pairing_failed(number, why)) from None
 
     async def _write(
         self, inputs: SwissInputs, preview: RoundPreview, actor: Actor
@@ -218,6 +209,39 @@ class SwissNextRound:
             if await session.get(Setting, key) is None:
                 session.add(Setting(key=key, value=str(inputs.number), updated_at=now))
             notify_td(session, self.config, now=now, content=message)
+
+
+async def pair_in_worker(
+    progress: RoundProgress,
+    players: list[Player],
+    *,
+    number: int,
+    results: list[swiss.Result],
+    withdrawn: set[str],
+    total_rounds: int | None,
+    limit: float,
+) -> RoundPreview:
+    """Round `number` paired in a worker thread, so that the bot keeps answering meanwhile
+    (a late round of a large field takes a while: benchmarks/pairing.py), within `limit`
+    seconds (`swiss.pairing_timeout_seconds`); `PairingFailed` when no valid pairing
+    exists or none comes in time. The players and results are plain loaded values:
+    nothing here touches a session."""
+    paired = asyncio.to_thread(
+        progress.preview,
+        players,
+        number=number,
+        results=results,
+        withdrawn=withdrawn,
+        total_rounds=total_rounds,
+    )
+    try:
+        return await asyncio.wait_for(paired, timeout=limit)
+    except TimeoutError:  # the thread cannot be stopped; its answer is dropped
+        why = wording.pairing_too_slow(limit)
+        raise PairingFailed(wording.pairing_failed(number, why)) from None
+    except ValueError as exc:
+        why = wording.no_valid_pairing(str(exc))
+        raise PairingFailed(wording.pairing_failed(number, why)) from None
 
 
 def _result_order(result: swiss.Result) -> tuple[str, str, float, float]:

@@ -24,7 +24,7 @@ from bot.features.matches.round_post import queue_round_post_update
 from bot.features.rounds import records
 from bot.features.rounds import text as wording
 from bot.features.rounds.final import FinalStage
-from bot.features.rounds.next_round import SwissNextRound
+from bot.features.rounds.next_round import SwissNextRound, pair_in_worker
 from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.stages import StageFlow
 from bot.features.rounds.types import (
@@ -96,7 +96,7 @@ class RoundService(Service):
     async def preview_start(self) -> SwissStart:
         """Round 1 as it would be published now, and what still stands in its way: an open
         registration (no preview: the field is not final) or undecided registrations.
-        Changes nothing."""
+        Changes nothing; the pairing runs with no session open."""
         async with self.sessions() as session:
             await self._require_not_started(session)
             window = await read_window(session, self.config, self.clock.now())
@@ -104,8 +104,19 @@ class RoundService(Service):
             if window.is_open:
                 return SwissStart(True, pending, None)
             players = await self.progress.entrants(session)
-        preview = self.progress.preview(players, number=1, results=[], withdrawn=set())
-        return SwissStart(False, pending, preview)
+        return SwissStart(False, pending, await self._round_one(players))
+
+    async def _round_one(self, players: list[Player]) -> RoundPreview:
+        limit = self.config.swiss.pairing_timeout_seconds
+        return await pair_in_worker(
+            self.progress,
+            players,
+            number=1,
+            results=[],
+            withdrawn=set(),
+            total_rounds=None,
+            limit=limit,
+        )
 
     async def _pending(self, session: AsyncSession) -> list[PendingEntry]:
         rows = await session.execute(
@@ -119,27 +130,24 @@ class RoundService(Service):
     async def start(self, *, td_id: int) -> RoundPreview:
         """Start the Swiss and publish round 1 from the current approved field: only once
         registration is closed and every registration is decided (the field is final, so
-        nobody can enter and never be paired)."""
+        nobody can enter and never be paired). Round 1 is paired with no session open,
+        then written in a transaction that finds the same field and nothing in the way."""
         now = self.clock.now()
-        async with transaction(self.sessions) as session:
-            started = await session.scalar(select(Stage.id).where(Stage.kind == StageKind.SWISS))
-            registration_open = (await read_window(session, self.config, now)).is_open
-            pending = await self._pending(session)
-            block = stage_rules.round_one_block(
-                started=started is not None,
-                registration_open=registration_open,
-                pending=len(pending),
-            )
-            if block is not None:
-                raise WrongStage(wording.round_one_blocked(block, pending))
+        async with self.sessions() as session:
+            await self._refuse_round_one(session, now)
             players = await self.progress.entrants(session)
-            preview = self.progress.preview(players, number=1, results=[], withdrawn=set())
+        preview = await self._round_one(players)
+        async with transaction(self.sessions) as session:
+            await self._refuse_round_one(session, now)
+            field = [p.id for p in await self.progress.entrants(session)]
+            if field != [p.id for p in players]:
+                raise WrongStage(wording.field_changed())
             stage = Stage(
                 kind=StageKind.SWISS,
                 state=StageState.RUNNING,
                 started_at=now,
                 total_rounds=preview.total_rounds,
-                seeding=[p.id for p in players],
+                seeding=field,
             )
             session.add(stage)
             await session.flush()
@@ -153,6 +161,18 @@ class RoundService(Service):
                 details={"players": len(players), "rounds": preview.total_rounds},
             )
             return await self.progress.publish(session, stage, preview, Actor.td(td_id), now)
+
+    async def _refuse_round_one(self, session: AsyncSession, now: datetime) -> None:
+        """Rule IV.D (`bot.rules.stages.round_one_block`): once, from a final field."""
+        started = await session.scalar(select(Stage.id).where(Stage.kind == StageKind.SWISS))
+        pending = await self._pending(session)
+        block = stage_rules.round_one_block(
+            started=started is not None,
+            registration_open=(await read_window(session, self.config, now)).is_open,
+            pending=len(pending),
+        )
+        if block is not None:
+            raise WrongStage(wording.round_one_blocked(block, pending))
 
     async def _require_not_started(self, session: AsyncSession) -> None:
         stage = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))

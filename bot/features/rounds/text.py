@@ -403,3 +403,12 @@ def round_post_title(kind: StageKind | None, number: int) -> str:
 def posting_pairings(number: int) -> str:
     """What the bot was doing when Discord refused the channel (for the TD's note)."""
     return f"posting the pairings of round {number}"
+
+
+def field_changed() -> str:
+    """Round 1 was paired, but the field changed before it could be published."""
+    return (
+        "The field changed while round 1 was being paired (a registration was decided or a "
+        "player left): nothing was published. Press /td round start again to see the new "
+        "preview."
+    )

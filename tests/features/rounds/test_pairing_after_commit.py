@@ -6,6 +6,7 @@ bot that died between the two transactions pairs at its next sweep."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -15,15 +16,17 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.app import ChampionshipBot
 from bot.audit import Actor
+from bot.clock import FakeClock
 from bot.config import Config
 from bot.events import MatchFinished
 from bot.features.rounds import pairing
 from bot.features.rounds.next_round import SwissNextRound
 from bot.rules import swiss
 from db.engine import transaction
-from db.models import Match, MatchState, OutboxMessage, Round, RoundState
+from db.models import Match, MatchState, OutboxMessage, Round, RoundState, Setting
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ALERT_CHANNEL, TD_ID
-from tests.factories import ROUND_THREAD, SeededRound
+from tests.entrants import add_entrants
+from tests.factories import ROUND_THREAD, SeededRound, wired
 from tests.fakes.lichess import FakeLichess
 from tests.harness import DiscordHarness
 from tests.results_helpers import PLAYERS, swiss_match
@@ -31,6 +34,7 @@ from tests.running import RunningBot
 
 EIGHT = [*PLAYERS, (106, "Eve"), (107, "Fay"), (108, "Gus"), (109, "Hal")]
 REAL_PAIR_ROUND = swiss.pair_round
+NOW = datetime(2019, 9, 20, tzinfo=UTC)
 
 
 async def eight_player_swiss(
@@ -188,3 +192,37 @@ async def test_a_bot_that_died_before_pairing_pairs_once_after_the_restart(
             ).all()
         assert matches == 4
         assert len(out) == 1, out
+
+
+async def test_round_one_is_paired_in_a_worker_thread_with_no_transaction_open(
+    sessions: async_sessionmaker[AsyncSession],
+    config: Config,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The preview and the start of the Swiss pair round 1 off the event loop, and no
+    transaction is open meanwhile: a second session can write."""
+    rounds = wired(sessions, config, clock).rounds
+    await add_entrants(sessions, clock, 8)
+    loop = asyncio.get_running_loop()
+    threads: list[bool] = []
+
+    async def second_session() -> None:
+        async with asyncio.timeout(2), transaction(sessions) as session:
+            session.add(Setting(key="probe", value=str(len(threads)), updated_at=NOW))
+        async with transaction(sessions) as session:
+            await session.delete(await session.get(Setting, "probe"))
+
+    def probing_pair_round(*args: object, **kwargs: object) -> list[swiss.Pair]:
+        in_worker = threading.current_thread() is not threading.main_thread()
+        threads.append(in_worker)
+        if in_worker:  # from the loop's own thread this would wait on itself
+            asyncio.run_coroutine_threadsafe(second_session(), loop).result(timeout=5)
+        return REAL_PAIR_ROUND(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pairing.swiss, "pair_round", probing_pair_round)
+    start = await rounds.preview_start()
+    published = await rounds.start(td_id=TD_ID)
+    assert threads == [True, True]
+    assert start.preview is not None and published.lines == start.preview.lines
+    assert await round_numbers(sessions) == [1]
