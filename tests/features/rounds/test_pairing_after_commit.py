@@ -18,10 +18,12 @@ from bot.app import ChampionshipBot
 from bot.audit import Actor
 from bot.clock import FakeClock
 from bot.config import Config
+from bot.due import DueActionRunner
 from bot.events import MatchFinished
 from bot.features.rounds import pairing
 from bot.features.rounds.next_round import SwissNextRound
 from bot.rules import swiss
+from bot.wiring import register_timers
 from db.engine import transaction
 from db.models import Match, MatchState, OutboxMessage, Round, RoundState, Setting
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ALERT_CHANNEL, TD_ID
@@ -226,3 +228,44 @@ async def test_round_one_is_paired_in_a_worker_thread_with_no_transaction_open(
     assert threads == [True, True]
     assert start.preview is not None and published.lines == start.preview.lines
     assert await round_numbers(sessions) == [1]
+
+
+async def test_the_monday_pairs_a_round_left_unpaired_after_its_transaction_commits(
+    sessions: async_sessionmaker[AsyncSession],
+    config: Config,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rule IV.E: the pairing failed when the round completed (the TD was told); on the
+    Monday after, the due action pairs it, once its own transaction has committed."""
+    services = wired(sessions, config, clock)
+    runner = DueActionRunner(sessions, clock)
+    register_timers(services, runner)
+    await add_entrants(sessions, clock, 8)
+    await services.rounds.start(td_id=TD_ID)
+    async with sessions() as session:
+        first = (await session.scalars(select(Match.id).order_by(Match.id))).all()
+
+    def no_valid_pairing(*_: object, **__: object) -> list[swiss.Pair]:
+        raise ValueError("every remaining pair has met")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pairing.swiss, "pair_round", no_valid_pairing)
+        for match_id in first:
+            done = await services.rounds.set_score(
+                td_id=TD_ID, match_id=match_id, score_a=6, score_b=4, reason=None
+            )
+        assert done.round_finished and done.next_round is None
+        await runner.sweep()  # the sweep does not try again: the TD was told
+    assert await round_numbers(sessions) == [1]
+    clock.set(datetime(2019, 10, 7, 0, 0, 1, tzinfo=UTC))  # the Monday after round 1
+    await runner.sweep()
+    await runner.sweep()
+    assert await round_numbers(sessions) == [1, 2]
+    async with sessions() as session:
+        alerts = (
+            await session.scalars(
+                select(OutboxMessage.content).where(OutboxMessage.target_id == TD_ID)
+            )
+        ).all()
+    assert sum("Round 2 could not be paired" in a for a in alerts) == 1
