@@ -31,7 +31,13 @@ from bot.features.negotiation.td import TDRulings
 from bot.features.negotiation.zones import PlayerZones
 from bot.features.registration.service import RegistrationService
 from bot.features.results.service import ResultsService
+from bot.features.rounds.final import FinalStage
+from bot.features.rounds.next_round import SwissNextRound
+from bot.features.rounds.progress import RoundProgress
+from bot.features.rounds.robin import RobinRounds
 from bot.features.rounds.service import RoundService
+from bot.features.rounds.stages import StageFlow
+from bot.features.rounds.ties import StageTies
 from bot.features.schedule.service import ScheduleService
 from bot.features.tables.service import TablesService
 from bot.lichess.client import LichessClient
@@ -51,7 +57,8 @@ class Services:
     notifications: PlayerNotifications  # reminder DMs on or off
     rulings: TDRulings  # the TD's V.E, V.H, V.I
     deadlines: NegotiationDeadlines  # rule V's deadlines and reminders
-    rounds: RoundService
+    rounds: RoundService  # rules IV, III.E-G: the TD's round commands, rounds closing
+    ties: StageTies  # the ties the rules leave to the TD (III.E.5, III.F.3)
     fairplay: FairPlayService
     results: ResultsService
     noshows: NoShows  # rule VI.D
@@ -80,6 +87,11 @@ def build_services(
     def build(kind: type[S]) -> S:
         return kind(sessions, config, clock, lichess=lichess, events=bus)
 
+    # The rounds feature's collaborators, each one job, passed in rather than inherited.
+    progress = RoundProgress(config, bus)
+    final = FinalStage(config, bus, progress)
+    flow = StageFlow(config, bus, progress, RobinRounds(config, progress), final)
+
     services = Services(
         registration=build(RegistrationService),
         agreements=build(Agreements),
@@ -88,7 +100,18 @@ def build_services(
         notifications=build(PlayerNotifications),
         rulings=build(TDRulings),
         deadlines=build(NegotiationDeadlines),
-        rounds=build(RoundService),
+        rounds=RoundService(
+            sessions,
+            config,
+            clock,
+            progress=progress,
+            flow=flow,
+            final=final,
+            next_round=SwissNextRound(sessions, config, clock, progress),
+            lichess=lichess,
+            events=bus,
+        ),
+        ties=StageTies(sessions, config, clock, flow=flow, lichess=lichess, events=bus),
         fairplay=build(FairPlayService),
         results=build(ResultsService),
         noshows=build(NoShows),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -191,13 +191,30 @@ def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False)
 
 
+AFTER_COMMIT = "after_commit"  # session.info key: the work to run once it has committed
+
+
+def after_commit(session: AsyncSession, work: Callable[[], Awaitable[object]]) -> None:
+    """Run `work` once this transaction (of `transaction`) has committed and its session is
+    closed, before `transaction` returns to its caller; never when it rolls back.
+
+    For what must follow a change but must not hold its transaction open (a slow
+    computation whose result is written in a transaction of its own): `work` re-checks the
+    state it acts on, and catches its own errors (the change it follows has committed).
+    """
+    session.info.setdefault(AFTER_COMMIT, []).append(work)
+
+
 @asynccontextmanager
 async def transaction(
     sessions: async_sessionmaker[AsyncSession],
 ) -> AsyncIterator[AsyncSession]:
-    """One short unit of work: commit on success, roll back on any error."""
+    """One short unit of work: commit on success, roll back on any error; then the work
+    `after_commit` left, with no session open."""
     async with sessions() as session, session.begin():
         yield session
+    for work in session.info.pop(AFTER_COMMIT, []):
+        await work()
 
 
 # SQLSTATEs of PostgreSQL's transient write conflicts: serialization failure, deadlock.

@@ -11,14 +11,17 @@ Pure functions over plain values: players are strings, scores floats.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from bot.rules.match import check_game_points, match_points
+from bot.rules.withdrawals import candidates_without
 
 __all__ = [
     "CandidateResult",
     "CandidateStanding",
+    "RobinMatch",
+    "robin_results",
     "schedule",
     "standings",
     "winner_and_runner_up",
@@ -210,3 +213,44 @@ def winner_and_runner_up(
         return (None, None)
     second = [s.player for s in table if s.rank == 2]
     return (first[0], second[0] if len(second) == 1 else None)
+
+
+@dataclass(frozen=True)
+class RobinMatch:
+    """A round robin match as stored: its players, whether it is decided (finished or
+    forfeited), its game points (None when it has none: disregarded) and a forfeit's
+    winner."""
+
+    a: str
+    b: str
+    decided: bool
+    score_a: float | None
+    score_b: float | None
+    forfeit_winner: str | None = None
+
+
+def robin_results(
+    matches: Sequence[RobinMatch],
+    field: Collection[str],
+    *,
+    games: int,
+    left_candidates: Collection[str] = (),
+) -> list[CandidateResult]:
+    """The results a round robin stage is ranked on (rules 3.6.3, 8.2 / III.F.3, VIII.B):
+    the decided matches between players of its `field`; a forfeit counts as every one of
+    the `games` won (a design choice, docs/DESIGN-CHOICES.md); a match forfeited without
+    a winner is disregarded, and so is every match of a player who left the Candidates
+    (`left_candidates`, :func:`bot.rules.withdrawals.candidates_without`)."""
+    players = set(field)
+    out: list[CandidateResult] = []
+    for m in matches:
+        if not m.decided or not {m.a, m.b} <= players:
+            continue
+        if m.forfeit_winner is not None:
+            won, all_games = m.forfeit_winner == m.a, float(games)
+            out.append((m.a, m.b, all_games if won else 0.0, 0.0 if won else all_games))
+        elif m.score_a is not None and m.score_b is not None:
+            out.append((m.a, m.b, m.score_a, m.score_b))
+    for player in left_candidates:
+        out = candidates_without(out, player)
+    return out

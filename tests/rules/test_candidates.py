@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.rules.candidates import CandidateStanding, schedule, standings, winner_and_runner_up
+from bot.rules.candidates import (
+    CandidateStanding,
+    RobinMatch,
+    robin_results,
+    schedule,
+    standings,
+    winner_and_runner_up,
+)
 
 
 def numbered(n: int) -> list[str]:
@@ -257,3 +264,27 @@ def test_standings_properties(data: st.DataObject) -> None:
         if cur.rank == prev.rank:
             assert (cur.points, cur.game_points) == (prev.points, prev.game_points)
     assert sum(s.points for s in table) == len(results)
+
+
+def test_robin_results_count_forfeits_and_disregard_who_left_the_candidates() -> None:
+    """Rules 3.6.3 and 8.2 (VIII.B): a forfeit counts as every game won; a match forfeited
+    without a winner, an undecided match and a match outside the field count nothing; every
+    match of a player who left the Candidates is disregarded (`candidates_without`)."""
+    matches = [
+        RobinMatch("a", "b", True, 6.0, 4.0),
+        RobinMatch("a", "c", True, 0.0, 0.0, forfeit_winner="c"),
+        RobinMatch("b", "c", True, None, None),  # forfeited without a winner
+        RobinMatch("b", "d", False, 0.0, 0.0),  # still negotiating
+        RobinMatch("a", "z", True, 7.0, 3.0),  # z is not in this stage
+        RobinMatch("c", "d", True, 5.0, 5.0),
+    ]
+    field = ["a", "b", "c", "d"]
+    assert robin_results(matches, field, games=10) == [
+        ("a", "b", 6.0, 4.0),
+        ("a", "c", 0.0, 10),
+        ("c", "d", 5.0, 5.0),
+    ]
+    assert robin_results(matches, field, games=10, left_candidates=["d"]) == [
+        ("a", "b", 6.0, 4.0),
+        ("a", "c", 0.0, 10),
+    ]

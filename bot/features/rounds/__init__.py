@@ -2,12 +2,17 @@
 III.E.5), the Candidates (rule III.F) and the Final (rule III.G). Start, pair and publish
 rounds, close them, the round deadlines, and what follows the end of each stage.
 
-`progress.py` (the round life cycle), `robin.py` (round robin rounds, their results and
-ranking), `stages.py` (the stage flow: the end of the Swiss, tiebreak matches, the
-Candidates, ties the TD breaks), `final.py` (setting up the Final, crowning the champion),
-`service.py` (use cases, deadlines, event answers), `publisher.py` (the pairings post and
-threads in Discord), `types.py`, `text.py` (the round preview), `stage_text.py` (the final
-Swiss and Candidates tables as posted), `cog.py` (the tie buttons; no player commands),
-`td_cog.py` (/td round). /standings and /pairings are in `bot.features.tables`. Rules:
-`bot.rules.swiss`, `bot.rules.swiss_table`, `bot.rules.candidates`.
+Plain classes, each one job, given their collaborators when `bot.wiring` builds them:
+`service.py` (`RoundService`, `bot.svc.rounds`: the TD's round commands, deadlines, event
+answers), `ties.py` (`StageTies`, `bot.svc.ties`: the TD's tie buttons), `stages.py`
+(`StageFlow`: the end of the Swiss, tiebreak matches, the Candidates), `final.py`
+(`FinalStage`: setting up the Final, crowning the champion), `robin.py` (`RobinRounds`:
+round robin rounds, their results and ranking), `progress.py` (`RoundProgress`: the round
+life cycle), `next_round.py` (`SwissNextRound`: the next Swiss round, paired with no
+transaction open), `pairing.py` (the pure pairing), `records.py` (what they read and keep
+between stages), `publisher.py` (the pairings post and threads in Discord), `types.py`,
+`text.py` (every word), `stage_text.py` (the final Swiss and Candidates tables as posted),
+`cog.py` (the tie buttons; no player commands), `td_cog.py` (/td round). /standings and
+/pairings are in `bot.features.tables`. Rules: `bot.rules.stages`, `bot.rules.swiss`,
+`bot.rules.swiss_table`, `bot.rules.candidates`.
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.features.rounds.robin import TIE_VIEW
+from bot.features.rounds.records import TIE_VIEW
 from bot.features.rounds.td_cog import (
     TD_COMMANDS,
     CancelSwissButton,

@@ -5,28 +5,36 @@ results feature, game by game, with the time control each game must have.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.audit import Actor, record
+from bot.config import Config
 from bot.due import cancel
-from bot.events import StageFinished
-from bot.features.rounds.robin import RobinStages
+from bot.events import EventBus, StageFinished
+from bot.features.rounds import records
+from bot.features.rounds import text as wording
+from bot.features.rounds.progress import RoundProgress
+from bot.features.rounds.records import announce
 from bot.features.rounds.types import PairingLine, RoundPreview
-from bot.rules.stages import next_monday
+from bot.rules.stages import final_players, final_window, next_monday
 from bot.rules.withdrawals import final_pairing_after_withdrawal
 from bot.td_alerts import notify_td
 from db.models import Match, MatchState, Player, Round, RoundState, Stage, StageKind, StageState
 
 
-class FinalStage(RobinStages):
-    """Setting up the Final and crowning the champion."""
+class FinalStage:
+    """Setting up the Final, replacing a finalist who leaves, crowning the champion; the
+    Final's one round is written through the round life cycle it is given."""
 
-    # --- the Final (III.G) -------------------------------------------------------------------
+    def __init__(self, config: Config, events: EventBus, progress: RoundProgress) -> None:
+        self.config = config
+        self.events = events
+        self.progress = progress
 
-    async def _start_final(
+    async def start(
         self,
         session: AsyncSession,
         challenger: Player,
@@ -36,20 +44,20 @@ class FinalStage(RobinStages):
         now: datetime,
     ) -> None:
         """The champion against the Challenger, or the substitutions of rule VIII.C."""
-        champion = await session.scalar(
+        seeded = await session.scalar(
             select(Player).where(Player.pre_seeded_stage == StageKind.FINAL)
         )
-        note = ""
-        if champion is None or champion.withdrawn_at or champion.disqualified_at:
-            if runner_up is None:
-                notify_td(
-                    session,
-                    self.config,
-                    now=now,
-                    content="The champion is out and there is no runner-up: set up the Final.",
-                )
-                return
-            champion, note = runner_up, " (the champion is out: rule VIII.C.1)"
+        champion_in = seeded is not None and not (seeded.withdrawn_at or seeded.disqualified_at)
+        by_name = {p.lichess_id: p for p in (seeded, challenger, runner_up) if p is not None}
+        finalists = final_players(
+            seeded.lichess_id if seeded is not None and champion_in else None,
+            challenger.lichess_id,
+            runner_up.lichess_id if runner_up is not None else None,
+        )
+        if finalists is None:
+            notify_td(session, self.config, now=now, content=wording.final_needs_td())
+            return
+        champion, challenger = by_name[finalists.first], by_name[finalists.second]
         starts_at = next_monday(after)
         stage = Stage(
             kind=StageKind.FINAL,
@@ -60,15 +68,16 @@ class FinalStage(RobinStages):
         )
         session.add(stage)
         await session.flush()
+        _, deadline = final_window(starts_at, self.config.stages.final_days)
         preview = RoundPreview(
             1,
             1,
             2,
             starts_at,
-            starts_at + timedelta(days=self.config.stages.final_days) - timedelta(seconds=1),
+            deadline,
             [PairingLine(1, champion.lichess_username, 1, challenger.lichess_username, 2)],
         )
-        await self._publish(session, stage, preview, actor, now)
+        await self.progress.publish(session, stage, preview, actor, now)
         record(
             session,
             at=now,
@@ -78,15 +87,14 @@ class FinalStage(RobinStages):
             subject_id=stage.id,
             details={"champion": champion.id, "challenger": challenger.id},
         )
-        st = self.config.stages
-        self._announce(
-            session,
-            now,
-            f"👑 **The Final**{note}: **{champion.lichess_username}** against "
-            f"**{challenger.lichess_username}**, {st.final_games} games "
-            f"({self.config.tournament.time_control}), as many sessions as they like "
-            "(rule VI.C). Each session's time is agreed with /offer and /accept.",
+        content = wording.final_start(
+            champion.lichess_username,
+            challenger.lichess_username,
+            games=self.config.stages.final_games,
+            time_control=str(self.config.tournament.time_control),
+            champion_replaced=finalists.champion_replaced,
         )
+        announce(session, self.config, now, content)
 
     async def crown_champion(
         self, session: AsyncSession, match: Match, actor: Actor, now: datetime
@@ -117,14 +125,15 @@ class FinalStage(RobinStages):
             subject_id=winner.id,
             details={"score": [match.score_a, match.score_b]},
         )
-        self._announce(
-            session,
-            now,
-            f"🏆👑 **{winner.lichess_username}** is the {self.config.tournament.name} champion! "
-            f"Final: **{a.lichess_username}** {match.score_a:g}–{match.score_b:g} "
-            f"**{b.lichess_username}**"
-            + (" (the Armageddon decided it)." if match.score_a == match.score_b else "."),
+        content = wording.champion_crowned(
+            winner.lichess_username,
+            self.config.tournament.name,
+            a.lichess_username,
+            b.lichess_username,
+            match.score_a,
+            match.score_b,
         )
+        announce(session, self.config, now, content)
         event = StageFinished(actor, stage_id=stage_row.id, kind=stage_row.kind.value)
         await self.events.publish(session, event, now)
 
@@ -137,7 +146,7 @@ class FinalStage(RobinStages):
         if final is None or final.state is StageState.FINISHED or player_id not in final.seeding:
             return
         candidates = await session.scalar(select(Stage).where(Stage.kind == StageKind.CANDIDATES))
-        outcome = await self._outcome(session, candidates) if candidates else []
+        outcome = await records.outcome(session, candidates) if candidates else []
         runner_up = await session.get(Player, outcome[1]) if len(outcome) > 1 else None
         available = runner_up is not None and not (
             runner_up.withdrawn_at or runner_up.disqualified_at
@@ -153,13 +162,7 @@ class FinalStage(RobinStages):
             pair = None
         staying = await session.get(Player, int(pair.first)) if pair else None
         if pair is None or runner_up is None or staying is None:
-            notify_td(
-                session,
-                self.config,
-                now=now,
-                content="A finalist left and there is no Candidates runner-up to take the "
-                "place (rule VIII.C): set up the Final by hand.",
-            )
+            notify_td(session, self.config, now=now, content=wording.finalist_not_replaced())
             return
         rounds = select(Round.id).where(Round.stage_id == final.id)
         for match in await session.scalars(select(Match).where(Match.round_id.in_(rounds))):
@@ -172,16 +175,18 @@ class FinalStage(RobinStages):
             old.state = RoundState.FINISHED
         number = (final.total_rounds or 1) + 1
         final.seeding, final.total_rounds = [staying.id, runner_up.id], number
-        starts_at = max(now, final.started_at or now)
+        starts_at, deadline = final_window(
+            max(now, final.started_at or now), self.config.stages.final_days
+        )
         preview = RoundPreview(
             number,
             number,
             2,
             starts_at,
-            starts_at + timedelta(days=self.config.stages.final_days) - timedelta(seconds=1),
+            deadline,
             [PairingLine(1, staying.lichess_username, 1, runner_up.lichess_username, 2)],
         )
-        await self._publish(session, final, preview, actor, now)
+        await self.progress.publish(session, final, preview, actor, now)
         record(
             session,
             at=now,
@@ -191,9 +196,5 @@ class FinalStage(RobinStages):
             subject_id=final.id,
             details={"left": player_id, "in": runner_up.id},
         )
-        self._announce(
-            session,
-            now,
-            f"👑 The Final changes (rule VIII.C): **{staying.lichess_username}** now plays "
-            f"**{runner_up.lichess_username}**, the Candidates runner-up, from the first game.",
-        )
+        content = wording.finalist_replaced(staying.lichess_username, runner_up.lichess_username)
+        announce(session, self.config, now, content)

@@ -1,4 +1,4 @@
-"""The round life cycle: the window of round N, the field, pairing, publishing, closing.
+"""The round life cycle: the window of round N, the field, pairing, publishing.
 
 Pairings come from the pure rules engine (`bot.rules.swiss`); this module reads the state it
 needs and writes the round with its audit rows, messages and due actions, in the caller's
@@ -8,7 +8,6 @@ publisher's job (`bot.features.rounds.publisher`), which works from what is stor
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import datetime, timedelta
 
@@ -17,19 +16,20 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from bot.audit import Actor, record
+from bot.config import Config
 from bot.due import DueKind, schedule
 from bot.errors import WrongStage
-from bot.events import RoundPublished
+from bot.events import EventBus, RoundPublished
 from bot.features.matches.context import mention, post_for_match
 from bot.features.matches.text import STAGE_LABELS
-from bot.features.rounds import pairing, text
+from bot.features.rounds import pairing
+from bot.features.rounds import text as wording
+from bot.features.rounds.records import DONE_STATES
 from bot.features.rounds.text import round_out_text, score_set_text
-from bot.features.rounds.types import PairingFailed, PairingLine, RoundPreview
+from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.outbox import enqueue_channel
 from bot.rules import stages as stage_rules
 from bot.rules import swiss
-from bot.service import Service
-from bot.td_alerts import notify_td
 from db.models import (
     Match,
     MatchState,
@@ -40,27 +40,29 @@ from db.models import (
     RoundState,
     Stage,
     StageKind,
-    StageState,
 )
 
 log = logging.getLogger(__name__)
-DONE_STATES = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
 
 
-class RoundProgress(Service):
-    """The round life cycle inside a caller's transaction: pairing, publishing, closing.
+class RoundProgress:
+    """The round life cycle inside a caller's transaction: the field, pairing, publishing.
 
     Other features never call it: they publish `MatchFinished` or `PlayerForfeited`, and
-    the round service (a subclass) answers with `after_result`. Publishing a round tells
-    the others with `RoundPublished`, closing one with `RoundComplete`.
+    the stage flow (`bot.features.rounds.stages.StageFlow`) answers. Publishing a round
+    tells the others with `RoundPublished`.
     """
+
+    def __init__(self, config: Config, events: EventBus) -> None:
+        self.config = config
+        self.events = events
 
     def round_window(self, number: int) -> tuple[datetime, datetime]:
         """Round N's week (rule IV.A): :func:`bot.rules.stages.round_window`."""
         cfg = self.config.swiss
         return stage_rules.round_window(cfg.first_round_start, cfg.round_days, number)
 
-    async def _entrants(self, session: AsyncSession) -> list[Player]:
+    async def entrants(self, session: AsyncSession) -> list[Player]:
         """Approved, not pre-seeded, not withdrawn or disqualified: best seeding rating
         first (the public field post lists them in this order)."""
         rows = (
@@ -87,7 +89,7 @@ class RoundProgress(Service):
         )
         return [p for p, _ in players]
 
-    def _preview(
+    def preview(
         self,
         players: list[Player],
         *,
@@ -97,9 +99,7 @@ class RoundProgress(Service):
         total_rounds: int | None = None,
     ) -> RoundPreview:
         if len(players) < 2:
-            raise WrongStage(
-                f"The qualification needs at least 2 approved players; there are {len(players)}."
-            )
+            raise WrongStage(wording.too_few_players(len(players)))
         cfg = self.config.swiss
         total = total_rounds or swiss.number_of_rounds(
             len(players), rounding=cfg.rounds_rounding, extra=cfg.extra_rounds
@@ -128,7 +128,7 @@ class RoundProgress(Service):
         starts_at, deadline = self.round_window(number)
         return RoundPreview(number, total, len(players), starts_at, deadline, lines)
 
-    async def _publish(
+    async def publish(
         self,
         session: AsyncSession,
         stage: Stage,
@@ -207,14 +207,14 @@ class RoundProgress(Service):
             enqueue_channel(session, channel_id=announce, now=now, content=content)
         return RoundPreview(**{**preview.__dict__, "round_id": round_.id})
 
-    async def _swiss_state(
+    async def swiss_state(
         self, session: AsyncSession
     ) -> tuple[Stage, list[Player], list[swiss.Result], set[str], list[Round]]:
         stage = await session.scalar(
             select(Stage).where(Stage.kind == StageKind.SWISS).options(selectinload(Stage.rounds))
         )
         if stage is None:
-            raise WrongStage("The qualification has not started yet (/td round start).")
+            raise WrongStage(wording.not_started())
         by_id = {
             p.id: p
             for p in (await session.scalars(select(Player).where(Player.id.in_(stage.seeding))))
@@ -232,61 +232,7 @@ class RoundProgress(Service):
         withdrawn = {p.lichess_id for p in players if p.withdrawn_at or p.disqualified_at}
         return stage, players, results, withdrawn, list(stage.rounds)
 
-    async def _next_preview(self, session: AsyncSession) -> RoundPreview:
-        stage, players, results, withdrawn, rounds = await self._swiss_state(session)
-        if stage.state is StageState.FINISHED:
-            raise WrongStage("The qualification is finished.")
-        current = max(rounds, key=lambda r: r.number)
-        open_matches = await self._open_matches(session, current.id)
-        if open_matches:
-            raise WrongStage(
-                f"Round {current.number} still has {len(open_matches)} match(es) without a "
-                "result; record them (/td round set-score) before pairing the next round."
-            )
-        if current.number >= (stage.total_rounds or 0):
-            raise WrongStage("All rounds of the qualification have been played.")
-        # Pairing a late round of a large field can take a while (benchmarks/pairing.py):
-        # it runs in a worker thread so that the bot keeps answering meanwhile. The players
-        # and results are plain loaded values; nothing there touches the session.
-        number, limit = current.number + 1, self.config.swiss.pairing_timeout_seconds
-        paired = asyncio.to_thread(
-            self._preview,
-            players,
-            number=number,
-            results=results,
-            withdrawn=withdrawn,
-            total_rounds=stage.total_rounds,
-        )
-        try:
-            return await asyncio.wait_for(paired, timeout=limit)
-        except TimeoutError:  # the thread cannot be stopped; its answer is dropped
-            raise PairingFailed(text.pairing_failed(number, text.pairing_too_slow(limit))) from None
-        except ValueError as exc:
-            raise PairingFailed(
-                text.pairing_failed(number, text.no_valid_pairing(str(exc)))
-            ) from None
-
-    async def _pair_or_tell_td(self, session: AsyncSession, now: datetime) -> RoundPreview | None:
-        """The next round paired, or None when it cannot be (the TD is told, in this same
-        transaction): a round paired by the bot on its own must never undo the result that
-        completed the round before it."""
-        try:
-            return await self._next_preview(session)
-        except PairingFailed as exc:
-            log.warning("the next Swiss round was not paired: %s", exc)
-            notify_td(session, self.config, now=now, content=str(exc))
-            return None
-
-    async def _open_matches(self, session: AsyncSession, round_id: int) -> list[Match]:
-        return list(
-            (
-                await session.scalars(
-                    select(Match).where(Match.round_id == round_id, Match.state.not_in(DONE_STATES))
-                )
-            ).all()
-        )
-
-    async def _post_result(self, session: AsyncSession, match: Match, now: datetime) -> None:
+    async def post_result(self, session: AsyncSession, match: Match, now: datetime) -> None:
         """A score the TD recorded is a ruling about the match: its record, once, in the
         round's thread mentioning both players (by DM without a thread), not an
         announcement: match results are not stage news (docs/MESSAGES.md)."""

@@ -42,6 +42,7 @@ from bot.features.matches.round_post import (
     round_instructions,
     round_post_state,
 )
+from bot.features.rounds import text as wording
 from bot.features.rounds.text import no_channel_text
 from bot.message_text import split_parts
 from bot.td_alerts import notify_td
@@ -106,7 +107,7 @@ class RoundPublisher:
                 made += await self._sync_round(round_.id, channel_id)
             except discord.HTTPException as error:
                 if self.access is not None and is_refusal(error):
-                    doing = f"posting the pairings of round {round_.number}"
+                    doing = wording.posting_pairings(round_.number)
                     await self.access.refused(channel_id, error, doing=doing)
                     return made
                 log.warning("could not post round %s yet; will retry", round_.id, exc_info=True)
@@ -148,12 +149,12 @@ class RoundPublisher:
             stage = await session.get(Stage, round_.stage_id)
             needs_post = round_.thread_id is None
             layout = await render_round_post_layout(session, round_id) if needs_post else None
-            title = f"{stage.kind.value.capitalize() if stage else ''} round {round_.number}"
+            title = wording.round_post_title(stage.kind if stage else None, round_.number)
         earlier = await self._mark_in_flight(round_id)
         if layout is not None:
             parts = layout.parts
             post_channel, message_id, thread_id = await self._create_post(
-                channel_id, title.strip(), parts[0], round_id=round_id, earlier=earlier
+                channel_id, title, parts[0], round_id=round_id, earlier=earlier
             )
             # A long round's further parts follow the first message where it is (the text
             # channel, or the forum post's own thread), before the match messages.

@@ -4,38 +4,35 @@ the Berger order, one a week, their results and ranking, and what a finished sta
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.audit import Actor
+from bot.config import Config
 from bot.due import cancel
-from bot.errors import WrongStage
-from bot.features.rounds.progress import DONE_STATES, RoundProgress
+from bot.features.rounds.progress import RoundProgress
+from bot.features.rounds.records import DONE_STATES, players
 from bot.features.rounds.types import PairingLine, RoundPreview
-from bot.outbox import enqueue_channel
 from bot.rules import candidates as berger
-from bot.rules.stages import shared_ranks
-from db.models import Match, MatchState, Player, Round, Setting, Stage, StageKind
-
-TIE_VIEW = "stage_tie"
-PENDING_TIE = "pending_tie"  # Setting key: the tie the TD is asked to break
-RESULTS_KEY = "stage_outcome:"  # Setting key prefix: a finished stage's ordered outcome
-ROBIN_STAGES = (StageKind.TIEBREAK, StageKind.CANDIDATES)
+from bot.rules import stages as stage_rules
+from db.models import Match, MatchState, Player, Round, Stage, StageKind
 
 
-class RobinStages(RoundProgress):
-    """Round robin rounds and the stage bookkeeping the stage flow builds on."""
+class RobinRounds:
+    """Round robin rounds in their Berger order, one a week, and their results and
+    ranking; a round is written through the round life cycle it is given."""
 
-    # --- round robin rounds ------------------------------------------------------------------
+    def __init__(self, config: Config, progress: RoundProgress) -> None:
+        self.config = config
+        self.progress = progress
 
-    async def _publish_robin_round(
+    async def publish_round(
         self, session: AsyncSession, stage: Stage, number: int, actor: Actor, now: datetime
     ) -> RoundPreview:
         """Round `number` of the stage's Berger schedule, in its week."""
-        field = await self._players(session, stage.seeding)
+        field = await players(session, stage.seeding)
         schedule = berger.schedule([p.lichess_id for p in field])
         by_id = {p.lichess_id: (p, seed) for seed, p in enumerate(field, start=1)}
         lines = []
@@ -53,7 +50,7 @@ class RobinStages(RoundProgress):
             starts_at + days - timedelta(seconds=1),
             lines,
         )
-        published = await self._publish(session, stage, preview, actor, now)
+        published = await self.progress.publish(session, stage, preview, actor, now)
         await self._settle_absent(session, stage, published, field, now)
         return published
 
@@ -65,92 +62,69 @@ class RobinStages(RoundProgress):
         field: list[Player],
         now: datetime,
     ) -> None:
-        """A player who left plays no more (rule VIII): in the Candidates their new match
-        is disregarded, in tiebreak matches it goes to the opponent."""
+        """A player who left plays no more (rule VIII.B, `bot.rules.stages.settle_absent`):
+        their new match is settled at once, with the winner the rule names."""
         gone = {p.id for p in field if p.withdrawn_at or p.disqualified_at}
         if not gone or published.round_id is None:
             return
         matches = await session.scalars(select(Match).where(Match.round_id == published.round_id))
         for match in matches:
-            absent = {match.player_a_id, match.player_b_id or 0} & gone
-            if not absent:
+            settled, winner = stage_rules.settle_absent(
+                stage.kind.value,
+                str(match.player_a_id),
+                str(match.player_b_id or 0),
+                {str(i) for i in gone},
+            )
+            if not settled:
                 continue
             match.state, match.finished_at = MatchState.FORFEITED, now
-            if stage.kind is StageKind.TIEBREAK and len(absent) == 1:
-                winner = match.player_b_id if match.player_a_id in absent else match.player_a_id
-                match.forfeit_winner_id = winner
+            if winner is not None:
+                match.forfeit_winner_id = int(winner)
                 match.points_a, match.points_b = (
-                    (1.0, 0.0) if winner == match.player_a_id else (0.0, 1.0)
+                    (1.0, 0.0) if match.forfeit_winner_id == match.player_a_id else (0.0, 1.0)
                 )
             await cancel(session, subject_type="match", subject_id=match.id, now=now)
 
-    async def _robin_results(
-        self, session: AsyncSession, stage: Stage
-    ) -> list[berger.CandidateResult]:
-        """Finished matches of the stage as (a, b, games_a, games_b); a match forfeited
-        without a winner (a disqualification in the Candidates, rule VIII.B) is disregarded."""
+    async def results(self, session: AsyncSession, stage: Stage) -> list[berger.CandidateResult]:
+        """The stage's results as (a, b, games_a, games_b), as `bot.rules.candidates.
+        robin_results` counts them (forfeits, disregarded matches, players who left the
+        Candidates)."""
         rounds = select(Round.id).where(Round.stage_id == stage.id)
         matches = (await session.scalars(select(Match).where(Match.round_id.in_(rounds)))).all()
         ids = {m.player_a_id for m in matches} | {m.player_b_id for m in matches if m.player_b_id}
-        players = {p.id: p for p in await self._players(session, sorted(ids))}
-        out: list[berger.CandidateResult] = []
-        for m in matches:
-            if m.state not in DONE_STATES or m.player_b_id is None:
-                continue
-            if not {m.player_a_id, m.player_b_id} <= set(stage.seeding):
-                continue  # only the stage's own field is ranked
-            if m.forfeit_winner_id is None and m.points_a is None:
-                continue
-            a, b = players[m.player_a_id].lichess_id, players[m.player_b_id].lichess_id
-            if m.forfeit_winner_id is not None:  # a forfeit counts as a won match
-                won = m.forfeit_winner_id == m.player_a_id
-                games = float(self.config.tournament.match_games)
-                out.append((a, b, games if won else 0.0, 0.0 if won else games))
-            else:
-                out.append((a, b, m.score_a, m.score_b))
-        return out
+        by_id = {p.id: p for p in await players(session, sorted(ids | set(stage.seeding)))}
+        field = [by_id[i] for i in stage.seeding if i in by_id]
+        left = [p.lichess_id for p in field if p.withdrawn_at or p.disqualified_at]
+        rows = [
+            berger.RobinMatch(
+                by_id[m.player_a_id].lichess_id,
+                by_id[m.player_b_id].lichess_id,
+                m.state in DONE_STATES,
+                m.score_a if m.points_a is not None else None,
+                m.score_b if m.points_a is not None else None,
+                by_id[m.forfeit_winner_id].lichess_id if m.forfeit_winner_id in by_id else None,
+            )
+            for m in matches
+            if m.player_b_id is not None
+        ]
+        return berger.robin_results(
+            rows,
+            [p.lichess_id for p in field],
+            games=self.config.tournament.match_games,
+            left_candidates=left if stage.kind is StageKind.CANDIDATES else (),
+        )
 
-    async def _robin_ranking(
+    async def table(
+        self, session: AsyncSession, stage: Stage, field: list[Player]
+    ) -> tuple[list[berger.CandidateStanding], set[str]]:
+        """The stage's table (rule III.F.3) and the players of it who left."""
+        results = await self.results(session, stage)
+        table = berger.standings([p.lichess_id for p in field], results)
+        return table, {p.lichess_id for p in field if p.withdrawn_at or p.disqualified_at}
+
+    async def ranking(
         self, session: AsyncSession, stage: Stage, field: list[Player]
     ) -> list[tuple[str, int]]:
-        """Match points, then game points, then the mutual matches (III.F.3), without the
-        players who left; a tie that remains shares a rank."""
-        results = await self._robin_results(session, stage)
-        table = berger.standings([p.lichess_id for p in field], results)
-        gone = {p.lichess_id for p in field if p.withdrawn_at or p.disqualified_at}
-        return shared_ranks([(row.player, row.rank) for row in table if row.player not in gone])
-
-    # --- small helpers -----------------------------------------------------------------------
-
-    async def _players(self, session: AsyncSession, ids: list[int]) -> list[Player]:
-        rows = {p.id: p for p in await session.scalars(select(Player).where(Player.id.in_(ids)))}
-        return [rows[i] for i in ids if i in rows]
-
-    async def _stage(self, session: AsyncSession, kind: StageKind) -> Stage:
-        stage = await session.scalar(select(Stage).where(Stage.kind == kind))
-        if stage is None:
-            raise WrongStage(f"There is no {kind.value} stage yet.")
-        return stage
-
-    async def _set(self, session: AsyncSession, key: str, value: str, now: datetime) -> None:
-        row = await session.get(Setting, key)
-        if row is None:
-            session.add(Setting(key=key, value=value, updated_at=now))
-        else:
-            row.value, row.updated_at = value, now
-
-    async def _save_outcome(
-        self, session: AsyncSession, stage: Stage, player_ids: list[int], now: datetime
-    ) -> None:
-        """What a finished stage decided, best first: the Swiss's sure qualifiers, the
-        Candidates' Challenger and runner-up."""
-        await self._set(session, RESULTS_KEY + stage.kind.value, json.dumps(player_ids), now)
-
-    async def _outcome(self, session: AsyncSession, stage: Stage) -> list[int]:
-        row = await session.get(Setting, RESULTS_KEY + stage.kind.value)
-        return [int(i) for i in json.loads(row.value)] if row else []
-
-    def _announce(self, session: AsyncSession, now: datetime, content: str) -> None:
-        channel = self.config.discord.announcement_channel_id
-        if channel:
-            enqueue_channel(session, channel_id=channel, now=now, content=content)
+        """The stage's ranks, `bot.rules.stages.robin_ranking`."""
+        table, gone = await self.table(session, stage, field)
+        return stage_rules.robin_ranking(table, gone)

@@ -1,21 +1,31 @@
-"""The Swiss qualification week by week: the TD's round commands, standings, deadlines.
+"""The Swiss qualification week by week: the TD's round commands, standings, deadlines,
+and the answer to matches decided elsewhere.
 
-The round life cycle itself (pairing, publishing, closing) is in `progress.py`.
+The round life cycle itself (pairing, publishing) is `progress.py`'s `RoundProgress`, what
+follows a closed round `stages.py`'s `StageFlow`; the service is given both.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
+from functools import partial
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.audit import Actor, record, record_td_decision
-from bot.due import DueKind, Handler
+from bot.clock import Clock
+from bot.config import Config
+from bot.due import DueKind, Handler, SweepStep
 from bot.errors import InvalidInput, WrongStage
-from bot.events import MatchFinished, PlayerForfeited, PlayerLeft
+from bot.events import EventBus, MatchFinished, PlayerForfeited, PlayerLeft
 from bot.features.matches.round_post import queue_round_post_update
+from bot.features.rounds import records
 from bot.features.rounds import text as wording
+from bot.features.rounds.final import FinalStage
+from bot.features.rounds.next_round import SwissNextRound, pair_in_worker
+from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.stages import StageFlow
 from bot.features.rounds.types import (
     PairingLine,
@@ -25,13 +35,15 @@ from bot.features.rounds.types import (
     StandingLine,
     SwissStart,
 )
+from bot.lichess.client import LichessClient
 from bot.registration_window import read_window
 from bot.rules import match as match_rules
+from bot.rules import stages as stage_rules
 from bot.rules import swiss
-from bot.service import Subscription
+from bot.rules.stages import DeadlineStep, MondayStep
+from bot.service import Service, Subscription
 from bot.td_alerts import notify_td
-from bot.timefmt import discord_time
-from db.engine import transaction
+from db.engine import after_commit, transaction
 from db.models import (
     DueAction,
     Match,
@@ -56,27 +68,55 @@ __all__ = [
 ]
 
 
-class RoundService(StageFlow):
+class RoundService(Service):
     """The TD's round commands, the standings, the round deadlines, and the answer to
     matches decided elsewhere (results read from Lichess, forfeits)."""
 
-    # --- timing (rule IV) -----------------------------------------------------------------
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        config: Config,
+        clock: Clock,
+        *,
+        progress: RoundProgress,
+        flow: StageFlow,
+        final: FinalStage,
+        next_round: SwissNextRound,
+        lichess: LichessClient | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        super().__init__(sessions, config, clock, lichess=lichess, events=events)
+        self.progress = progress
+        self.flow = flow
+        self.final = final
+        self.next_round = next_round
 
     # --- starting the qualification -----------------------------------------------------------
 
     async def preview_start(self) -> SwissStart:
         """Round 1 as it would be published now, and what still stands in its way: an open
         registration (no preview: the field is not final) or undecided registrations.
-        Changes nothing."""
+        Changes nothing; the pairing runs with no session open."""
         async with self.sessions() as session:
             await self._require_not_started(session)
             window = await read_window(session, self.config, self.clock.now())
             pending = await self._pending(session)
             if window.is_open:
                 return SwissStart(True, pending, None)
-            players = await self._entrants(session)
-        preview = self._preview(players, number=1, results=[], withdrawn=set())
-        return SwissStart(False, pending, preview)
+            players = await self.progress.entrants(session)
+        return SwissStart(False, pending, await self._round_one(players))
+
+    async def _round_one(self, players: list[Player]) -> RoundPreview:
+        limit = self.config.swiss.pairing_timeout_seconds
+        return await pair_in_worker(
+            self.progress,
+            players,
+            number=1,
+            results=[],
+            withdrawn=set(),
+            total_rounds=None,
+            limit=limit,
+        )
 
     async def _pending(self, session: AsyncSession) -> list[PendingEntry]:
         rows = await session.execute(
@@ -90,23 +130,24 @@ class RoundService(StageFlow):
     async def start(self, *, td_id: int) -> RoundPreview:
         """Start the Swiss and publish round 1 from the current approved field: only once
         registration is closed and every registration is decided (the field is final, so
-        nobody can enter and never be paired)."""
+        nobody can enter and never be paired). Round 1 is paired with no session open,
+        then written in a transaction that finds the same field and nothing in the way."""
         now = self.clock.now()
+        async with self.sessions() as session:
+            await self._refuse_round_one(session, now)
+            players = await self.progress.entrants(session)
+        preview = await self._round_one(players)
         async with transaction(self.sessions) as session:
-            await self._require_not_started(session)
-            if (await read_window(session, self.config, now)).is_open:
-                raise WrongStage(wording.registration_still_open())
-            pending = await self._pending(session)
-            if pending:
-                raise WrongStage(wording.pending_block(pending))
-            players = await self._entrants(session)
-            preview = self._preview(players, number=1, results=[], withdrawn=set())
+            await self._refuse_round_one(session, now)
+            field = [p.id for p in await self.progress.entrants(session)]
+            if field != [p.id for p in players]:
+                raise WrongStage(wording.field_changed())
             stage = Stage(
                 kind=StageKind.SWISS,
                 state=StageState.RUNNING,
                 started_at=now,
                 total_rounds=preview.total_rounds,
-                seeding=[p.id for p in players],
+                seeding=field,
             )
             session.add(stage)
             await session.flush()
@@ -119,30 +160,38 @@ class RoundService(StageFlow):
                 subject_id=stage.id,
                 details={"players": len(players), "rounds": preview.total_rounds},
             )
-            return await self._publish(session, stage, preview, Actor.td(td_id), now)
+            return await self.progress.publish(session, stage, preview, Actor.td(td_id), now)
+
+    async def _refuse_round_one(self, session: AsyncSession, now: datetime) -> None:
+        """Rule IV.D (`bot.rules.stages.round_one_block`): once, from a final field."""
+        started = await session.scalar(select(Stage.id).where(Stage.kind == StageKind.SWISS))
+        pending = await self._pending(session)
+        block = stage_rules.round_one_block(
+            started=started is not None,
+            registration_open=(await read_window(session, self.config, now)).is_open,
+            pending=len(pending),
+        )
+        if block is not None:
+            raise WrongStage(wording.round_one_blocked(block, pending))
 
     async def _require_not_started(self, session: AsyncSession) -> None:
         stage = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
         if stage is not None:
-            raise WrongStage("The qualification has already started.")
+            raise WrongStage(wording.already_started())
 
     # --- publishing -------------------------------------------------------------------------
 
     async def publish_next(self, *, actor: Actor) -> RoundPreview:
-        """Pair and publish the next round once every match of the current one is decided."""
-        now = self.clock.now()
-        async with transaction(self.sessions) as session:
-            preview = await self._next_preview(session)
-            stage = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
-            assert stage is not None
-            return await self._publish(session, stage, preview, actor, now)
+        """Pair and publish the next round once every match of the current one is decided
+        (the pairing runs with no transaction open: `SwissNextRound`)."""
+        return await self.next_round.publish_next(actor=actor)
 
     # --- standings --------------------------------------------------------------------------
 
     async def standings(self) -> list[StandingLine]:
         """The Swiss table with its tiebreaks (rule III.E.5), best first."""
         async with self.sessions() as session:
-            _, players, results, withdrawn, _ = await self._swiss_state(session)
+            _, players, results, withdrawn, _ = await self.progress.swiss_state(session)
         names = {p.lichess_id: p.lichess_username for p in players}
         table = swiss.standings(
             [p.lichess_id for p in players],
@@ -172,7 +221,7 @@ class RoundService(StageFlow):
         async with transaction(self.sessions) as session:
             match = await session.get(Match, match_id)
             if match is None or match.player_b_id is None:
-                raise InvalidInput(f"There is no match #{match_id} with two players.")
+                raise InvalidInput(wording.no_such_match(match_id))
             round_ = await session.get(Round, match.round_id)
             stage = await session.get(Stage, round_.stage_id) if round_ else None
             assert stage is not None
@@ -194,47 +243,30 @@ class RoundService(StageFlow):
                 details={"score": [score_a, score_b], "reason": reason},
             )
             await queue_round_post_update(session, match.round_id, now=now, board=match.board)
-            await self._post_result(session, match, now)
+            await self.progress.post_result(session, match, now)
             if round_ is None or round_.state is not RoundState.PUBLISHED:
                 return ResultRecorded(match.round_id, False, None, False)
-            return await self.after_result(session, match.round_id, Actor.td(td_id), now)
+            result = await self.flow.after_result(session, match.round_id, Actor.td(td_id), now)
+        if result.pair_after is None:
+            return result
+        # The score has committed: the next Swiss round is paired with no transaction open.
+        published = await self.next_round.pair_after(result.pair_after, Actor.td(td_id))
+        return replace(result, next_round=published)
 
     def _check_final_score(self, stage: Stage, score_a: float, score_b: float) -> None:
-        """A recorded score must end the match by its stage's rules (III.E.1, III.F.2)."""
-        kind = stage.kind
-        if kind is StageKind.FINAL:
-            raise InvalidInput("The Final is not a fixed-length match: it is read game by game.")
-        cfg = self.config.tournament
-        for value in (score_a, score_b):
-            if not _possible_points(value, cfg.match_games):
-                raise InvalidInput(
-                    f"{value:g} is not a possible score: a side scores from 0 to "
-                    f"{cfg.match_games} game points, in halves (a game is worth 1, ½ or 0)."
-                )
-        early_stop = (
-            kind is StageKind.SWISS
-            or (kind is StageKind.TIEBREAK and len(stage.seeding) == 2)
-            or (kind is StageKind.CANDIDATES and self.config.stages.candidates_early_stop)
+        """A recorded score must end the match by its stage's rules (rule I.C:
+        `bot.rules.stages.td_score_problem`)."""
+        games = self.config.tournament.match_games
+        problem = stage_rules.td_score_problem(
+            stage.kind.value,
+            score_a,
+            score_b,
+            games=games,
+            tiebreak_players=len(stage.seeding),
+            candidates_early_stop=self.config.stages.candidates_early_stop,
         )
-        try:
-            finished = match_rules.is_over(
-                score_a, score_b, games=cfg.match_games, early_stop=early_stop
-            )
-        except ValueError as exc:
-            raise InvalidInput(
-                f"{score_a:g}–{score_b:g} is not a possible match score: {exc}"
-            ) from exc
-        if not finished:
-            if early_stop:
-                ends = f"all {cfg.match_games} games are played or a side has more than half"
-            else:
-                ends = (
-                    f"all {cfg.match_games} games are played (Candidates matches are played "
-                    "out, rule III.F.2)"
-                )
-            raise InvalidInput(
-                f"{score_a:g}–{score_b:g} is not a finished match: it ends when {ends}."
-            )
+        if problem is not None:
+            raise InvalidInput(wording.score_refused(problem, score_a, score_b, games))
 
     # --- due actions --------------------------------------------------------------------------
 
@@ -243,6 +275,10 @@ class RoundService(StageFlow):
             DueKind.ROUND_DEADLINE: self._on_round_deadline,
             DueKind.NEXT_ROUND: self._on_next_round,
         }
+
+    def sweep_steps(self) -> dict[str, SweepStep]:
+        """A Swiss round closed by a bot that died before pairing the next: paired now."""
+        return {"swiss_pairing": self.next_round.pair_waiting}
 
     def subscriptions(self) -> list[Subscription]:
         return [
@@ -254,14 +290,14 @@ class RoundService(StageFlow):
     async def _on_player_left(
         self, session: AsyncSession, event: PlayerLeft, now: datetime
     ) -> None:
-        await self.replace_finalist(session, event.player_id, event.actor, now)
+        await self.final.replace_finalist(session, event.player_id, event.actor, now)
 
     async def _on_match_finished(
         self, session: AsyncSession, event: MatchFinished, now: datetime
     ) -> None:
         match = await session.get(Match, event.match_id)
         if match is not None:
-            await self.crown_champion(session, match, event.actor, now)
+            await self.final.crown_champion(session, match, event.actor, now)
         await self._close_if_complete(session, event.round_id, event.actor, now)
 
     async def _on_player_forfeited(
@@ -281,87 +317,67 @@ class RoundService(StageFlow):
         stage = await session.get(Stage, round_.stage_id)
         if stage is None or stage.kind is StageKind.FINAL:
             return
-        await self.after_result(session, round_id, actor, now)
+        result = await self.flow.after_result(session, round_id, actor, now)
+        if result.pair_after is not None:
+            after_commit(session, partial(self.next_round.pair_after, result.pair_after, actor))
 
     async def _on_round_deadline(
         self, session: AsyncSession, action: DueAction, now: datetime
     ) -> None:
-        """At the round deadline the TD gets every match still without a result (rule IV.F)."""
+        """At the round deadline the TD gets every match still without a result (rules
+        IV.F, IV.C: `bot.rules.stages.at_deadline`)."""
         round_ = await session.get(Round, action.subject_id)
-        if round_ is None:
+        stage = await session.get(Stage, round_.stage_id) if round_ is not None else None
+        if round_ is None or stage is None:
             return
-        open_matches = await self._open_matches(session, round_.id)
-        if not open_matches:
+        open_matches = await records.open_matches(session, round_.id)
+        step = stage_rules.at_deadline(stage.kind.value, len(open_matches))
+        if step is DeadlineStep.NOTHING:
             return
-        stage = await session.get(Stage, round_.stage_id)
-        if stage is not None and stage.kind is StageKind.FINAL:
-            notify_td(
-                session,
-                self.config,
-                now=now,
-                content=(
-                    f"⏰ The Final is still unfinished {self.config.stages.final_days} days "
-                    "after it was set up. It goes on as the finalists see fit (rule IV.C); "
-                    "step in only if it has stalled."
-                ),
-            )
+        if step is DeadlineStep.FINAL_UNFINISHED:
+            content = wording.final_unfinished(self.config.stages.final_days)
+            notify_td(session, self.config, now=now, content=content)
             return
         lines = []
         for m in sorted(open_matches, key=lambda m: m.board):
             a = await session.get(Player, m.player_a_id)
             b = await session.get(Player, m.player_b_id) if m.player_b_id else None
-            when = discord_time(m.agreed_time) if m.agreed_time else "no agreed time"
             lines.append(
-                f"#{m.id} board {m.board}: {a.lichess_username if a else '?'} vs "
-                f"{b.lichess_username if b else '?'} · {m.state.value} · {when}"
+                wording.open_match_line(
+                    m.id,
+                    m.board,
+                    a.lichess_username if a else None,
+                    b.lichess_username if b else None,
+                    m.state.value,
+                    m.agreed_time,
+                )
             )
-        notify_td(
-            session,
-            self.config,
-            now=now,
-            content=(
-                f"⏰ Round {round_.number} has ended with {len(open_matches)} match(es) "
-                "without a result. Decide them with /td round set-score:\n" + "\n".join(lines)
-            ),
-        )
+        content = wording.round_ended_open(round_.number, lines)
+        notify_td(session, self.config, now=now, content=content)
 
     async def _on_next_round(self, session: AsyncSession, action: DueAction, now: datetime) -> None:
-        """The Monday after the round: pair the next round if it was not paired early."""
+        """The Monday after the round: pair the next round if it was not paired early
+        (rule IV.E: `bot.rules.stages.on_monday`)."""
         round_ = await session.get(Round, action.subject_id)
-        if round_ is None:
+        stage = await session.get(Stage, round_.stage_id) if round_ is not None else None
+        if round_ is None or stage is None:
             return
-        stage = await session.get(Stage, round_.stage_id)
         later = await session.scalar(
-            select(Round).where(
+            select(Round.id).where(
                 Round.stage_id == round_.stage_id, Round.number == round_.number + 1
             )
         )
-        if later is not None or stage is None or stage.state is not StageState.RUNNING:
-            return
-        if stage.kind is not StageKind.SWISS:
-            return  # round robin rounds follow as results come in; the Final is one match
-        open_matches = await self._open_matches(session, round_.id)
-        if open_matches:
-            # Pairing on guesses would let these players meet again; the last result pairs it.
-            notify_td(
-                session,
-                self.config,
-                now=now,
-                content=(
-                    f"Round {round_.number + 1} cannot be paired yet: "
-                    f"{len(open_matches)} match(es) of round {round_.number} have no "
-                    "result. It is paired as soon as you record them (/td round set-score)."
-                ),
-            )
-            return
-        if self.config.swiss.confirm_before_publish:
-            return
-        preview = await self._pair_or_tell_td(session, now)
-        if preview is not None:
-            await self._publish(session, stage, preview, Actor.job(), now)
-
-
-def _possible_points(value: float, games: int) -> bool:
-    """0 to `games` in steps of 0.5; compared before any arithmetic, so 1e308 or NaN is
-    refused rather than overflowing."""
-    return 0 <= value <= games and float(value * 2).is_integer()
+        open_matches = await records.open_matches(session, round_.id)
+        step = stage_rules.on_monday(
+            stage.kind.value,
+            stage_running=stage.state is StageState.RUNNING,
+            next_round_exists=later is not None,
+            open_matches=len(open_matches),
+            confirm_before_publish=self.config.swiss.confirm_before_publish,
+        )
+        if step is MondayStep.WAIT_FOR_RESULTS:
+            content = wording.next_round_waits(round_.number, len(open_matches))
+            notify_td(session, self.config, now=now, content=content)
+        elif step is MondayStep.PAIR:
+            # Paired once this due action has committed, with no transaction open.
+            after_commit(session, partial(self.next_round.pair_after, round_.id, Actor.job()))

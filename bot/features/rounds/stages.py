@@ -5,7 +5,8 @@ A round robin stage (tiebreak matches, the Candidates) is a Berger schedule over
 stage's seeding; its rounds are one a week from the Monday after the previous stage's last
 deadline (rule IV), and the next round is published as soon as the last result of the
 previous one is in. Where the rules leave a tie to the TD, the bot asks once, with one
-button per tied player (`decide_tie`), and goes on by itself after the answer.
+button per tied player (`bot.features.rounds.ties.StageTies.decide_tie`), and goes on by
+itself after the answer.
 """
 
 from __future__ import annotations
@@ -16,64 +17,92 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.audit import Actor, record, record_td_decision
-from bot.errors import InvalidInput, WrongStage
-from bot.events import RoundComplete, StageFinished
+from bot.audit import Actor, record
+from bot.config import Config
+from bot.events import EventBus, RoundComplete, StageFinished
+from bot.features.rounds import text as wording
 from bot.features.rounds.final import FinalStage
-from bot.features.rounds.robin import PENDING_TIE, ROBIN_STAGES, TIE_VIEW
+from bot.features.rounds.progress import RoundProgress
+from bot.features.rounds.records import (
+    PENDING_TIE,
+    TIE_VIEW,
+    announce,
+    last_round,
+    open_matches,
+    outcome,
+    players,
+    save_outcome,
+    set_setting,
+    stage_of,
+)
+from bot.features.rounds.robin import RobinRounds
 from bot.features.rounds.stage_text import candidates_lines, qualification_lines
-from bot.features.rounds.types import ResultRecorded, TieChoice
+from bot.features.rounds.types import ResultRecorded
 from bot.rules import candidates as berger
+from bot.rules import stages as stage_rules
 from bot.rules import swiss_table
-from bot.rules.stages import candidates_tie, cut, next_monday, shared_ranks
+from bot.rules.stages import CANDIDATES, SWISS, RoundStep, next_monday
 from bot.td_alerts import notify_td
-from db.engine import transaction
-from db.models import Player, Round, RoundState, Setting, Stage, StageKind, StageState
+from db.models import Player, Round, RoundState, Stage, StageKind, StageState
 
 
-class StageFlow(FinalStage):
-    """Closing rounds of every stage, and what follows the last round of a stage."""
+class StageFlow:
+    """Closing rounds of every stage, and what follows the last round of a stage: the
+    rounds are written by the round life cycle, round robin rounds and the Final by the
+    collaborators it is given."""
+
+    def __init__(
+        self,
+        config: Config,
+        events: EventBus,
+        progress: RoundProgress,
+        robin: RobinRounds,
+        final: FinalStage,
+    ) -> None:
+        self.config = config
+        self.events = events
+        self.progress = progress
+        self.robin = robin
+        self.final = final
 
     async def after_result(
         self, session: AsyncSession, round_id: int, actor: Actor, now: datetime
     ) -> ResultRecorded:
-        """Close the round when its last match is decided, then pair or publish the next."""
+        """Close the round when its last match is decided, then publish the next round robin
+        round, or name the Swiss round to pair once the caller's transaction has committed
+        (`ResultRecorded.pair_after`)."""
         round_ = await session.get(Round, round_id)
         assert round_ is not None
-        if await self._open_matches(session, round_id):
-            return ResultRecorded(round_id, False, None, False)
-        round_.state = RoundState.FINISHED
         stage = await session.get(Stage, round_.stage_id)
         assert stage is not None
+        step = stage_rules.after_result(
+            stage.kind.value,
+            round_.number,
+            stage.total_rounds or 0,
+            len(await open_matches(session, round_id)),
+            confirm_before_publish=self.config.swiss.confirm_before_publish,
+        )
+        if step is RoundStep.OPEN:
+            return ResultRecorded(round_id, False, None, False)
+        round_.state = RoundState.FINISHED
         complete = RoundComplete(actor, round_id=round_.id, stage_id=stage.id)
         await self.events.publish(session, complete, now)
-        if round_.number >= (stage.total_rounds or 0):
+        if step is RoundStep.STAGE_OVER:
             await self._finish_stage(session, stage, round_, actor, now)
             return ResultRecorded(round_id, True, None, True)
-        if stage.kind in ROBIN_STAGES:
-            published = await self._publish_robin_round(
+        if step is RoundStep.ROBIN_NEXT:
+            published = await self.robin.publish_round(
                 session, stage, round_.number + 1, actor, now
             )
-            if published.round_id and not await self._open_matches(session, published.round_id):
+            if published.round_id and not await open_matches(session, published.round_id):
                 # every match of it was decided at once (a player who left): go on
                 await self.after_result(session, published.round_id, actor, now)
             return ResultRecorded(round_id, True, published, False)
-        if self.config.swiss.confirm_before_publish:
-            notify_td(
-                session,
-                self.config,
-                now=now,
-                content=(
-                    f"Round {round_.number} is complete. Publish round "
-                    f"{round_.number + 1} with /td round publish."
-                ),
-            )
+        if step is RoundStep.TD_PUBLISHES:
+            content = wording.round_complete_publish(round_.number)
+            notify_td(session, self.config, now=now, content=content)
             return ResultRecorded(round_id, True, None, False)
-        preview = await self._pair_or_tell_td(session, now)
-        if preview is None:
-            return ResultRecorded(round_id, True, None, False)
-        published = await self._publish(session, stage, preview, actor, now)
-        return ResultRecorded(round_id, True, published, False)
+        return ResultRecorded(round_id, True, None, False, pair_after=round_id)
 
     async def _finish_stage(
         self, session: AsyncSession, stage: Stage, last: Round, actor: Actor, now: datetime
@@ -101,7 +130,7 @@ class StageFlow(FinalStage):
     async def _after_swiss(
         self, session: AsyncSession, stage: Stage, last: Round, actor: Actor, now: datetime
     ) -> None:
-        _, players, results, withdrawn, _ = await self._swiss_state(session)
+        _, players, results, withdrawn, _ = await self.progress.swiss_state(session)
         table = swiss_table.standings(
             [p.lichess_id for p in players],
             results,
@@ -110,10 +139,10 @@ class StageFlow(FinalStage):
         )
         names = {p.lichess_id: p for p in players}
         places = self.config.swiss.qualifiers
-        active = shared_ranks([(row.player, row.rank) for row in table if not row.withdrawn])
-        sure, tied = cut(active, places)
-        self._announce(
+        sure, tied = stage_rules.swiss_qualifiers(table, places)
+        announce(
             session,
+            self.config,
             now,
             "\n".join(
                 qualification_lines(
@@ -121,12 +150,12 @@ class StageFlow(FinalStage):
                 )
             ),
         )
-        if not tied:
+        if stage_rules.next_stage(SWISS, tie_across_cut=bool(tied)) == CANDIDATES:
             await self._start_candidates(
                 session, [names[p] for p in sure], last.deadline, actor, now
             )
             return
-        await self._save_outcome(session, stage, [names[p].id for p in sure], now)
+        await save_outcome(session, stage, [names[p].id for p in sure], now)
         tiebreak = Stage(
             kind=StageKind.TIEBREAK,
             state=StageState.RUNNING,
@@ -145,23 +174,23 @@ class StageFlow(FinalStage):
             subject_id=tiebreak.id,
             details={"players": tied, "places": places - len(sure)},
         )
-        await self._publish_robin_round(session, tiebreak, 1, actor, now)
+        await self.robin.publish_round(session, tiebreak, 1, actor, now)
 
     async def _after_tiebreak(
         self, session: AsyncSession, stage: Stage, actor: Actor, now: datetime
     ) -> None:
-        swiss = await self._stage(session, StageKind.SWISS)
-        sure = await self._outcome(session, swiss)
-        group = await self._players(session, stage.seeding)
+        swiss = await stage_of(session, StageKind.SWISS)
+        sure = await outcome(session, swiss)
+        group = await players(session, stage.seeding)
         places = self.config.swiss.qualifiers - len(sure)
-        ranked = await self._robin_ranking(session, stage, group)
-        won, tied = cut(ranked, places)
-        if not tied:
-            await self._qualify_after_tiebreak(session, stage, sure, won, actor, now)
+        ranked = await self.robin.ranking(session, stage, group)
+        tie = stage_rules.after_tiebreak(ranked, places)
+        if tie.done:
+            await self.qualify_after_tiebreak(session, stage, sure, tie.decided, actor, now)
             return
-        await self._ask_td(session, stage, won, tied, places - len(won), now)
+        await self._ask_td(session, stage, tie, now)
 
-    async def _qualify_after_tiebreak(
+    async def qualify_after_tiebreak(
         self,
         session: AsyncSession,
         stage: Stage,
@@ -170,20 +199,11 @@ class StageFlow(FinalStage):
         actor: Actor,
         now: datetime,
     ) -> None:
-        by_name = {p.lichess_id: p for p in await self._players(session, stage.seeding)}
-        qualified = await self._players(session, sure) + [by_name[n] for n in won]
-        self._announce(
-            session,
-            now,
-            "🏁 Tiebreak decided: "
-            + ", ".join(f"**{by_name[n].lichess_username}**" for n in won)
-            + " qualif"
-            + ("ies" if len(won) == 1 else "y")
-            + " for the Candidates.",
-        )
-        last = await session.scalar(
-            select(Round).where(Round.stage_id == stage.id).order_by(Round.number.desc()).limit(1)
-        )
+        by_name = {p.lichess_id: p for p in await players(session, stage.seeding)}
+        qualified = await players(session, sure) + [by_name[n] for n in won]
+        names = [by_name[n].lichess_username for n in won]
+        announce(session, self.config, now, wording.tiebreak_decided(names))
+        last = await last_round(session, stage)
         assert last is not None
         await self._start_candidates(session, qualified, last.deadline, actor, now)
 
@@ -207,7 +227,13 @@ class StageFlow(FinalStage):
                 )
             )
         ).all()
-        field = [*qualified, *(p for p in pre_seeded if p not in qualified)]
+        by_name = {p.lichess_id: p for p in [*qualified, *pre_seeded]}
+        field = [
+            by_name[n]
+            for n in stage_rules.candidates_field(
+                [p.lichess_id for p in qualified], [p.lichess_id for p in pre_seeded]
+            )
+        ]
         stage = Stage(
             kind=StageKind.CANDIDATES,
             state=StageState.RUNNING,
@@ -226,44 +252,35 @@ class StageFlow(FinalStage):
             subject_id=stage.id,
             details={"players": [p.lichess_id for p in field]},
         )
-        self._announce(
-            session,
-            now,
-            f"🏆 **The Candidates** ({len(field)} players, rule III.F): "
-            + ", ".join(f"**{p.lichess_username}**" for p in field)
-            + ". The winner challenges the champion in the Final.",
-        )
+        names = [p.lichess_username for p in field]
+        announce(session, self.config, now, wording.candidates_start(names))
         if stage.total_rounds:
-            await self._publish_robin_round(session, stage, 1, actor, now)
+            await self.robin.publish_round(session, stage, 1, actor, now)
 
     async def _after_candidates(
         self, session: AsyncSession, stage: Stage, actor: Actor, now: datetime
     ) -> None:
-        field = await self._players(session, stage.seeding)
-        ranked = await self._robin_ranking(session, stage, field)
+        field = await players(session, stage.seeding)
+        table, gone = await self.robin.table(session, stage, field)
         # The final crosstable is the last round's standings post (bot.features.tables), just
         # before what is announced here: one table per post, never the same table twice.
-        decided, tied = candidates_tie(ranked)
-        if not decided and not tied:
-            notify_td(
-                session,
-                self.config,
-                now=now,
-                content="The Candidates are over without a result to rank: decide the Final.",
-            )
+        tie = stage_rules.candidates_outcome(table, gone)
+        if not tie.decided and not tie.tied:
+            content = wording.candidates_without_result()
+            notify_td(session, self.config, now=now, content=content)
             return
-        if tied:
-            await self._ask_td(session, stage, decided, tied, 1, now)
+        if tie.tied:
+            await self._ask_td(session, stage, tie, now)
             return
-        await self._crown_challenger(session, stage, decided, actor, now)
+        await self.crown_challenger(session, stage, tie.decided, actor, now)
 
-    async def _crown_challenger(
+    async def crown_challenger(
         self, session: AsyncSession, stage: Stage, order: list[str], actor: Actor, now: datetime
     ) -> None:
         """The Candidates winner is the Challenger; the runner-up is kept for rule VIII.C."""
-        by_name = {p.lichess_id: p for p in await self._players(session, stage.seeding)}
+        by_name = {p.lichess_id: p for p in await players(session, stage.seeding)}
         outcome = [by_name[n].id for n in order[:2]]
-        await self._save_outcome(session, stage, outcome, now)
+        await save_outcome(session, stage, outcome, now)
         challenger = by_name[order[0]]
         runner_up = by_name[order[1]] if len(order) > 1 else None
         record(
@@ -275,129 +292,51 @@ class StageFlow(FinalStage):
             subject_id=challenger.id,
             details={"runner_up": runner_up.id if runner_up else None},
         )
-        self._announce(
-            session,
-            now,
-            f"⚔️ **{challenger.lichess_username}** wins the Candidates and is the Challenger"
-            + (f"; **{runner_up.lichess_username}** is the runner-up" if runner_up else "")
-            + ".",
-        )
-        last = await session.scalar(
-            select(Round).where(Round.stage_id == stage.id).order_by(Round.number.desc()).limit(1)
-        )
-        await self._start_final(
+        runner_up_name = runner_up.lichess_username if runner_up else None
+        content = wording.challenger_announced(challenger.lichess_username, runner_up_name)
+        announce(session, self.config, now, content)
+        last = await last_round(session, stage)
+        await self.final.start(
             session, challenger, runner_up, last.deadline if last else now, actor, now
         )
-        notify_td(
-            session,
-            self.config,
-            now=now,
-            content=(
-                f"The Candidates are over: {challenger.lichess_username} is the Challenger"
-                + (
-                    f", {runner_up.lichess_username} the runner-up (rule VIII.C)."
-                    if runner_up
-                    else "."
-                )
-            ),
-        )
+        content = wording.challenger_to_td(challenger.lichess_username, runner_up_name)
+        notify_td(session, self.config, now=now, content=content)
 
     # --- ties the TD breaks ----------------------------------------------------------------------
 
     async def _ask_td(
-        self,
-        session: AsyncSession,
-        stage: Stage,
-        decided: list[str],
-        tied: list[str],
-        places: int,
-        now: datetime,
+        self, session: AsyncSession, stage: Stage, tie: stage_rules.TieState, now: datetime
     ) -> None:
         """One DM to the TD with the tied players as buttons (rules III.E.5, III.F.3)."""
-        players = {p.lichess_id: p for p in await self._players(session, stage.seeding)}
+        by_name = {p.lichess_id: p for p in await players(session, stage.seeding)}
         pending = {
             "stage_id": stage.id,
-            "decided": decided,
-            "tied": tied,
-            "places": places,
+            "decided": tie.decided,
+            "tied": tie.tied,
+            "places": tie.places,
         }
-        await self._set(session, PENDING_TIE, json.dumps(pending), now)
+        await set_setting(session, PENDING_TIE, json.dumps(pending), now)
         table = ""
         if stage.kind is StageKind.CANDIDATES:
-            results = await self._robin_results(session, stage)
-            names = {p.lichess_id: p.lichess_username for p in players.values()}
+            results = await self.robin.results(session, stage)
+            names = {p.lichess_id: p.lichess_username for p in by_name.values()}
             rows = berger.standings(
-                list(players), [r for r in results if r[0] in players and r[1] in players]
+                list(by_name), [r for r in results if r[0] in by_name and r[1] in by_name]
             )
             table = "\n".join(candidates_lines(rows, names)) + "\n"
-        what = (
-            "qualify for the Candidates"
-            if stage.kind is StageKind.TIEBREAK
-            else "be the Challenger"
-            if not decided
-            else "be the runner-up"
+        question = wording.tie_question(
+            stage.kind,
+            [by_name[n].lichess_username for n in tie.tied],
+            challenger_decided=bool(tie.decided),
+            places=tie.places,
         )
         notify_td(
             session,
             self.config,
             now=now,
-            content=table
-            + (
-                f"⚖️ The {stage.kind.value} ends with a tie the rules leave to you: "
-                + ", ".join(players[n].lichess_username for n in tied)
-                + f". Press who should {what}"
-                + (f" ({places} places)." if places > 1 else ".")
-            ),
+            content=table + question,
             view=(
                 TIE_VIEW,
-                {"players": [[players[n].id, players[n].lichess_username] for n in tied]},
+                {"players": [[by_name[n].id, by_name[n].lichess_username] for n in tie.tied]},
             ),
         )
-
-    async def decide_tie(self, *, td_id: int, player_id: int) -> TieChoice:
-        """The TD picks one of the tied players; the stage goes on once the places are full."""
-        now = self.clock.now()
-        async with transaction(self.sessions) as session:
-            raw = await session.get(Setting, PENDING_TIE)
-            if raw is None:
-                raise WrongStage("There is no tie waiting for your decision.")
-            pending = json.loads(raw.value)
-            stage = await session.get(Stage, int(pending["stage_id"]))
-            player = await session.get(Player, player_id)
-            if stage is None or player is None or player.lichess_id not in pending["tied"]:
-                raise InvalidInput("That player is not part of the tie; press one of the others.")
-            decided = [*pending["decided"], player.lichess_id]
-            tied = [n for n in pending["tied"] if n != player.lichess_id]
-            places = int(pending["places"]) - 1
-            if stage.kind is StageKind.CANDIDATES and len(decided) < 2 and tied:
-                places = 1  # the Challenger is chosen; the runner-up comes from the rest
-            if places > 0 and len(tied) == places:  # the rest fill the places by themselves
-                decided, tied, places = decided + tied, [], 0
-            record_td_decision(
-                session,
-                at=now,
-                td_id=td_id,
-                kind="stage_tie",
-                subject_type="stage",
-                subject_id=stage.id,
-                decision=player.lichess_id,
-                reason=None,
-            )
-            actor = Actor.td(td_id)
-            if places > 0:
-                pending.update(decided=decided, tied=tied, places=places)
-                raw.value, raw.updated_at = json.dumps(pending), now
-                return TieChoice(player.lichess_username, done=False)
-            await session.delete(raw)
-            await session.flush()
-            if stage.kind is StageKind.TIEBREAK:
-                swiss = await self._stage(session, StageKind.SWISS)
-                sure = await self._outcome(session, swiss)
-                await self._qualify_after_tiebreak(session, stage, sure, decided, actor, now)
-            else:
-                ranked = await self._robin_ranking(
-                    session, stage, await self._players(session, stage.seeding)
-                )
-                order = decided + [n for n, _ in ranked if n not in decided]
-                await self._crown_challenger(session, stage, order, actor, now)
-            return TieChoice(player.lichess_username, done=True)

@@ -10,6 +10,7 @@ from discord import app_commands
 from bot.audit import Actor
 from bot.discord_limits import BUTTON_LABEL
 from bot.errors import NotAllowed
+from bot.features.rounds import text as wording
 from bot.features.rounds.text import dropped_note, preview_text, start_text
 from bot.message_text import fit
 from cogs.common import (
@@ -41,7 +42,7 @@ class PublishSwissButton(IdButton, template=r"acwc:swiss:publish:(?P<id>\d+)"):
 
     async def run(self, interaction: discord.Interaction) -> None:
         if not is_td(interaction):
-            raise NotAllowed("Only the tournament director can start the qualification.")
+            raise NotAllowed(wording.td_only("start the qualification"))
         preview = await bot_of(interaction).svc.rounds.start(td_id=interaction.user.id)
         await reply_in_parts(interaction, preview_text(preview, published=True), edit=True)
         await publish_to_discord(interaction)
@@ -59,15 +60,11 @@ class TieButton(IdButton, template=r"acwc:tie:(?P<id>\d+)"):
 
     async def run(self, interaction: discord.Interaction) -> None:
         if not is_td(interaction):
-            raise NotAllowed("Only the tournament director can break this tie.")
-        choice = await bot_of(interaction).svc.rounds.decide_tie(
+            raise NotAllowed(wording.td_only("break this tie"))
+        choice = await bot_of(interaction).svc.ties.decide_tie(
             td_id=interaction.user.id, player_id=self.ident
         )
-        reply = (
-            f"{choice.player} goes through; the championship goes on."
-            if choice.done
-            else f"{choice.player} goes through; choose the next place."
-        )
+        reply = wording.tie_chosen(choice.player, done=choice.done)
         await interaction.response.send_message(reply, ephemeral=True)
         await publish_to_discord(interaction)
 
@@ -87,10 +84,8 @@ class CancelSwissButton(IdButton, template=r"acwc:swiss:cancel:(?P<id>\d+)"):
 
     async def run(self, interaction: discord.Interaction) -> None:
         if not is_td(interaction):
-            raise NotAllowed("Only the tournament director can cancel this preview.")
-        await interaction.response.edit_message(
-            content="Cancelled: nothing was published.", view=None
-        )
+            raise NotAllowed(wording.td_only("cancel this preview"))
+        await interaction.response.edit_message(content=wording.preview_cancelled(), view=None)
 
 
 class CloseAndContinueButton(IdButton, template=r"acwc:swiss:close:(?P<id>\d+)"):
@@ -105,7 +100,7 @@ class CloseAndContinueButton(IdButton, template=r"acwc:swiss:close:(?P<id>\d+)")
 
     async def run(self, interaction: discord.Interaction) -> None:
         if not is_td(interaction):
-            raise NotAllowed("Only the tournament director can close registration.")
+            raise NotAllowed(wording.td_only("close registration"))
         bot = bot_of(interaction)
         await bot.svc.rounds.preview_start()  # refuses, changing nothing, once round 1 is out
         await bot.svc.registration.set_window(td_id=interaction.user.id, open_=False)
@@ -126,7 +121,7 @@ class DropPendingButton(IdButton, template=r"acwc:swiss:drop:(?P<id>\d+)"):
 
     async def run(self, interaction: discord.Interaction) -> None:
         if not is_td(interaction):
-            raise NotAllowed("Only the tournament director can drop pending registrations.")
+            raise NotAllowed(wording.td_only("drop pending registrations"))
         bot = bot_of(interaction)
         dropped = await bot.svc.registration.drop_pending(td_id=interaction.user.id)
         names = [s.lichess_username for s in dropped]
@@ -164,7 +159,7 @@ async def swiss_publish(interaction: discord.Interaction) -> None:
 
 
 @app_commands.describe(
-    match="Match number (#id)",
+    match="Match number",
     score_a="Game points of the first player",
     score_b="Game points of the second player",
     reason="Why (goes into the audit log)",
@@ -184,11 +179,11 @@ async def set_score(
         score_b=score_b,
         reason=reason,
     )
-    reply = f"Match #{match}: {score_a:g}–{score_b:g} recorded."
+    reply = wording.score_recorded(match, score_a, score_b)
     if result.next_round is not None:
-        reply += f" Round {result.next_round.number} was paired and published."
+        reply += wording.score_then_published(result.next_round.number)
     elif result.stage_finished:
-        reply += " That was the last match: the qualification is finished."
+        reply += wording.score_then_stage_over()
     await interaction.response.send_message(reply, ephemeral=True)
     await publish_to_discord(interaction)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from bot.features.rounds.types import PendingEntry, RoundPreview, SwissStart
+from bot.rules.stages import RoundOneBlock, ScoreProblem
 from bot.timefmt import discord_time
 from db.models import StageKind
 
@@ -53,7 +54,9 @@ def registration_still_open() -> str:
 def pending_block(pending: list[PendingEntry]) -> str:
     """The registrations that block round 1, and the TD's two ways out."""
     count = len(pending)
-    names = [f"• #{p.registration_id} {p.lichess_username}" for p in pending[:PENDING_SHOWN]]
+    names = [
+        f"• registration {p.registration_id} {p.lichess_username}" for p in pending[:PENDING_SHOWN]
+    ]
     if count > PENDING_SHOWN:
         names.append(f"• …and {count - PENDING_SHOWN} more (`/td registration list`)")
     return "\n".join(
@@ -140,4 +143,272 @@ def no_valid_pairing(reason: str) -> str:
 
 def score_set_text(match_id: int, a: str, b: str, score_a: float, score_b: float) -> str:
     """The TD recorded a match's score (/td round set-score); `a`, `b` are mentions."""
-    return f"The TD recorded the result of match #{match_id}: {a} {score_a:g}–{score_b:g} {b}."
+    return f"The TD recorded the result of match {match_id}: {a} {score_a:g}–{score_b:g} {b}."
+
+
+def no_stage_yet(kind: str) -> str:
+    return f"There is no {kind} stage yet."
+
+
+# --- pairing the next Swiss round ---------------------------------------------------------
+
+
+def qualification_finished() -> str:
+    return "The qualification is finished."
+
+
+def all_rounds_played() -> str:
+    return "All rounds of the qualification have been played."
+
+
+def round_still_open(number: int, open_count: int) -> str:
+    return (
+        f"Round {number} still has {open_count} match(es) without a result; record them "
+        "(/td round set-score) before pairing the next round."
+    )
+
+
+def round_changed_meanwhile(number: int) -> str:
+    """The state a round was paired from changed before it could be written."""
+    return (
+        f"Round {number} was not published: while it was being paired, it was published "
+        "by another run, or a result of the round before it changed. Look at /pairings, "
+        "then try /td round publish again if it is still needed."
+    )
+
+
+# --- the stage flow: announcements and the TD's questions ----------------------------------
+
+
+def round_complete_publish(number: int) -> str:
+    """To the TD, with `swiss.confirm_before_publish`: the next round waits for them."""
+    return f"Round {number} is complete. Publish round {number + 1} with /td round publish."
+
+
+def _bold_list(names: list[str]) -> str:
+    return ", ".join(f"**{n}**" for n in names)
+
+
+def tiebreak_decided(names: list[str]) -> str:
+    verb = "qualifies" if len(names) == 1 else "qualify"
+    return f"🏁 Tiebreak decided: {_bold_list(names)} {verb} for the Candidates."
+
+
+def candidates_start(names: list[str]) -> str:
+    return (
+        f"🏆 **The Candidates** ({len(names)} players, rule III.F): {_bold_list(names)}. "
+        "The winner challenges the champion in the Final."
+    )
+
+
+def candidates_without_result() -> str:
+    return "The Candidates are over without a result to rank: decide the Final."
+
+
+def challenger_announced(challenger: str, runner_up: str | None) -> str:
+    second = f"; **{runner_up}** is the runner-up" if runner_up else ""
+    return f"⚔️ **{challenger}** wins the Candidates and is the Challenger{second}."
+
+
+def challenger_to_td(challenger: str, runner_up: str | None) -> str:
+    second = f", {runner_up} the runner-up (rule VIII.C)." if runner_up else "."
+    return f"The Candidates are over: {challenger} is the Challenger{second}"
+
+
+def tie_question(kind: StageKind, tied: list[str], *, challenger_decided: bool, places: int) -> str:
+    """To the TD: a tie the rules leave to them, one button per tied player follows."""
+    if kind is StageKind.TIEBREAK:
+        what = "qualify for the Candidates"
+    else:
+        what = "be the runner-up" if challenger_decided else "be the Challenger"
+    count = f" ({places} places)." if places > 1 else "."
+    return (
+        f"⚖️ The {kind.value} ends with a tie the rules leave to you: {', '.join(tied)}. "
+        f"Press who should {what}{count}"
+    )
+
+
+# --- the Final -------------------------------------------------------------------------------
+
+
+def final_needs_td() -> str:
+    return "The champion is out and there is no runner-up: set up the Final."
+
+
+def final_start(
+    champion: str, challenger: str, *, games: int, time_control: str, champion_replaced: bool
+) -> str:
+    note = " (the champion is out: rule VIII.C.1)" if champion_replaced else ""
+    return (
+        f"👑 **The Final**{note}: **{champion}** against **{challenger}**, {games} games "
+        f"({time_control}), as many sessions as they like (rule VI.C). Each session's time "
+        "is agreed with /offer and /accept."
+    )
+
+
+def champion_crowned(
+    winner: str, tournament: str, a: str, b: str, score_a: float, score_b: float
+) -> str:
+    how = " (the Armageddon decided it)." if score_a == score_b else "."
+    return (
+        f"🏆👑 **{winner}** is the {tournament} champion! "
+        f"Final: **{a}** {score_a:g}–{score_b:g} **{b}**{how}"
+    )
+
+
+def finalist_not_replaced() -> str:
+    return (
+        "A finalist left and there is no Candidates runner-up to take the place "
+        "(rule VIII.C): set up the Final by hand."
+    )
+
+
+def finalist_replaced(staying: str, runner_up: str) -> str:
+    return (
+        f"👑 The Final changes (rule VIII.C): **{staying}** now plays **{runner_up}**, the "
+        "Candidates runner-up, from the first game."
+    )
+
+
+# --- the TD's tie buttons ---------------------------------------------------------------------
+
+
+def no_tie_waiting() -> str:
+    return "There is no tie waiting for your decision."
+
+
+def not_in_tie() -> str:
+    return "That player is not part of the tie; press one of the others."
+
+
+def tie_chosen(player: str, *, done: bool) -> str:
+    """The TD's reply after pressing a tie button."""
+    if done:
+        return f"{player} goes through; the championship goes on."
+    return f"{player} goes through; choose the next place."
+
+
+# --- the TD's round commands -------------------------------------------------------------------
+
+
+def already_started() -> str:
+    return "The qualification has already started."
+
+
+def round_one_blocked(block: RoundOneBlock, pending: list[PendingEntry]) -> str:
+    """Why round 1 is not published (rule IV.D: from a final field, once)."""
+    if block is RoundOneBlock.STARTED:
+        return already_started()
+    if block is RoundOneBlock.REGISTRATION_OPEN:
+        return registration_still_open()
+    return pending_block(pending)
+
+
+def no_such_match(match_id: int) -> str:
+    return f"There is no match {match_id} with two players."
+
+
+def score_refused(problem: ScoreProblem, score_a: float, score_b: float, games: int) -> str:
+    """Why /td round set-score refuses a score (rule I.C: it must end the match)."""
+    if problem.what == "final":
+        return "The Final is not a fixed-length match: it is read game by game."
+    if problem.what == "points":
+        return (
+            f"{problem.value:g} is not a possible score: a side scores from 0 to {games} "
+            "game points, in halves (a game is worth 1, ½ or 0)."
+        )
+    if problem.what == "impossible":
+        return f"{score_a:g}–{score_b:g} is not a possible match score: {problem.detail}"
+    if problem.early_stop:
+        ends = f"all {games} games are played or a side has more than half"
+    else:
+        ends = f"all {games} games are played (Candidates matches are played out, rule III.F.2)"
+    return f"{score_a:g}–{score_b:g} is not a finished match: it ends when {ends}."
+
+
+def score_recorded(match_id: int, score_a: float, score_b: float) -> str:
+    """The TD's reply to /td round set-score."""
+    return f"Match {match_id}: {score_a:g}–{score_b:g} recorded."
+
+
+def score_then_published(number: int) -> str:
+    return f" Round {number} was paired and published."
+
+
+def score_then_stage_over() -> str:
+    return " That was the last match: the qualification is finished."
+
+
+# --- the round deadlines (rules IV.C, IV.E, IV.F) -----------------------------------------------
+
+
+def final_unfinished(final_days: int) -> str:
+    return (
+        f"⏰ The Final is still unfinished {final_days} days after it was set up. It goes on "
+        "as the finalists see fit (rule IV.C); step in only if it has stalled."
+    )
+
+
+def open_match_line(
+    match_id: int,
+    board: int,
+    a: str | None,
+    b: str | None,
+    state: str,
+    agreed: datetime | None,
+) -> str:
+    when = discord_time(agreed) if agreed else "no agreed time"
+    return f"match {match_id}, board {board}: {a or '?'} vs {b or '?'} · {state} · {when}"
+
+
+def round_ended_open(number: int, lines: list[str]) -> str:
+    return (
+        f"⏰ Round {number} has ended with {len(lines)} match(es) without a result. "
+        "Decide them with /td round set-score:\n" + "\n".join(lines)
+    )
+
+
+def next_round_waits(number: int, open_count: int) -> str:
+    return (
+        f"Round {number + 1} cannot be paired yet: {open_count} match(es) of round {number} "
+        "have no result. It is paired as soon as you record them (/td round set-score)."
+    )
+
+
+def td_only(what: str) -> str:
+    return f"Only the tournament director can {what}."
+
+
+def preview_cancelled() -> str:
+    return "Cancelled: nothing was published."
+
+
+def too_few_players(count: int) -> str:
+    return f"The qualification needs at least 2 approved players; there are {count}."
+
+
+def not_started() -> str:
+    return "The qualification has not started yet (/td round start)."
+
+
+# --- the pairings post in Discord ----------------------------------------------------------------
+
+
+def round_post_title(kind: StageKind | None, number: int) -> str:
+    """The pairings post's (and its thread's) title: the publisher finds a post it made
+    before a restart by this title, so it must stay the same for the same round."""
+    return f"{kind.value.capitalize() if kind else ''} round {number}".strip()
+
+
+def posting_pairings(number: int) -> str:
+    """What the bot was doing when Discord refused the channel (for the TD's note)."""
+    return f"posting the pairings of round {number}"
+
+
+def field_changed() -> str:
+    """Round 1 was paired, but the field changed before it could be published."""
+    return (
+        "The field changed while round 1 was being paired (a registration was decided or a "
+        "player left): nothing was published. Press /td round start again to see the new "
+        "preview."
+    )

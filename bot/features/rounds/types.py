@@ -51,6 +51,9 @@ class ResultRecorded:
     round_finished: bool
     next_round: RoundPreview | None
     stage_finished: bool
+    # The Swiss round whose next round is paired once this transaction has committed
+    # (`bot.features.rounds.next_round`): never inside it.
+    pair_after: int | None = None
 
 
 @dataclass(frozen=True)

@@ -124,7 +124,7 @@ async def test_scores_update_the_post_and_pair_the_next_round(
         # result is not stage news, so the announcement channel does not carry it
         assert first.thread_id is not None
         ruling = h.in_channel(first.thread_id)[-1].text
-        assert f"The TD recorded the result of match #{first.id}" in ruling and "5.5–1" in ruling
+        assert f"The TD recorded the result of match {first.id}:" in ruling and "5.5–1" in ruling
         async with bot.sessions() as session:
             a = await session.get(Player, first.player_a_id)
             b = await session.get(Player, first.player_b_id)

@@ -92,7 +92,7 @@ async def test_pending_registrations_block_round_one_until_dropped(
         await add_pending(bot.sessions, clock, LATE)
         shown = await h.slash("td round start", user=TD_ID)
         assert "**2 registrations still wait for your decision**" in shown.text
-        assert "• #5 Zed" in shown.text and "• #6 Yan" in shown.text
+        assert "• registration 5 Zed" in shown.text and "• registration 6 Yan" in shown.text
         assert "Preview of Swiss round 1" in shown.text  # the field as it stands
         assert labels(shown.last) == ["Drop 2 pending", "Cancel"]  # no Publish
         with pytest.raises(WrongStage, match="2 registrations still wait"):
