@@ -26,6 +26,7 @@ from bot.message_text import (
     split_text,
 )
 from bot.rules import eligibility
+from cogs import text as wording
 from cogs.errors import NotTD, mark_refused, reply_error
 
 if TYPE_CHECKING:
@@ -89,10 +90,7 @@ class TextTransformer(app_commands.Transformer):
     async def transform(self, interaction: discord.Interaction, value: Any, /) -> str:
         text = str(value)
         if len(text) > self._max_length:
-            raise InvalidInput(
-                f"That text is {len(text):,} characters; this option takes at most "
-                f"{self._max_length:,}. Nothing was changed: shorten it and try again."
-            )
+            raise InvalidInput(wording.too_long(len(text), self._max_length))
         return text
 
 
@@ -129,7 +127,7 @@ class RowIdTransformer(app_commands.Transformer):
 
     async def transform(self, interaction: discord.Interaction, value: Any, /) -> int:
         if not valid_id(value):
-            raise InvalidInput(f"There is no {self.noun} {value}: nothing was changed.")
+            raise InvalidInput(wording.no_such(self.noun, value))
         return int(value)
 
 

@@ -9,15 +9,12 @@ from discord import app_commands
 
 from bot.errors import ReportedAttempt, UserFacingError
 from bot.message_text import fit
+from cogs import text as wording
 from db.engine import is_write_conflict
 
 log = logging.getLogger(__name__)
 
-UNEXPECTED = "Something went wrong on our side and nothing was changed. The error was logged."
-CONFLICT = (
-    "Someone else changed this at the same moment, so nothing of yours was saved. "
-    "Look again (for example with /match) and try once more."
-)
+UNEXPECTED, CONFLICT = wording.UNEXPECTED, wording.CONFLICT
 
 # The key in `interaction.extras` that marks an answer as a refusal (an error the user can
 # fix, a TD-only command, a stale button): tests rely on it to check that a refusal changed
@@ -58,7 +55,7 @@ def message_for(error: Exception) -> str | None:
         if isinstance(error, app_commands.TransformerError):
             if isinstance(error.__cause__, UserFacingError):
                 return error.__cause__.message
-            return f"`{str(error.value)[:100]}` is not a valid value for this option."
+            return wording.not_a_value(error.value)
         if isinstance(original, Exception):
             return message_for(original)
     if isinstance(error, UserFacingError):
@@ -67,13 +64,13 @@ def message_for(error: Exception) -> str | None:
         log.warning("write conflict answered with a retry message: %s", error)
         return CONFLICT
     if isinstance(error, NotTD | app_commands.MissingRole | app_commands.MissingPermissions):
-        return "Only the tournament director can use this command."
+        return wording.TD_ONLY
     if isinstance(error, app_commands.NoPrivateMessage):
-        return "This command only works in the championship server."
+        return wording.SERVER_ONLY
     if isinstance(error, app_commands.CommandOnCooldown):
-        return f"Slow down: try again in {error.retry_after:.0f} seconds."
+        return wording.slow_down(error.retry_after)
     if isinstance(error, app_commands.CheckFailure):
-        return "You cannot use this command here."
+        return wording.NOT_HERE
     return None
 
 

@@ -1,0 +1,32 @@
+"""The words every command shares: the replies to errors and the refusals of the shared
+option checks (each feature's own words are in its `text.py`)."""
+
+from __future__ import annotations
+
+UNEXPECTED = "Something went wrong on our side and nothing was changed. The error was logged."
+CONFLICT = (
+    "Someone else changed this at the same moment, so nothing of yours was saved. "
+    "Look again (for example with /match) and try once more."
+)
+TD_ONLY = "Only the tournament director can use this command."
+SERVER_ONLY = "This command only works in the championship server."
+NOT_HERE = "You cannot use this command here."
+
+
+def not_a_value(value: object) -> str:
+    return f"`{str(value)[:100]}` is not a valid value for this option."
+
+
+def slow_down(retry_after: float) -> str:
+    return f"Slow down: try again in {retry_after:.0f} seconds."
+
+
+def too_long(length: int, most: int) -> str:
+    return (
+        f"That text is {length:,} characters; this option takes at most {most:,}. "
+        "Nothing was changed: shorten it and try again."
+    )
+
+
+def no_such(noun: str, value: object) -> str:
+    return f"There is no {noun} {value}: nothing was changed."
