@@ -4,7 +4,6 @@ games count (rule 2.1.2), hard refusals (rules 2.2, 2.3.6), one account per pers
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -31,6 +30,7 @@ from bot.rules.eligibility import (
     played_rated,
     td_decision_problem,
 )
+from tests.rules.test_attribution import game as attribution_game
 
 CUTOFF = datetime(2019, 9, 1, tzinfo=UTC)
 TD, ROLE = 100, 900
@@ -56,25 +56,19 @@ def test_the_td_does_not_play() -> None:
 
 
 def game(**changes: object) -> LichessGame:
-    played = LichessGame(
-        id="g1",
-        rated=True,
-        variant="antichess",
-        perf="antichess",
-        status="resign",
-        created_at=CUTOFF - timedelta(minutes=10),
-        last_move_at=CUTOFF - timedelta(minutes=5),
-        white_id="alice",
-        black_id="bob",
-        white_rating=1500,
-        black_rating=1490,
-        white_rating_diff=8,
-        black_rating_diff=-8,
-        winner="white",
-        clock_initial=120,
-        clock_increment=5,
-    )
-    return replace(played, **changes)  # type: ignore[arg-type]
+    """A rated Antichess game Alice won five minutes before the cut-off (the attribution
+    tests' game, moved to the entry rules' dates)."""
+    before_cutoff = {
+        "id": "g1",
+        "status": "resign",
+        "created_at": CUTOFF - timedelta(minutes=10),
+        "last_move_at": CUTOFF - timedelta(minutes=5),
+        "white_rating": 1500,
+        "black_rating": 1490,
+        "white_rating_diff": 8,
+        "black_rating_diff": -8,
+    }
+    return attribution_game(**{**before_cutoff, **changes})
 
 
 def test_a_game_counts_when_played_rated_by_the_player() -> None:

@@ -11,7 +11,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import due
-from bot.audit import Actor
+from bot.audit import Actor, record
 from bot.config import Config
 from bot.errors import InvalidInput
 from bot.events import EventBus, PlayerForfeited
@@ -163,6 +163,32 @@ async def decide_match(session: AsyncSession, match: Match, now: datetime) -> No
     match.finished_at = match.finished_at or now
     await due.cancel(session, subject_type="match", subject_id=match.id, now=now)
     await close_incidents(session, match.id, now)
+
+
+async def forfeit_to(
+    session: AsyncSession,
+    match: Match,
+    winner_id: int,
+    *,
+    loser_id: int,
+    actor: Actor,
+    now: datetime,
+    details: dict[str, Any],
+) -> None:
+    """Close `match` as forfeited to `winner_id` and put it on record (the audit log's
+    `match_forfeited`, with who won, who lost and `details`)."""
+    match.state = MatchState.FORFEITED
+    match.forfeit_winner_id = winner_id
+    await decide_match(session, match, now)
+    record(
+        session,
+        at=now,
+        actor=actor,
+        action=FORFEITED,
+        subject_type="match",
+        subject_id=match.id,
+        details={"winner_id": winner_id, "loser_id": loser_id, **details},
+    )
 
 
 async def settle_rounds(

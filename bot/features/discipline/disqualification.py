@@ -16,13 +16,13 @@ from bot.features.discipline import text as wording
 from bot.features.discipline.common import (
     DISQUALIFIED,
     DONE_STATES,
-    FORFEITED,
     REINSTATED,
     WIN_POINTS,
     WITHDRAWN,
     announce,
     decide_match,
     dm_player,
+    forfeit_to,
     load_player,
     matches_of,
     settle_rounds,
@@ -264,22 +264,15 @@ async def _apply_swiss(
         rounds.add(match.round_id)
         if change.kind == "unfinished":
             assert change.forfeit_winner is not None
-            match.state = MatchState.FORFEITED
-            match.forfeit_winner_id = int(change.forfeit_winner)
-            await decide_match(session, match, now)
-            record(
+            details = {"reason": wording.forfeit_reason(how), "by_disqualification": True}
+            await forfeit_to(
                 session,
-                at=now,
+                match,
+                int(change.forfeit_winner),
+                loser_id=player.id,
                 actor=actor,
-                action=FORFEITED,
-                subject_type="match",
-                subject_id=match.id,
-                details={
-                    "winner_id": match.forfeit_winner_id,
-                    "loser_id": player.id,
-                    "reason": wording.forfeit_reason(how),
-                    "by_disqualification": True,
-                },
+                now=now,
+                details=details,
             )
             continue
         record(

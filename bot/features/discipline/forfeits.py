@@ -6,16 +6,15 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.audit import Actor, record
+from bot.audit import Actor
 from bot.config import Config
 from bot.errors import InvalidInput, WrongStage
 from bot.events import EventBus
 from bot.features.discipline import text as wording
 from bot.features.discipline.common import (
-    FORFEITED,
     WIN_POINTS,
     count_forfeits,
-    decide_match,
+    forfeit_to,
     load_players,
     settle_rounds,
 )
@@ -63,29 +62,18 @@ async def forfeit_match(
         raise WrongStage(wording.match_decided(match_id))
     assert match is not None and match.player_b_id is not None
     loser_id = match.player_b_id if winner_id == match.player_a_id else match.player_a_id
-    match.state = MatchState.FORFEITED
-    match.forfeit_winner_id = winner_id
     match.points_a, match.points_b = match_conduct.forfeit_result(
         (match.player_a_id, match.player_b_id), winner_id, win_points=WIN_POINTS
     )
-    await decide_match(session, match, now)
+    match.state = MatchState.FORFEITED  # counted below among the loser's forfeits
+    match.forfeit_winner_id = winner_id
     await session.flush()
     players = await load_players(session, {winner_id, loser_id})
     winner, loser = players[winner_id], players[loser_id]
     forfeits = await count_forfeits(session, loser_id)
-    record(
-        session,
-        at=now,
-        actor=actor,
-        action=FORFEITED,
-        subject_type="match",
-        subject_id=match.id,
-        details={
-            "winner_id": winner_id,
-            "loser_id": loser_id,
-            "reason": reason,
-            "forfeits_of_loser": forfeits,
-        },
+    details = {"reason": reason, "forfeits_of_loser": forfeits}
+    await forfeit_to(
+        session, match, winner_id, loser_id=loser_id, actor=actor, now=now, details=details
     )
     # A decision about both players: once, in the round's thread mentioning them (their copy;
     # by DM without a thread). A match result is not stage news (docs/MESSAGES.md).
