@@ -4,7 +4,7 @@ docs/ARCHITECTURE.md, "Messages: the outbox").
 Services call `enqueue_*` inside their own transaction, so a message exists exactly when the
 state change that caused it was committed. The worker sends due rows, records the Discord
 message id, retries with back-off, and turns a DM that Discord refuses into a mention in the
-fallback channel plus a note to the TD.
+fallback channel plus a note to the TD (an edit in an archived thread: bot/thread_edits.py).
 
 Several flushes may run at once: the periodic job and the kick after each command in one
 process, and, after a restart or with a second process, flushes in other processes. Before
@@ -44,6 +44,7 @@ from bot.config import DiscordConfig
 from bot.message_text import MESSAGE_LIMIT, fit, split_text
 from bot.outbox_attachments import AttachmentFactory, draw_attachment, send_with_file
 from bot.outbox_queue import enqueue_channel, enqueue_dm, enqueue_edit, enqueue_edit_of
+from bot.thread_edits import edit_message
 from db.engine import transaction
 from db.models import OutboxKind, OutboxMessage
 
@@ -80,8 +81,7 @@ UNSURE = "unsure: claimed by a process that stopped, at "
 # own rate-limit waits included) in seconds, so two minutes never cuts a healthy send short;
 # shorter would risk a slow but live send being taken over and sent twice.
 LEASE = timedelta(seconds=120)
-# Rows claimed by one UPDATE: one transaction takes a batch instead of one per message, and a
-# batch is small enough to be sent well within its lease (which is renewed if it runs low).
+# Rows claimed by one UPDATE: a batch per transaction, sent well within its (renewed) lease.
 CLAIM_BATCH = 50
 ViewFactory = Callable[[dict[str, Any]], discord.ui.View]
 
@@ -414,7 +414,7 @@ class OutboxWorker:
         if message.kind is OutboxKind.EDIT and message.edit_message_id:
             payload = self._payload(message)  # an edit is one message: cut, marked, if too long
             payload["content"] = fit(payload["content"]) if payload["content"] else None
-            return await channel.get_partial_message(message.edit_message_id).edit(**payload)
+            return await edit_message(self.client, channel, message.edit_message_id, **payload)
         return await self._send_parts(channel, message)
 
     async def _send_parts(

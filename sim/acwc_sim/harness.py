@@ -631,6 +631,7 @@ class DiscordHarness:
         self._rate_limiter = asyncio.Lock()  # one request at a time on the scripted session
         self.rate_limited: list[RecordedRequest] = []
         self._nonces: dict[str, int] = {}  # enforce_nonce: what Discord remembers (message ids)
+        self._thread_active: dict[int, datetime] = {}  # a thread's last message (or creation)
         self._nonce_times: collections.deque[tuple[datetime, str]] = collections.deque()
         self._journal: MessageJournal | None = None
         self._running = 0  # interactions being processed (the record slices the lists)
@@ -1102,6 +1103,41 @@ class DiscordHarness:
         ``"/guilds/{guild_id}/members/{user_id}"``). The handler gets the
         :class:`RecordedRequest` and returns the JSON (or raises)."""
         self._handlers[(method.upper(), path)] = handler
+
+    def archive_thread(self, thread_id: int) -> None:
+        """Discord archives a thread nobody wrote in for its auto_archive_duration (also done
+        by the clock, when there is one): its messages cannot be edited until a message or
+        an unarchive brings it back."""
+        meta = self._channel_payloads[thread_id]["thread_metadata"]
+        meta["archived"] = True
+        self._journal_thread(self._channel_payloads[thread_id])
+
+    def _archived(self, channel_id: int) -> bool:
+        data = self._channel_payloads.get(channel_id)
+        meta = data.get("thread_metadata") if data else None
+        if data is None or meta is None:
+            return False
+        last = self._thread_active.get(channel_id)
+        if not meta["archived"] and self.clock is not None and last is not None:
+            idle = timedelta(minutes=int(meta.get("auto_archive_duration") or 10080))
+            if self.clock() - last > idle:
+                self.archive_thread(channel_id)
+        return bool(meta["archived"])
+
+    def _touch_thread(self, channel_id: int) -> None:
+        """A message in a thread (or its unarchiving): Discord unarchives it, unless a
+        moderator locked it."""
+        data = self._channel_payloads.get(channel_id)
+        meta = data.get("thread_metadata") if data else None
+        if data is None or meta is None:
+            return
+        if self._archived(channel_id):
+            if meta.get("locked"):
+                raise _http_error(400, 50083, "Thread is archived")
+            meta["archived"] = False
+            self._journal_thread(data)
+        if self.clock is not None:
+            self._thread_active[channel_id] = self.clock()
 
     def forget_nonces(self) -> None:
         """Discord's nonce memory has passed (it lasts minutes): a nonce sent again now makes a
@@ -2092,6 +2128,7 @@ class DiscordHarness:
                 # Discord: the same nonce again from the same author answers with the message
                 # it already created instead of posting a second one.
                 return self._message_payload(known)
+            self._touch_thread(cid)
             msg = RecordedMessage(
                 id=self._snowflake(),
                 channel_id=cid,
@@ -2118,6 +2155,8 @@ class DiscordHarness:
             if m == "GET":
                 return self._message_payload(live)
             if m == "PATCH":
+                if self._archived(live.channel_id):
+                    raise _http_error(400, 50083, "Thread is archived")
                 live._apply(body)
                 if files:
                     live.files = files
@@ -2150,6 +2189,8 @@ class DiscordHarness:
                 return ch
             if m == "PATCH":
                 meta = ch.get("thread_metadata")
+                if meta is not None and body.get("archived") is False:
+                    self._touch_thread(int(p["channel_id"]))
                 for k, v in body.items():
                     if meta is not None and k in ("archived", "locked", "auto_archive_duration"):
                         meta[k] = v
@@ -2275,6 +2316,8 @@ class DiscordHarness:
         }
         self._add_thread_payload(data)
         self._journal_thread(data)
+        if self.clock is not None:
+            self._thread_active[tid] = self.clock()
         out = dict(data)
         starter = body.get("message")
         if is_forum and isinstance(starter, dict):

@@ -54,9 +54,10 @@ NO_CHANNEL_KEY = "no-pairings-channel:"
 IN_FLIGHT = "posting:"  # a round whose sends may have reached Discord without their ids
 MARGIN = timedelta(minutes=1)  # clocks differ: look a little before the marker
 THREAD_EXISTS = 160004  # Discord: a thread has already been created for this message
-# A match thread stays in the channel's list for a week without messages (Discord's longest);
-# a message sent in an archived thread brings it back.
-MATCH_ARCHIVE_MINUTES: Literal[10080] = 10080
+# A round's or a match's thread stays active for a week without messages (Discord's longest);
+# a message sent in an archived thread brings it back, an edit unarchives it first
+# (bot/thread_edits.py).
+ARCHIVE_MINUTES: Literal[10080] = 10080
 
 
 class RoundPublisher:
@@ -204,7 +205,9 @@ class RoundPublisher:
             made = self._own_thread(channel, title, earlier) if earlier else None
             if made is not None:
                 return made.id, made.id, made.id  # a forum post's first message is the thread's id
-            created = await channel.create_thread(name=title, content=content)
+            created = await channel.create_thread(
+                name=title, content=content, auto_archive_duration=ARCHIVE_MINUTES
+            )
             return created.thread.id, created.message.id, created.thread.id
         if not isinstance(channel, discord.TextChannel):
             raise discord.InvalidData(
@@ -212,7 +215,9 @@ class RoundPublisher:
             )
         message_id = await self._send_once(channel.id, content, f"acwcr{round_id}", earlier)
         try:
-            thread = await channel.get_partial_message(message_id).create_thread(name=title)
+            thread = await channel.get_partial_message(message_id).create_thread(
+                name=title, auto_archive_duration=ARCHIVE_MINUTES
+            )
         except discord.HTTPException as error:
             if error.code != THREAD_EXISTS:
                 raise
@@ -321,14 +326,14 @@ class RoundPublisher:
                 message_id = found.id if isinstance(channel, discord.ForumChannel) else None
             elif isinstance(channel, discord.ForumChannel):
                 created = await channel.create_thread(
-                    name=name, content=opening, auto_archive_duration=MATCH_ARCHIVE_MINUTES
+                    name=name, content=opening, auto_archive_duration=ARCHIVE_MINUTES
                 )
                 thread_id, message_id = created.thread.id, created.message.id
             elif isinstance(channel, discord.TextChannel):
                 thread = await channel.create_thread(
                     name=name,
                     type=discord.ChannelType.public_thread,
-                    auto_archive_duration=MATCH_ARCHIVE_MINUTES,
+                    auto_archive_duration=ARCHIVE_MINUTES,
                 )
                 thread_id = thread.id
             else:
