@@ -116,7 +116,13 @@ def check_channel(view: GuildView, cfg: DiscordConfig, use: ChannelUse) -> Check
         detail = f"#{channel.name} ({channel_id}) is a {type_name(channel)} channel."
         fix = f"use a {wanted} channel for {setting}."
         return failed(title, detail, fix, fatal=fatal)
-    needs = needs_in(use, forum=channel.type is discord.ChannelType.forum)
+    forum = isinstance(channel, discord.ForumChannel)
+    # Discord refuses a post without a tag (40067) in a forum that requires one
+    if isinstance(channel, discord.ForumChannel) and channel.flags.require_tag:
+        detail = f"#{channel.name} ({channel_id}) requires a tag on every post; the bot posts none."
+        fix = "turn off Edit Channel → Tags → 'Require people to select tags when posting'."
+        return failed(title, detail, fix, fatal=fatal)
+    needs = needs_in(use, forum=forum)
     lacking = missing(channel.permissions_for(view.me), needs)
     where = f"#{channel.name} ({type_name(channel)} channel, {channel_id})"
     if lacking:

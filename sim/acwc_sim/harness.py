@@ -2291,6 +2291,10 @@ class DiscordHarness:
     ) -> dict[str, Any]:
         parent = self._channel_payloads.get(channel_id)
         is_forum = parent is not None and parent.get("type") in (15, 16)
+        require_tag = 1 << 4  # a forum set to "Require people to select tags when posting"
+        if is_forum and parent and int(parent.get("flags") or 0) & require_tag:
+            if not body.get("applied_tags"):
+                raise _http_error(400, 40067, "A tag is required to create a forum post")
         tid = message_id if message_id is not None else self._snowflake()
         now = discord.utils.utcnow().isoformat()
         data: dict[str, Any] = {

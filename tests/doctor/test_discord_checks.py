@@ -136,6 +136,24 @@ async def test_a_text_pairings_channel_needs_thread_creation_a_forum_does_not() 
     )
 
 
+async def test_a_forum_that_requires_tags_is_fatal_for_the_pairings() -> None:
+    """Discord refuses a forum post without a tag there (40067), and the bot posts none."""
+
+    def tags_required(h: DiscordHarness) -> None:
+        data = h._channel_payloads[PAIRINGS]
+        data["flags"] = 1 << 4  # REQUIRE_TAG
+        forum = h._require_guild().get_channel(PAIRINGS)
+        assert isinstance(forum, discord.ForumChannel)
+        forum._update(forum.guild, data)  # type: ignore[arg-type]
+
+    line = (await lines_for(world=tags_required))["Pairings channel"]
+    assert not line.ok and line.fatal
+    assert (
+        line.detail == f"#pairings ({PAIRINGS}) requires a tag on every post; the bot posts none."
+    )
+    assert "Require people to select tags when posting" in line.fix
+
+
 async def test_an_announcement_channel_of_the_wrong_type_is_a_warning() -> None:
     line = (await lines_for(with_(announcement_channel_id=PAIRINGS)))["Announcement channel"]
     assert not line.ok and not line.fatal
