@@ -16,6 +16,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from bot.rules.final import FinalFormat
+
 
 class ConfigError(Exception):
     """The configuration cannot be used; the message names every bad field."""
@@ -218,19 +220,18 @@ class Config(_Section):
     database: DatabaseConfig = DatabaseConfig()
     jobs: JobsConfig = JobsConfig()
 
-    def final_format(self) -> dict[str, Any]:
-        """This edition's Final (rule III.G) as the keyword arguments of
-        `bot.rules.final.status` and `turn_after`: one mapping for every reader."""
+    def final_format(self) -> FinalFormat:
+        """This edition's Final (rule III.G), as every function of `bot.rules.final` takes it."""
         st = self.stages
-        return {
-            "base_games": st.final_games,
-            "lead": st.final_lead,
-            "extension_games": st.final_extension_games,
-            "lead_rule_games": st.final_lead_rule_games,
-            "armageddon_after": st.final_armageddon_after,
-            "time_control": str(self.tournament.time_control),
-            "tiebreak_time_control": str(st.final_tiebreak_time_control),
-        }
+        return FinalFormat(
+            base_games=st.final_games,
+            lead=st.final_lead,
+            extension_games=st.final_extension_games,
+            lead_rule_games=st.final_lead_rule_games,
+            armageddon_after=st.final_armageddon_after,
+            time_control=str(self.tournament.time_control),
+            tiebreak_time_control=str(st.final_tiebreak_time_control),
+        )
 
     def pre_seeded_stage(self, lichess_name: str) -> str | None:
         """The stage a configured pre-seeded player enters at, or None for Swiss entrants."""

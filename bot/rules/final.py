@@ -1,6 +1,6 @@
 """The Final: 12 games, two-point lead, extensions and Armageddon (rule III.G).
 
-Rules of the 2019 edition, each a parameter of :func:`status`:
+Rules of the 2019 edition, each a field of :class:`FinalFormat`:
 
 * 12 games (``base_games``); the leader wins when two points ahead (``lead``).
 * Otherwise two more games (``extension_games``), repeatedly.
@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any
 
 __all__ = [
     "ARMAGEDDON",
@@ -35,8 +34,10 @@ __all__ = [
     "CHALLENGER",
     "CHAMPION",
     "EXTENDED",
+    "FINAL_2019",
     "LEAD_RULE_DROPPED",
     "TIEBREAK_EXTENDED",
+    "FinalFormat",
     "FinalStatus",
     "FinalTurn",
     "armageddon_white",
@@ -87,16 +88,24 @@ class FinalStatus:
 
 
 @dataclass(frozen=True)
-class _Params:
-    base_games: int
-    lead: float
-    extension_games: int
-    lead_rule_games: int
-    tiebreak_extension_games: int
-    armageddon_after: int
+class FinalFormat:
+    """Rule 3.7 (III.G): the Final's shape, one value for every function of this module (the
+    defaults are the 2019 edition's; `bot.config.Config.final_format` builds this edition's)."""
+
+    base_games: int = 12
+    lead: float = 2.0
+    extension_games: int = 2
+    lead_rule_games: int = 24
+    tiebreak_extension_games: int = 2
+    armageddon_after: int = 30
+    time_control: str = "2+5"
+    tiebreak_time_control: str = "2+0"
 
 
-def _check_params(p: _Params) -> None:
+FINAL_2019 = FinalFormat()
+
+
+def _check_params(p: FinalFormat) -> None:
     """Reject structures the rules cannot describe (so the exploration terminates)."""
     for name in ("base_games", "extension_games", "tiebreak_extension_games"):
         value = getattr(p, name)
@@ -116,7 +125,7 @@ def _check_params(p: _Params) -> None:
         raise ValueError("armageddon_after must be lead_rule_games plus whole tiebreak blocks")
 
 
-def _checkpoint(p: _Params, n: int, diff2: int) -> str | None:
+def _checkpoint(p: FinalFormat, n: int, diff2: int) -> str | None:
     """The decision taken after ``n`` games at a score difference of ``diff2 / 2``
     (champion minus challenger), ignoring the future: a side, ``"armageddon"``,
     or None to play on.
@@ -139,7 +148,7 @@ def _checkpoint(p: _Params, n: int, diff2: int) -> str | None:
 
 
 @lru_cache(maxsize=65536)
-def _possible_winners(p: _Params, n: int, diff2: int) -> frozenset[str]:
+def _possible_winners(p: FinalFormat, n: int, diff2: int) -> frozenset[str]:
     """Every side that can still win from ``n`` games at difference ``diff2 / 2``.
 
     Armageddon can go either way, so it contributes both sides.  The match is
@@ -173,15 +182,8 @@ def _check_side(side: str, name: str) -> str:
 
 def status(
     games: Sequence[float],
+    fmt: FinalFormat = FINAL_2019,
     *,
-    base_games: int = 12,
-    lead: float = 2.0,
-    extension_games: int = 2,
-    lead_rule_games: int = 24,
-    tiebreak_extension_games: int = 2,
-    armageddon_after: int = 30,
-    time_control: str = "2+5",
-    tiebreak_time_control: str = "2+0",
     armageddon_white: str | None = None,
 ) -> FinalStatus:
     """The state of the Final after ``games`` (champion's results, in order).
@@ -194,15 +196,7 @@ def status(
     Raises ``ValueError`` for a result other than 1, 0.5 or 0, for any result
     after the match was decided, and for inconsistent parameters.
     """
-    p = _Params(
-        base_games,
-        lead,
-        extension_games,
-        lead_rule_games,
-        tiebreak_extension_games,
-        armageddon_after,
-    )
-    _check_params(p)
+    _check_params(fmt)
     if armageddon_white is not None:
         _check_side(armageddon_white, "armageddon_white")
 
@@ -214,7 +208,7 @@ def status(
             raise ValueError(f"game {index}: the Final was already won by the {winner}")
         result = _check_result(raw, index)
         n = index - 1  # games played before this one
-        if n >= armageddon_after and champion == challenger:
+        if n >= fmt.armageddon_after and champion == challenger:
             # The Armageddon game (rule III.G.6).
             armageddon_played = True
             if result == 0.5:
@@ -226,7 +220,7 @@ def status(
             continue
         champion += result
         challenger += 1.0 - result
-        possible = _possible_winners(p, index, round((champion - challenger) * 2))
+        possible = _possible_winners(fmt, index, round((champion - challenger) * 2))
         if len(possible) == 1:
             winner = next(iter(possible))
 
@@ -234,12 +228,12 @@ def status(
     next_game: str | None
     if winner is not None:
         next_game = None
-    elif played >= armageddon_after:
+    elif played >= fmt.armageddon_after:
         next_game = ARMAGEDDON
-    elif played >= lead_rule_games:
-        next_game = tiebreak_time_control
+    elif played >= fmt.lead_rule_games:
+        next_game = fmt.tiebreak_time_control
     else:
-        next_game = time_control
+        next_game = fmt.time_control
     return FinalStatus(winner, champion, challenger, played, next_game, armageddon_played)
 
 
@@ -289,15 +283,8 @@ class FinalTurn:
 
 def turn_after(
     games: Sequence[float],
+    fmt: FinalFormat = FINAL_2019,
     *,
-    base_games: int = 12,
-    lead: float = 2.0,
-    extension_games: int = 2,
-    lead_rule_games: int = 24,
-    tiebreak_extension_games: int = 2,
-    armageddon_after: int = 30,
-    time_control: str = "2+5",
-    tiebreak_time_control: str = "2+0",
     armageddon_white: str | None = None,
 ) -> FinalTurn:
     """Whether the game just played extends the Final, and how (rules III.G.3-6): at
@@ -305,32 +292,21 @@ def turn_after(
     rule is dropped (III.G.4) and the clock becomes 2+0 (III.G.5); still equal after a 2+0
     block, two more (III.G.5); equal after 30, the Armageddon (III.G.6). The parameters
     are :func:`status`'s; ``ValueError`` as there."""
-    st = status(
-        games,
-        base_games=base_games,
-        lead=lead,
-        extension_games=extension_games,
-        lead_rule_games=lead_rule_games,
-        tiebreak_extension_games=tiebreak_extension_games,
-        armageddon_after=armageddon_after,
-        time_control=time_control,
-        tiebreak_time_control=tiebreak_time_control,
-        armageddon_white=armageddon_white,
-    )
+    st = status(games, fmt, armageddon_white=armageddon_white)
     n = st.games_played
-    if st.winner is not None or n < base_games:
+    if st.winner is not None or n < fmt.base_games:
         return FinalTurn(None, st)
     if st.next_game == ARMAGEDDON:
-        return FinalTurn(ARMAGEDDON if n == armageddon_after else None, st)
-    if n < lead_rule_games:
-        if (n - base_games) % extension_games:
+        return FinalTurn(ARMAGEDDON if n == fmt.armageddon_after else None, st)
+    if n < fmt.lead_rule_games:
+        if (n - fmt.base_games) % fmt.extension_games:
             return FinalTurn(None, st)
-        end = n + extension_games
-        return FinalTurn(EXTENDED, st, end, lead_rule_ends=end == lead_rule_games)
-    if (n - lead_rule_games) % tiebreak_extension_games:
+        end = n + fmt.extension_games
+        return FinalTurn(EXTENDED, st, end, lead_rule_ends=end == fmt.lead_rule_games)
+    if (n - fmt.lead_rule_games) % fmt.tiebreak_extension_games:
         return FinalTurn(None, st)
-    kind = LEAD_RULE_DROPPED if n == lead_rule_games else TIEBREAK_EXTENDED
-    return FinalTurn(kind, st, n + tiebreak_extension_games)
+    kind = LEAD_RULE_DROPPED if n == fmt.lead_rule_games else TIEBREAK_EXTENDED
+    return FinalTurn(kind, st, n + fmt.tiebreak_extension_games)
 
 
 #: Rule 3.7.6.4 (III.G.6.d): the Armageddon has no increment.
@@ -343,33 +319,33 @@ def next_game_clock(
     base: tuple[int, int],
     tiebreak: tuple[int, int],
     armageddon_black_s: int = ARMAGEDDON_BLACK_S,
-    **final_format: Any,
+    fmt: FinalFormat = FINAL_2019,
 ) -> tuple[int, int]:
     """The clock (seconds, increment) the Final's next game must have after ``games``:
     ``base`` (2+5); ``tiebreak`` (2+0) in the tie extensions from 12-12 after 24 games (rule
     3.7.5, III.G.5); in the Armageddon Black's 3 minutes (rule 3.7.6.1, III.G.6.a) and no
     increment (rule 3.7.6.4, III.G.6.d); White's bid is not a Lichess clock.
-    ``final_format`` are :func:`status`'s parameters. A Final already decided keeps
+    A Final already decided keeps
     ``base``: whatever is played on does not count."""
     try:
-        next_game = status(games, **final_format).next_game
+        next_game = status(games, fmt).next_game
     except ValueError:
         return base
     if next_game == ARMAGEDDON:
         return (armageddon_black_s, ARMAGEDDON_INCREMENT_S)
-    if next_game == final_format.get("tiebreak_time_control", "2+0"):
+    if next_game == fmt.tiebreak_time_control:
         return tiebreak
     return base
 
 
 def counted_final_games(
-    games: Sequence[float], *, armageddon_white: str | None = None, **final_format: Any
+    games: Sequence[float], fmt: FinalFormat = FINAL_2019, *, armageddon_white: str | None = None
 ) -> tuple[int, bool, bool]:
     """Rule 3.7 (III.G): how many of the Final's ``games`` count, whether the Final is over,
     and whether the count stops at the Armageddon because the bids for White are not in
     yet (rule 3.7.6.2, III.G.6.b: a game played before that is not the Armageddon)."""
     for k in range(len(games) + 1):
-        found = status(games[:k], armageddon_white=armageddon_white, **final_format)
+        found = status(games[:k], fmt, armageddon_white=armageddon_white)
         if found.winner is not None:
             return k, True, False
         if found.next_game == ARMAGEDDON and armageddon_white is None:

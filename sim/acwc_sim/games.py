@@ -329,7 +329,7 @@ class SimBase:
 
     def final_status(self, results: list[float], white: str | None = None) -> Any:
         return final_rules.status(
-            results, armageddon_white=white or "champion", **self.bot.config.final_format()
+            results, self.bot.config.final_format(), armageddon_white=white or "champion"
         )
 
     def armageddon_next(self, results: list[float]) -> bool:

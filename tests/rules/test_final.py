@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.rules import final
-from bot.rules.final import FinalStatus, armageddon_white, armageddon_winner, status
+from bot.rules.final import FinalFormat, FinalStatus, armageddon_white, armageddon_winner, status
 
 W, D, L = 1.0, 0.5, 0.0  # from the champion's side
 BOTH = frozenset({"champion", "challenger"})
@@ -171,16 +171,13 @@ def test_invalid_results_raise(bad: object) -> None:
 
 def test_parameters() -> None:
     # A later edition: 10 games, two-point lead, no restriction drop before 20.
-    assert status([W] * 6, base_games=10, lead_rule_games=20, armageddon_after=26).winner == (
-        "champion"
-    )
-    assert status([D] * 26, base_games=10, lead_rule_games=20, armageddon_after=26).next_game == (
-        "armageddon"
-    )
+    later = FinalFormat(base_games=10, lead_rule_games=20, armageddon_after=26)
+    assert status([W] * 6, later).winner == "champion"
+    assert status([D] * 26, later).next_game == "armageddon"
+    with pytest.raises(ValueError):  # not a whole number of extensions
+        status([], FinalFormat(base_games=12, lead_rule_games=23))
     with pytest.raises(ValueError):
-        status([], base_games=12, lead_rule_games=23)  # not a whole number of extensions
-    with pytest.raises(ValueError):
-        status([], armageddon_after=20)
+        status([], FinalFormat(armageddon_after=20))
     with pytest.raises(ValueError):
         status([], armageddon_white="white")
 
@@ -287,7 +284,7 @@ def test_every_reachable_state_against_reference() -> None:
     assert checked > 200
 
 
-SMALL = {"base_games": 3, "extension_games": 2, "lead_rule_games": 5, "armageddon_after": 7}
+SMALL = FinalFormat(base_games=3, extension_games=2, lead_rule_games=5, armageddon_after=7)
 
 
 def _small_outcomes(prefix: tuple[float, ...]) -> set[str]:
@@ -316,7 +313,7 @@ def test_small_structure_brute_force_over_all_continuations() -> None:
     for length in range(8):
         for prefix in itertools.product((W, D, L), repeat=length):
             try:
-                s = status(prefix, **SMALL)  # type: ignore[arg-type]
+                s = status(prefix, SMALL)
             except ValueError:
                 continue  # decided earlier: results after a decision are refused
             outcomes = _small_outcomes(prefix)

@@ -78,13 +78,13 @@ class StageRules(Service):
     def _final_status(
         self, results: Sequence[float], white: str | None = None
     ) -> final_rules.FinalStatus:
-        return final_rules.status(results, armageddon_white=white, **self.config.final_format())
+        return final_rules.status(results, self.config.final_format(), armageddon_white=white)
 
     def _final_turn(
         self, results: Sequence[float], white: str | None = None
     ) -> final_rules.FinalTurn:
         """What the last of these Final games did to the match (rules III.G.3-6)."""
-        return final_rules.turn_after(results, armageddon_white=white, **self.config.final_format())
+        return final_rules.turn_after(results, self.config.final_format(), armageddon_white=white)
 
     def final_shape(self) -> FinalShape:
         st = self.config.stages
@@ -103,7 +103,7 @@ class StageRules(Service):
             base=self._base_clock(),
             tiebreak=(tiebreak.limit_seconds, tiebreak.increment),
             armageddon_black_s=self.config.stages.final_armageddon_black_seconds,
-            **self.config.final_format(),
+            fmt=self.config.final_format(),
         )
 
     def _cut(
@@ -114,7 +114,7 @@ class StageRules(Service):
         the Final, `bot.rules.final.counted_final_games` (rule III.G)."""
         if stage.kind is StageKind.FINAL:
             n, over, bids = final_rules.counted_final_games(
-                results, armageddon_white=white, **self.config.final_format()
+                results, self.config.final_format(), armageddon_white=white
             )
             return n, over, ARMAGEDDON if bids else AFTER_END
         early = stops_early(

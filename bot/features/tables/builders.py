@@ -14,7 +14,6 @@ that number, with the match result from the row player's side: ``+3`` won agains
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
 
 from bot.features.tables.types import Align, FinalGame, SwissPairing, Table
 from bot.rules import candidates, final
@@ -202,19 +201,18 @@ def candidates_table(
 # --------------------------------------------------------------------------- the Final
 
 
-def final_time_controls(results_a: Sequence[float], rules: Mapping[str, Any]) -> list[str]:
+def final_time_controls(results_a: Sequence[float], rules: final.FinalFormat) -> list[str]:
     """The time control each game was played at: what `bot.rules.final.status` said was
-    next before it ("2+5", "2+0", or "Armageddon"). ``rules`` are the keyword arguments of
-    `status` (the edition's Final structure). A game after the decision keeps the control
-    of the game before it."""
+    next before it ("2+5", "2+0", or "Armageddon") under the edition's Final ``rules``. A
+    game after the decision keeps the control of the game before it."""
     controls: list[str] = []
     for index in range(len(results_a)):
         try:
-            upcoming = final.status(results_a[:index], **rules).next_game
+            upcoming = final.status(results_a[:index], rules).next_game
         except ValueError:
             upcoming = None
         if upcoming is None:
-            upcoming = controls[-1] if controls else str(rules.get("time_control", "2+5"))
+            upcoming = controls[-1] if controls else rules.time_control
         controls.append(ARMAGEDDON if upcoming == final.ARMAGEDDON else upcoming)
     return controls
 

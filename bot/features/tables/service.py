@@ -338,8 +338,8 @@ class TablesService(Service):
         try:
             decided = final.status(
                 [g.result_a for g in rows],
+                rules,
                 armageddon_white=None if white is None else _side(white == a.id),
-                **rules,
             ).winner
         except ValueError:  # games the rules cannot place: show them, name no winner
             decided = None

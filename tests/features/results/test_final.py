@@ -102,17 +102,9 @@ def add_games(
 
 def clocks_for(results: list[float], config: Config) -> list[tuple[int, int]]:
     """The clock each game must have, by the rules engine (2+5, or 2+0 after 12-12 at 24)."""
-    st = config.stages
     out = []
     for n in range(len(results)):
-        nxt = final_rules.status(
-            results[:n],
-            base_games=st.final_games,
-            lead=st.final_lead,
-            extension_games=st.final_extension_games,
-            lead_rule_games=st.final_lead_rule_games,
-            armageddon_after=st.final_armageddon_after,
-        ).next_game
+        nxt = final_rules.status(results[:n], config.final_format()).next_game
         out.append((120, 0) if nxt == "2+0" else (120, 5))
     return out
 

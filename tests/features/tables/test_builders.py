@@ -16,6 +16,7 @@ from bot.features.tables.render import render_text
 from bot.features.tables.types import FinalGame, SwissPairing, Table
 from bot.rules import candidates, swiss
 from bot.rules import swiss_table as swiss_rules
+from bot.rules.final import FinalFormat
 
 NAMES = {"a": "Ann", "b": "Bea", "c": "Cid", "d": "Dan"}
 # Round 1: Ann beats Cid, Bea and Dan draw. Round 2: Ann-Bea still to play, Dan wins by
@@ -201,21 +202,12 @@ def test_final_game_by_game_with_the_total() -> None:
     ]
 
 
-SMALL_FINAL = {
-    "base_games": 2,
-    "lead": 2.0,
-    "extension_games": 2,
-    "lead_rule_games": 4,
-    "tiebreak_extension_games": 2,
-    "armageddon_after": 6,
-    "time_control": "2+5",
-    "tiebreak_time_control": "2+0",
-}
+SMALL_FINAL = FinalFormat(base_games=2, lead_rule_games=4, armageddon_after=6, time_control="2+5")
 
 
 def test_final_time_controls_follow_the_rules() -> None:
     # 2019: 12 games at 2+5; from 24 games on 2+0; after 30 at 15-15, the Armageddon.
-    rules = {"time_control": "2+5", "tiebreak_time_control": "2+0"}
+    rules = FinalFormat(time_control="2+5", tiebreak_time_control="2+0")
     assert final_time_controls([0.5] * 31, rules) == ["2+5"] * 24 + ["2+0"] * 6 + ["Armageddon"]
     assert final_time_controls([0.5] * 7, SMALL_FINAL) == ["2+5"] * 4 + ["2+0"] * 2 + ["Armageddon"]
 
