@@ -6,12 +6,19 @@ registration is closed, and these tests are about what comes after."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.registration_window import WINDOW_OVERRIDE_KEY
 from db.engine import transaction
 from db.models import Player, Registration, RegistrationState, Setting
+from tests.conftest import TD_ID
+
+if TYPE_CHECKING:
+    from bot.app import ChampionshipBot
+    from tests.harness import DiscordHarness
 
 
 async def add_entrants(
@@ -54,3 +61,14 @@ async def add_entrants(
         if close_registration and await session.get(Setting, WINDOW_OVERRIDE_KEY) is None:
             session.add(Setting(key=WINDOW_OVERRIDE_KEY, value="closed", updated_at=now))
     return players
+
+
+async def publish_round_one(
+    bot: ChampionshipBot, h: DiscordHarness, clock: Clock, count: int
+) -> None:
+    """`count` entrants in, then the TD starts the Swiss through `/td round start` and
+    presses Publish: round 1 is out."""
+    assert bot.sessions is not None
+    await add_entrants(bot.sessions, clock, count)
+    preview = await h.slash("td round start", user=TD_ID)
+    await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)

@@ -13,7 +13,7 @@ from bot.clock import FakeClock
 from bot.config import Config
 from db.models import Match, Round
 from tests.conftest import TD_ID
-from tests.entrants import add_entrants
+from tests.entrants import publish_round_one
 from tests.features.rounds.test_cog import PAIRINGS, with_pairings
 from tests.running import RunningBot
 
@@ -23,9 +23,7 @@ async def test_a_result_reaches_the_pairings_post_of_an_archived_round_post(
 ) -> None:
     async with running_bot(with_pairings(config)) as (bot, h):
         h.add_forum_channel(PAIRINGS, "pairings")
-        await add_entrants(bot.sessions, clock, 4)
-        preview = await h.slash("td round start", user=TD_ID)
-        await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+        await publish_round_one(bot, h, clock, 4)
         async with bot.sessions() as session:
             round_ = await session.scalar(select(Round))
             first = (await session.scalars(select(Match).order_by(Match.board))).first()
@@ -58,9 +56,7 @@ async def test_the_harness_refuses_an_edit_in_an_archived_thread_as_discord_does
     """The fake is not kinder than Discord: without unarchiving, the edit fails."""
     async with running_bot(with_pairings(config)) as (bot, h):
         h.add_forum_channel(PAIRINGS, "pairings")
-        await add_entrants(bot.sessions, clock, 4)
-        preview = await h.slash("td round start", user=TD_ID)
-        await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+        await publish_round_one(bot, h, clock, 4)
         async with bot.sessions() as session:
             round_ = await session.scalar(select(Round))
         assert round_ is not None and round_.thread_id is not None

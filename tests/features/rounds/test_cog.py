@@ -7,7 +7,7 @@ from sqlalchemy import select
 from bot.config import Config
 from db.models import Match, Player, Round
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
-from tests.entrants import add_entrants
+from tests.entrants import add_entrants, publish_round_one
 from tests.running import ALICE, RunningBot
 
 PAIRINGS = 3100
@@ -78,9 +78,7 @@ async def test_text_channel_gets_a_message_and_a_thread(
 ) -> None:
     async with running_bot(with_pairings(config)) as (bot, h):
         h.add_text_channel(PAIRINGS, "pairings")
-        await add_entrants(bot.sessions, clock, 4)
-        preview = await h.slash("td round start", user=TD_ID)
-        await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+        await publish_round_one(bot, h, clock, 4)
         [post] = h.in_channel(PAIRINGS)
         assert "Swiss round 1" in post.text
         # the post's thread, then each match's thread in the channel, opened in it
@@ -101,9 +99,7 @@ async def test_scores_update_the_post_and_pair_the_next_round(
 ) -> None:
     async with running_bot(with_pairings(config)) as (bot, h):
         h.add_text_channel(PAIRINGS, "pairings")
-        await add_entrants(bot.sessions, clock, 4)
-        preview = await h.slash("td round start", user=TD_ID)
-        await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+        await publish_round_one(bot, h, clock, 4)
         async with bot.sessions() as session:
             first, second = (await session.scalars(select(Match).order_by(Match.board))).all()
         refused = await h.slash(

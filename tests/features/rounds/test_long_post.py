@@ -15,7 +15,7 @@ from bot.features.matches.round_post import parts_key, render_round_post_parts
 from db.engine import transaction
 from db.models import Match, Round, Setting
 from tests.conftest import TD_ID
-from tests.entrants import add_entrants
+from tests.entrants import add_entrants, publish_round_one
 from tests.harness import DiscordHarness, RecordedMessage
 from tests.running import RunningBot
 
@@ -32,10 +32,7 @@ def with_pairings(config: Config) -> Config:
 
 async def start_swiss(bot: ChampionshipBot, h: DiscordHarness, clock: FakeClock) -> None:
     """The entrants in, then the TD starts the Swiss: its first round is published."""
-    assert bot.sessions is not None
-    await add_entrants(bot.sessions, clock, ENTRANTS)
-    preview = await h.slash("td round start", user=TD_ID)
-    await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+    await publish_round_one(bot, h, clock, ENTRANTS)
 
 
 def boards_in(message: RecordedMessage) -> list[int]:

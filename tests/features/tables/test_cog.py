@@ -15,7 +15,7 @@ from bot.config import Config
 from bot.features.tables.render import render_png, standings_picture
 from db.models import MatchState, OutboxMessage
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
-from tests.entrants import add_entrants
+from tests.entrants import publish_round_one
 from tests.factories import ROUND_THREAD
 from tests.fakes.lichess import FakeLichess
 from tests.results_helpers import AGREED, PLAYERS, match_row, play, swiss_match
@@ -107,9 +107,7 @@ async def test_earlier_and_later_stages_on_request(
 ) -> None:
     async with running_bot() as (bot, h):
         assert bot.sessions is not None
-        await add_entrants(bot.sessions, clock, 4)
-        preview = await h.slash("td round start", user=TD_ID)
-        await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+        await publish_round_one(bot, h, clock, 4)
 
         swiss = await h.slash("standings", user=ALICE, options={"stage": "swiss"})
         assert "Qualification standings" in swiss.text
