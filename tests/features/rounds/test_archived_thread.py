@@ -9,26 +9,39 @@ import discord
 import pytest
 from sqlalchemy import select
 
+from bot.app import ChampionshipBot
 from bot.clock import FakeClock
 from bot.config import Config
 from db.models import Match, Round
 from tests.conftest import TD_ID
 from tests.entrants import publish_round_one
 from tests.features.rounds.test_cog import PAIRINGS, with_pairings
+from tests.harness import DiscordHarness
 from tests.running import RunningBot
+
+
+async def archived_round_post(
+    bot: ChampionshipBot, h: DiscordHarness, clock: FakeClock
+) -> tuple[Round, Match]:
+    """Round 1 published in a forum, then a week without a message in its post: Discord
+    archives the post's thread. Returns the round and its first match."""
+    h.add_forum_channel(PAIRINGS, "pairings")
+    await publish_round_one(bot, h, clock, 4)
+    assert bot.sessions is not None
+    async with bot.sessions() as session:
+        round_ = await session.scalar(select(Round))
+        first = (await session.scalars(select(Match).order_by(Match.board))).first()
+    assert round_ is not None and round_.thread_id is not None and first is not None
+    h.archive_thread(round_.thread_id)
+    return round_, first
 
 
 async def test_a_result_reaches_the_pairings_post_of_an_archived_round_post(
     running_bot: RunningBot, config: Config, clock: FakeClock
 ) -> None:
     async with running_bot(with_pairings(config)) as (bot, h):
-        h.add_forum_channel(PAIRINGS, "pairings")
-        await publish_round_one(bot, h, clock, 4)
-        async with bot.sessions() as session:
-            round_ = await session.scalar(select(Round))
-            first = (await session.scalars(select(Match).order_by(Match.board))).first()
-        assert round_ is not None and round_.thread_id is not None and first is not None
-        h.archive_thread(round_.thread_id)  # a week without a message in the round's post
+        round_, first = await archived_round_post(bot, h, clock)
+        assert round_.thread_id is not None
 
         done = await h.slash(
             "td round set-score",
@@ -55,12 +68,8 @@ async def test_the_harness_refuses_an_edit_in_an_archived_thread_as_discord_does
 ) -> None:
     """The fake is not kinder than Discord: without unarchiving, the edit fails."""
     async with running_bot(with_pairings(config)) as (bot, h):
-        h.add_forum_channel(PAIRINGS, "pairings")
-        await publish_round_one(bot, h, clock, 4)
-        async with bot.sessions() as session:
-            round_ = await session.scalar(select(Round))
-        assert round_ is not None and round_.thread_id is not None
-        h.archive_thread(round_.thread_id)
+        round_, _ = await archived_round_post(bot, h, clock)
+        assert round_.thread_id is not None
         message = bot.get_partial_messageable(round_.thread_id).get_partial_message(
             round_.thread_id
         )
