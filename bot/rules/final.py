@@ -10,6 +10,12 @@ Rules of the 2019 edition, each a field of :class:`FinalFormat`:
   games (blocks of ``tiebreak_extension_games``).
 * Still equal after 30 games (``armageddon_after``): one Armageddon game.
 
+Later editions' final matches (the 2020 clock change, the 2021 repeated weeks, the 2022-2024
+tiebreak games, the Knock-Out and Semifinal matches) are :class:`FinalFormat` values of other
+schemes, played by :mod:`bot.rules.final_schemes` with this module's machinery
+(:func:`scheme_status`, :func:`possible_winners`); this module's :func:`status` plays
+``lead_by_two`` only.
+
 The match also ends as soon as its result can no longer change, whatever the
 remaining games bring (7-0 after 7 games; 7-1 after 8; 12.5-10.5 after 23,
 because after 24 games any lead wins).  This is computed exactly, by exploring
@@ -21,10 +27,14 @@ Results are given from the defending champion's side: 1, 0.5 or 0.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
 from functools import lru_cache
+from typing import Protocol
+
+from bot.rules import armageddon as bids
 
 __all__ = [
     "ARMAGEDDON",
@@ -37,16 +47,24 @@ __all__ = [
     "FINAL_2019",
     "LEAD_RULE_DROPPED",
     "TIEBREAK_EXTENDED",
+    "Checkpoint",
+    "ClockChange",
     "FinalFormat",
+    "FinalScheme",
     "FinalStatus",
     "FinalTurn",
+    "Judge",
     "armageddon_white",
     "armageddon_winner",
+    "clock_of",
     "counted_final_games",
+    "counted_games_with",
     "earliest_counted_game",
     "final_match_points",
     "final_session_over",
     "next_game_clock",
+    "possible_winners",
+    "scheme_status",
     "status",
     "turn_after",
 ]
@@ -62,8 +80,8 @@ SIDES = (CHAMPION, CHALLENGER)
 
 #: Black has 3 minutes (rule III.G.6.a; `stages.final_armageddon_black_seconds`), so White's
 #: bid is at most that.
-ARMAGEDDON_MIN_BID_S = 1
-ARMAGEDDON_BLACK_S = 180
+ARMAGEDDON_MIN_BID_S = bids.MIN_BID_S
+ARMAGEDDON_BLACK_S = bids.BLACK_S
 
 _RESULTS = (0.0, 0.5, 1.0)
 
@@ -87,10 +105,36 @@ class FinalStatus:
     armageddon_played: bool = False
 
 
+class FinalScheme(StrEnum):
+    """How a final match is won, by edition (the exact strings are configuration)."""
+
+    LEAD_BY_TWO = "lead_by_two"  # 2019, 2020: win by two, extensions, Armageddon (this module)
+    TIEBREAK_GAMES = "tiebreak_games"  # 2022-2024 finals; Knock-Out, Semifinals (0 games)
+    WEEK_REPEATS = "week_repeats"  # 2021 finals: a tied week of 12 is played again
+
+
+class ClockChange(StrEnum):
+    """When ``lead_by_two`` switches to ``tiebreak_time_control`` (the exact strings are
+    configuration). 2019: "If the score is equal (12-12), extensions proceed but with 2+0";
+    2020: "If, after 24 games, there is still no winner decided, the [two-point] restriction
+    gets dropped, and the time control becomes 3+0".
+
+    Both play the same games at the same clocks: any lead wins at game ``lead_rule_games``
+    (2019's reading, kept for 2020), so a match undecided there is level and every later game
+    is at the tiebreak clock either way. The setting records which text the edition has."""
+
+    AT_EQUAL_SCORE = "at_equal_score"
+    AFTER_LEAD_RULE_GAMES = "after_lead_rule_games"
+
+
 @dataclass(frozen=True)
 class FinalFormat:
     """Rule 3.7 (III.G): the Final's shape, one value for every function of this module (the
-    defaults are the 2019 edition's; `bot.config.Config.final_format` builds this edition's)."""
+    defaults are the 2019 edition's; `bot.config.Config.final_format` builds this edition's).
+
+    ``scheme`` picks the rules (:class:`FinalScheme`); ``tiebreak_games`` (``tiebreak_games``
+    scheme) and ``weeks`` (``week_repeats``) belong to the later schemes and are unused by
+    2019's ``lead_by_two``, as ``lead`` and the extension fields are unused by the others."""
 
     base_games: int = 12
     lead: float = 2.0
@@ -100,13 +144,26 @@ class FinalFormat:
     armageddon_after: int = 30
     time_control: str = "2+5"
     tiebreak_time_control: str = "2+0"
+    scheme: FinalScheme = FinalScheme.LEAD_BY_TWO
+    clock_change: ClockChange = ClockChange.AT_EQUAL_SCORE
+    tiebreak_games: int = 0
+    weeks: int = 1
 
 
 FINAL_2019 = FinalFormat()
 
+#: The decision after ``n`` games at a score difference of ``diff2 / 2`` (champion minus
+#: challenger), ignoring the future: a side, ``"armageddon"``, or None to play on.
+Checkpoint = Callable[[FinalFormat, int, int], str | None]
+
 
 def _check_params(p: FinalFormat) -> None:
-    """Reject structures the rules cannot describe (so the exploration terminates)."""
+    """Reject structures the rules cannot describe (so the exploration terminates), and
+    another scheme's format (:mod:`bot.rules.final_schemes` plays those)."""
+    if p.scheme != FinalScheme.LEAD_BY_TWO:
+        raise ValueError(f"{p.scheme!r} is played by bot.rules.final_schemes, not lead_by_two")
+    if p.clock_change not in tuple(ClockChange):
+        raise ValueError(f"clock_change must be one of {list(ClockChange)}, got {p.clock_change!r}")
     for name in ("base_games", "extension_games", "tiebreak_extension_games"):
         value = getattr(p, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -126,10 +183,7 @@ def _check_params(p: FinalFormat) -> None:
 
 
 def _checkpoint(p: FinalFormat, n: int, diff2: int) -> str | None:
-    """The decision taken after ``n`` games at a score difference of ``diff2 / 2``
-    (champion minus challenger), ignoring the future: a side, ``"armageddon"``,
-    or None to play on.
-    """
+    """``lead_by_two``'s :data:`Checkpoint` (rules III.G.2-6)."""
     if n < p.lead_rule_games:
         if n < p.base_games or (n - p.base_games) % p.extension_games:
             return None
@@ -148,20 +202,22 @@ def _checkpoint(p: FinalFormat, n: int, diff2: int) -> str | None:
 
 
 @lru_cache(maxsize=65536)
-def _possible_winners(p: FinalFormat, n: int, diff2: int) -> frozenset[str]:
-    """Every side that can still win from ``n`` games at difference ``diff2 / 2``.
+def possible_winners(checkpoint: Checkpoint, p: FinalFormat, n: int, diff2: int) -> frozenset[str]:
+    """Every side that can still win from ``n`` games at difference ``diff2 / 2``, by
+    exploring every continuation under ``checkpoint`` (which must decide after finitely many
+    games whatever the results).
 
     Armageddon can go either way, so it contributes both sides.  The match is
     decided exactly when this set has one element.
     """
-    decision = _checkpoint(p, n, diff2)
+    decision = checkpoint(p, n, diff2)
     if decision == ARMAGEDDON:
         return frozenset(SIDES)
     if decision is not None:
         return frozenset((decision,))
     out: set[str] = set()
     for step in (2, 0, -2):
-        out |= _possible_winners(p, n + 1, diff2 + step)
+        out |= possible_winners(checkpoint, p, n + 1, diff2 + step)
         if len(out) == 2:
             break
     return frozenset(out)
@@ -194,9 +250,37 @@ def status(
     :func:`armageddon_white`), else ``ValueError``.
 
     Raises ``ValueError`` for a result other than 1, 0.5 or 0, for any result
-    after the match was decided, and for inconsistent parameters.
+    after the match was decided, and for inconsistent parameters (or another scheme's).
     """
     _check_params(fmt)
+    return scheme_status(
+        games,
+        fmt,
+        checkpoint=_checkpoint,
+        armageddon_after=fmt.armageddon_after,
+        clock=_clock,
+        armageddon_white=armageddon_white,
+    )
+
+
+def _clock(fmt: FinalFormat, played: int) -> str:
+    """``lead_by_two``'s clock for the game after ``played`` (rule III.G.5; see
+    :class:`ClockChange`: undecided after ``lead_rule_games`` means level, in both modes)."""
+    return fmt.tiebreak_time_control if played >= fmt.lead_rule_games else fmt.time_control
+
+
+def scheme_status(
+    games: Sequence[float],
+    fmt: FinalFormat,
+    *,
+    checkpoint: Checkpoint,
+    armageddon_after: int,
+    clock: Callable[[FinalFormat, int], str],
+    armageddon_white: str | None = None,
+) -> FinalStatus:
+    """:func:`status` for any scheme: ``checkpoint`` decides, the game after
+    ``armageddon_after`` games at a level score is the Armageddon, and ``clock(fmt, played)``
+    is the time control of an undecided match's next game. ``ValueError`` as :func:`status`."""
     if armageddon_white is not None:
         _check_side(armageddon_white, "armageddon_white")
 
@@ -208,7 +292,7 @@ def status(
             raise ValueError(f"game {index}: the Final was already won by the {winner}")
         result = _check_result(raw, index)
         n = index - 1  # games played before this one
-        if n >= fmt.armageddon_after and champion == challenger:
+        if n >= armageddon_after and champion == challenger:
             # The Armageddon game (rule III.G.6).
             armageddon_played = True
             if result == 0.5:
@@ -220,7 +304,7 @@ def status(
             continue
         champion += result
         challenger += 1.0 - result
-        possible = _possible_winners(fmt, index, round((champion - challenger) * 2))
+        possible = possible_winners(checkpoint, fmt, index, round((champion - challenger) * 2))
         if len(possible) == 1:
             winner = next(iter(possible))
 
@@ -228,12 +312,10 @@ def status(
     next_game: str | None
     if winner is not None:
         next_game = None
-    elif played >= fmt.armageddon_after:
+    elif played >= armageddon_after:
         next_game = ARMAGEDDON
-    elif played >= fmt.lead_rule_games:
-        next_game = fmt.tiebreak_time_control
     else:
-        next_game = fmt.time_control
+        next_game = clock(fmt, played)
     return FinalStatus(winner, champion, challenger, played, next_game, armageddon_played)
 
 
@@ -244,16 +326,17 @@ def armageddon_white(
 
     Bids are whole seconds from 1 to Black's clock, ``black_s`` (3 minutes, III.G.6.a).
     Equal bids give White to the previous champion (III.G.6.c).  Anything else,
-    including booleans and floats, raises ``ValueError``.
+    including booleans and floats, raises ``ValueError``. (The 2019 case of
+    :func:`bot.rules.armageddon.armageddon_colours`.)
     """
-    for name, bid in (("champion_bid_s", champion_bid_s), ("challenger_bid_s", challenger_bid_s)):
-        if isinstance(bid, bool) or not isinstance(bid, int):
-            raise ValueError(f"{name} must be whole seconds, got {bid!r}")
-        if not ARMAGEDDON_MIN_BID_S <= bid <= black_s:
-            raise ValueError(f"{name} must be {ARMAGEDDON_MIN_BID_S}..{black_s} s, got {bid}")
-    if challenger_bid_s < champion_bid_s:
-        return CHALLENGER
-    return CHAMPION
+    found = bids.armageddon_colours(
+        champion_bid_s,
+        challenger_bid_s,
+        equal_bids=bids.EqualBids.PREVIOUS_CHAMPION,
+        previous_champion=bids.A,
+        black_s=black_s,
+    )
+    return CHAMPION if found.white == bids.A else CHALLENGER
 
 
 def armageddon_winner(white: str, white_result: float) -> str:
@@ -331,11 +414,33 @@ def next_game_clock(
         next_game = status(games, fmt).next_game
     except ValueError:
         return base
+    return clock_of(
+        next_game, fmt, base=base, tiebreak=tiebreak, armageddon_black_s=armageddon_black_s
+    )
+
+
+def clock_of(
+    next_game: str | None,
+    fmt: FinalFormat,
+    *,
+    base: tuple[int, int],
+    tiebreak: tuple[int, int],
+    armageddon_black_s: int = ARMAGEDDON_BLACK_S,
+) -> tuple[int, int]:
+    """The Lichess clock of a :attr:`FinalStatus.next_game` (see :func:`next_game_clock`)."""
     if next_game == ARMAGEDDON:
         return (armageddon_black_s, ARMAGEDDON_INCREMENT_S)
     if next_game == fmt.tiebreak_time_control:
         return tiebreak
     return base
+
+
+class Judge(Protocol):
+    """A scheme's status function: :func:`status`'s shape."""
+
+    def __call__(
+        self, games: Sequence[float], fmt: FinalFormat, *, armageddon_white: str | None = None
+    ) -> FinalStatus: ...
 
 
 def counted_final_games(
@@ -344,8 +449,19 @@ def counted_final_games(
     """Rule 3.7 (III.G): how many of the Final's ``games`` count, whether the Final is over,
     and whether the count stops at the Armageddon because the bids for White are not in
     yet (rule 3.7.6.2, III.G.6.b: a game played before that is not the Armageddon)."""
+    return counted_games_with(status, games, fmt, armageddon_white=armageddon_white)
+
+
+def counted_games_with(
+    judge: Judge,
+    games: Sequence[float],
+    fmt: FinalFormat,
+    *,
+    armageddon_white: str | None = None,
+) -> tuple[int, bool, bool]:
+    """:func:`counted_final_games` under any scheme's status function ``judge``."""
     for k in range(len(games) + 1):
-        found = status(games[:k], fmt, armageddon_white=armageddon_white)
+        found = judge(games[:k], fmt, armageddon_white=armageddon_white)
         if found.winner is not None:
             return k, True, False
         if found.next_game == ARMAGEDDON and armageddon_white is None:
