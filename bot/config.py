@@ -1,7 +1,10 @@
 """Configuration: every date, count and threshold of the rules lives here, not in code.
 
-Built-in defaults reproduce the ACWC 2019 edition, so the bot and the CLI work without a
-config file. Secrets never come from files: `DISCORD_TOKEN` and `LICHESS_TOKEN` are read
+Built-in defaults reproduce the ACWC 2019 edition (the `acwc-2019` preset), so the bot and
+the CLI work without a config file. A config names its preset (`preset: acwc-2024`) and
+overrides any setting; the championship's stages are the `format` section
+(`bot.format.model`), of which the older per-stage keys are a view (`bot.format.legacy`).
+Secrets never come from files: `DISCORD_TOKEN` and `LICHESS_TOKEN` are read
 from the environment only, and `LICHESS_BASE_URL` / `DATABASE_URL` override the file.
 """
 
@@ -16,7 +19,35 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from bot.format.legacy import reconcile
+from bot.format.model import Format
+from bot.format.presets import PresetError, merge, preset_config
 from bot.rules.final import FinalFormat
+
+#: Lichess's variant keys that have a rating of their own (`perfType`), so eligibility and
+#: seeding can read the player's games and rating history of the variant. Standard chess
+#: rates by speed (bullet, blitz ...), which a championship of one variant does not use.
+LICHESS_VARIANTS = (
+    "antichess",
+    "atomic",
+    "chess960",
+    "crazyhouse",
+    "horde",
+    "kingOfTheHill",
+    "racingKings",
+    "threeCheck",
+)
+LichessVariant = Literal[
+    "antichess",
+    "atomic",
+    "chess960",
+    "crazyhouse",
+    "horde",
+    "kingOfTheHill",
+    "racingKings",
+    "threeCheck",
+]
+DEFAULT_PRESET = "acwc-2019"
 
 
 class ConfigError(Exception):
@@ -51,7 +82,10 @@ class TournamentConfig(_Section):
     # which Discord limits (a thread name to 100 characters): bounded so they always fit.
     name: str = Field("Antichess World Championship 2019", min_length=1, max_length=100)
     short_name: str = Field("ACWC 2019", min_length=1, max_length=40)
-    variant: Literal["antichess"] = "antichess"
+    variant: LichessVariant = "antichess"
+    # The edition's year: `acwc new-edition` writes it, a preset's dates follow it, and
+    # `acwc doctor` warns when the pre-seeded players are another year's.
+    year: int = Field(2019, ge=2000, le=2200)
     time_control: TimeControl = TimeControl()
     match_games: int = Field(10, ge=1, le=100)
     early_stop_score: float = Field(5.5, gt=0)
@@ -91,16 +125,20 @@ class SeedingConfig(_Section):
 
 
 class PreSeededPlayer(_Section):
+    """The previous champion or runner-up: the format's entry rules say which stage each
+    role enters (`stage` is that stage's key, checked against the format)."""
+
     lichess: str = Field(min_length=2, max_length=30)
-    stage: Literal["candidates", "final"]
+    stage: str
+    role: Literal["champion", "runner_up"] | None = None
     discord_id: int | None = None
 
 
 class PlayersConfig(_Section):
     previous_champion: str | None = "arimakat"
     pre_seeded: tuple[PreSeededPlayer, ...] = (
-        PreSeededPlayer(lichess="arimakat", stage="final"),
-        PreSeededPlayer(lichess="Ogul1", stage="candidates"),
+        PreSeededPlayer(lichess="arimakat", stage="final", role="champion"),
+        PreSeededPlayer(lichess="Ogul1", stage="candidates", role="runner_up"),
     )
 
 
@@ -205,7 +243,12 @@ class JobsConfig(_Section):
     results_poll_seconds: int = Field(120, ge=30)
 
 
+def _default_format() -> dict[str, Any]:
+    return dict(preset_config(DEFAULT_PRESET)["format"])
+
+
 class Config(_Section):
+    preset: str | None = None  # the preset this config started from (informative)
     tournament: TournamentConfig = TournamentConfig()
     registration: RegistrationConfig = RegistrationConfig()
     seeding: SeedingConfig = SeedingConfig()
@@ -219,6 +262,24 @@ class Config(_Section):
     lichess: LichessConfig = LichessConfig()
     database: DatabaseConfig = DatabaseConfig()
     jobs: JobsConfig = JobsConfig()
+    format: Format = Format.model_validate(_default_format())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_truth(cls, data: Any) -> Any:
+        """The old per-stage keys and the format say the same (bot.format.legacy)."""
+        return reconcile(data, _default_format()) if isinstance(data, dict) else data
+
+    @model_validator(mode="after")
+    def _pre_seeded_fit_the_format(self) -> Config:
+        keys = self.format.keys()
+        for player in self.players.pre_seeded:
+            if player.stage not in keys:
+                raise ValueError(
+                    f"players.pre_seeded: {player.lichess} enters stage {player.stage!r}, "
+                    f"but the format's stages are {', '.join(keys)}"
+                )
+        return self
 
     def final_format(self) -> FinalFormat:
         """This edition's Final (rule III.G), as every function of `bot.rules.final` takes it."""
@@ -265,6 +326,23 @@ def _format_errors(error: ValidationError, source: str) -> str:
     return "\n".join(lines)
 
 
+def with_preset(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` over the preset it names (for its `tournament.year`, else the preset's own):
+    mappings merge key by key, a list (the format's stages) is replaced whole."""
+    name = data.get("preset")
+    if name is None:
+        return data
+    if not isinstance(name, str):
+        raise ConfigError("preset: must be the name of a preset, e.g. acwc-2024")
+    tournament = data.get("tournament")
+    year = tournament.get("year") if isinstance(tournament, dict) else None
+    try:
+        base = preset_config(name, year if isinstance(year, int) else None)
+    except PresetError as exc:
+        raise ConfigError(f"preset: {exc}") from exc
+    return merge(base, data)
+
+
 def load_config(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> Config:
     """Read the YAML file (if any), apply environment overrides, validate everything at once."""
     env = os.environ if environ is None else environ
@@ -281,6 +359,7 @@ def load_config(path: str | Path | None = None, environ: Mapping[str, str] | Non
         if raw is not None and not isinstance(raw, dict):
             raise ConfigError(f"Configuration file {path} must be a mapping of sections")
         data = dict(raw or {})
+    data = with_preset(data)
     if env.get("LICHESS_BASE_URL"):
         data["lichess"] = {**(data.get("lichess") or {}), "base_url": env["LICHESS_BASE_URL"]}
     if env.get("DATABASE_URL"):
