@@ -14,8 +14,9 @@ from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.config import Config, ConfigError, Secrets, load_config
+from bot.config import DEFAULT_PRESET, Config, ConfigError, Secrets, load_config
 from bot.features.registration.player_check import PlayerReport, check_player
+from bot.format.presets import preset_names
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError
 
@@ -97,6 +98,25 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="start over even if --out holds an unfinished run (by default it goes on)",
     )
+    sim.add_argument(
+        "--edition",
+        default=DEFAULT_PRESET,
+        choices=preset_names(),
+        help=f"the preset whose format is played (default {DEFAULT_PRESET})",
+    )
+    edition = commands.add_parser(
+        "new-edition",
+        parents=[common],
+        help="write a commented config for a year from a preset, every date computed",
+    )
+    edition.add_argument("--preset", required=True, choices=preset_names(), help="the format")
+    edition.add_argument("--year", type=int, required=True, help="the edition's year")
+    edition.add_argument("--champion", default=None, help="the previous champion (Lichess)")
+    edition.add_argument("--runner-up", default=None, help="the previous runner-up (Lichess)")
+    edition.add_argument(
+        "--out", metavar="PATH", default="-", help="file to write (default: print it)"
+    )
+    edition.add_argument("--force", action="store_true", help="overwrite an existing --out")
     check = commands.add_parser(
         "check-player", parents=[common], help="run the entry checks on a Lichess account"
     )
@@ -107,6 +127,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "new-edition":
+        return _new_edition(args)
     if args.command == "simulate":  # its own config: the 2019 edition in a server of its own
         if not 4 <= args.players <= 256:
             print("--players must be from 4 to 256.", file=sys.stderr)
@@ -135,9 +157,56 @@ SIMULATOR_MISSING = (
 )
 
 
+def _new_edition(args: argparse.Namespace) -> int:
+    """Write (or print) a new edition's config; refuse a bad year or an existing file."""
+    from bot.format.edition import new_edition_text
+
+    if not 2000 <= args.year <= 2200:
+        print("--year must be from 2000 to 2200.", file=sys.stderr)
+        return EXIT_USAGE
+    names = [n for n in (args.champion, args.runner_up) if n is not None]
+    if any(not 2 <= len(n) <= 30 for n in names) or len({n.lower() for n in names}) < len(names):
+        print(
+            "--champion and --runner-up are two Lichess names (2-30 characters).", file=sys.stderr
+        )
+        return EXIT_USAGE
+    text = new_edition_text(
+        args.preset, args.year, champion=args.champion, runner_up=args.runner_up
+    )
+    if args.out == "-":
+        print(text, end="")
+        return EXIT_OK
+    out = Path(args.out)
+    if out.exists() and not args.force:
+        print(f"{out} exists: choose another --out, or add --force.", file=sys.stderr)
+        return EXIT_USAGE
+    out.write_text(text, encoding="utf-8")
+    config = load_config(out, environ={})
+    print(
+        f"Wrote {out}: {config.tournament.name}, registration "
+        f"{config.registration.opens_at:%Y-%m-%d} to "
+        f"{config.registration.closes_at:%Y-%m-%d %H:%M} UTC, "
+        f"round 1 on {config.swiss.first_round_start:%A %Y-%m-%d}. "
+        f"Next: acwc --config {out} doctor"
+    )
+    return EXIT_OK
+
+
+SIMULATED_PRESETS = (DEFAULT_PRESET,)
+
+
 def _simulate(args: argparse.Namespace) -> int:
     """Run the offline championship if the simulator (the acwc-sim distribution in sim/) is
     installed; the bot's own install leaves it out, so say how to add it."""
+    if args.edition not in SIMULATED_PRESETS:
+        print(
+            f"acwc simulate --edition {args.edition}: the bot's stage engine runs the "
+            f"{DEFAULT_PRESET} format (Swiss, one round robin, Final) today; the "
+            f"{args.edition} format is described (docs/presets/{args.edition}.md) but its "
+            "stages are not run yet.",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     try:
         from acwc_sim.run import run_cli
     except ModuleNotFoundError as missing:

@@ -327,20 +327,18 @@ def _format_errors(error: ValidationError, source: str) -> str:
 
 
 def with_preset(data: dict[str, Any]) -> dict[str, Any]:
-    """`data` over the preset it names (for its `tournament.year`, else the preset's own):
-    mappings merge key by key, a list (the format's stages) is replaced whole."""
-    name = data.get("preset")
-    if name is None:
-        return data
+    """`data` over the preset it names (none named: the built-in `acwc-2019`), dated for its
+    `tournament.year` (else the preset's own year): mappings merge key by key, a list is
+    replaced whole, and `format.stages` also takes a mapping of stage key to changes."""
+    name = data.get("preset") or DEFAULT_PRESET
     if not isinstance(name, str):
         raise ConfigError("preset: must be the name of a preset, e.g. acwc-2024")
     tournament = data.get("tournament")
     year = tournament.get("year") if isinstance(tournament, dict) else None
     try:
-        base = preset_config(name, year if isinstance(year, int) else None)
+        return merge(preset_config(name, year if isinstance(year, int) else None), data)
     except PresetError as exc:
         raise ConfigError(f"preset: {exc}") from exc
-    return merge(base, data)
 
 
 def load_config(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> Config:

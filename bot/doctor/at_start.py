@@ -34,7 +34,7 @@ async def check_at_start(
     checks: Sequence[Check] = CHECKS,
 ) -> list[CheckLine]:
     """Run every check for the logged-in `client`; raise StartupRefused on a fatal line."""
-    lines = await run_checks(Setup(config, config.discord, secrets, client), checks)
+    lines = await run_checks(Setup(config, config.discord, secrets, client, clock.now()), checks)
     fatal = [line for line in lines if not line.ok and line.fatal]
     if fatal:
         raise StartupRefused(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import aiohttp
@@ -17,6 +18,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from bot.config import Config, DiscordConfig, Secrets
 from bot.doctor.discord_checks import PORTAL, check_discord
+from bot.doctor.edition import championship_started, edition_problems
 from bot.doctor.lines import CheckLine, failed, passed
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError
@@ -35,6 +37,7 @@ class Setup:
     discord_config: DiscordConfig
     secrets: Secrets
     client: discord.Client | None
+    now: datetime | None = None  # the clock's time; None: the system's
 
 
 Check = Callable[[Setup], Awaitable[list[CheckLine]]]
@@ -101,7 +104,14 @@ async def lichess_lines(setup: Setup) -> list[CheckLine]:
 
 
 # In the order they are printed.
-CHECKS: tuple[Check, ...] = (discord_lines, lichess_lines, database_lines)
+async def edition_lines(setup: Setup) -> list[CheckLine]:
+    """The configuration is this year's edition (bot.doctor.edition)."""
+    now = setup.now or datetime.now(UTC)
+    started = await championship_started(setup.config.database.url)
+    return edition_problems(setup.config, now, started=started)
+
+
+CHECKS: tuple[Check, ...] = (discord_lines, lichess_lines, database_lines, edition_lines)
 
 
 async def run_checks(setup: Setup, checks: Sequence[Check] = CHECKS) -> list[CheckLine]:

@@ -129,14 +129,34 @@ def _read(name: str) -> PresetFile:
 
 
 def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """`override` over `base`: mappings merge key by key, anything else is replaced."""
+    """`override` over `base`: mappings merge key by key, anything else is replaced. A list
+    of keyed items (the format's stages) may be overridden by a mapping from key to changes
+    (`format: {stages: {swiss: {qualifiers: 12}}}`), so one setting of one stage changes
+    without restating the others; a key the list lacks is a `PresetError`."""
     out = copy.deepcopy(base)
     for key, value in override.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merge(out[key], value)
+        current = out.get(key)
+        if isinstance(value, dict) and isinstance(current, dict):
+            out[key] = merge(current, value)
+        elif isinstance(value, dict) and isinstance(current, list) and _keyed(current):
+            out[key] = _merge_keyed(current, value, key)
         else:
             out[key] = copy.deepcopy(value)
     return out
+
+
+def _keyed(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(i, dict) and "key" in i for i in value)
+
+
+def _merge_keyed(items: list[dict[str, Any]], changes: dict[str, Any], name: str) -> list[Any]:
+    known = [item["key"] for item in items]
+    for item_key, change in changes.items():
+        if item_key not in known:
+            raise PresetError(f"{name}: no {item_key!r} to change; there are {', '.join(known)}")
+        if not isinstance(change, dict):
+            raise PresetError(f"{name}.{item_key}: give the settings to change as a mapping")
+    return [merge(item, changes.get(item["key"]) or {}) for item in items]
 
 
 def _own_config(name: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 
 import discord
@@ -115,7 +116,18 @@ def run_acwc(
         root.setLevel(level)
 
 
+def this_years_edition() -> str:
+    """A config's edition part as a TD's would be: a year whose registration is still to
+    come (`acwc doctor` warns about a past one) and that year's pre-seeded players."""
+    year = datetime.now(UTC).year + 1
+    return (
+        f"preset: acwc-2019\ntournament:\n  year: {year}\n"
+        "players:\n  previous_champion: NewChamp\n  pre_seeded:\n"
+        "    - {lichess: NewChamp, role: champion, stage: final}\n"
+    )
+
+
 def config_file(tmp_path: Path, cfg: DiscordConfig, *, extra: str = "") -> Path:
     path = tmp_path / "config.yaml"
-    path.write_text(as_yaml(cfg) + extra, encoding="utf-8")
+    path.write_text(this_years_edition() + as_yaml(cfg) + extra, encoding="utf-8")
     return path

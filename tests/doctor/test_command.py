@@ -4,6 +4,7 @@ the invite URL with exactly the bot's scopes and permission integer."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from pathlib import Path
 
 import discord
@@ -12,7 +13,7 @@ import pytest
 from bot import cli
 from bot.config import DiscordConfig
 from bot.doctor.permissions import BOT_PERMISSIONS, CHANNEL_NEEDS, invite_url
-from tests.doctor.server import GOOD, PAIRINGS, World, client_factory, config_file
+from tests.doctor.server import GOOD, PAIRINGS, World, as_yaml, client_factory, config_file
 from tests.fakes.lichess import FakeLichess
 from tests.harness import DiscordHarness, RecordedRequest
 
@@ -59,10 +60,11 @@ def test_a_ready_setup_prints_every_line_with_a_tick_and_exits_0(
 ) -> None:
     assert doctor(monkeypatch, tmp_path) == 0
     out = capsys.readouterr().out.splitlines()[1:]  # after `db upgrade`'s line
-    assert [line[:1] for line in out[:-2]] == ["✓"] * 10, out
+    assert [line[:1] for line in out[:-2]] == ["✓"] * 11, out
     assert out[0] == "✓ Discord token: valid: logged in as acwc-bot (application id 9000)."
     assert out[8].startswith("✓ Lichess token: not set: the bot reads Lichess anonymously")
     assert out[9].startswith("✓ Database: reachable and at the latest schema (")
+    assert out[10].startswith("✓ Edition: ACWC ")
     assert out[-2] == "Ready: every check passed."
     assert out[-1] == (
         "Invite URL (scopes bot, applications.commands; permissions 309237763072): " + INVITE
@@ -261,3 +263,45 @@ async def test_the_lichess_token_line(
     out = capsys.readouterr().out
     assert said in out, out
     assert code == (0 if token == "lip_good" else 1)
+
+
+def test_last_years_config_is_two_warnings_with_their_fix(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    database: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A TD who set only the Discord ids runs the built-in 2019 edition: doctor says so."""
+    path = tmp_path / "config.yaml"
+    path.write_text(as_yaml(GOOD), encoding="utf-8")
+    assert cli.main(["--config", str(path), "db", "upgrade"]) == cli.EXIT_OK
+    monkeypatch.setenv("DISCORD_TOKEN", "discord-token-123")
+    monkeypatch.setattr("bot.doctor.command.rest_client", client_factory(None))
+    assert cli.main(["--config", str(path), "doctor"]) == cli.EXIT_FAILURE
+    out = capsys.readouterr().out
+    assert "✗ Edition: registration closed on 2019-09-29 12:00 UTC" in out
+    assert "acwc new-edition --preset NAME --year YEAR" in out
+
+
+def test_a_preset_for_a_new_year_keeps_last_years_players_and_doctor_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    database: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    year = datetime.now(UTC).year + 1
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        f"preset: acwc-2024\ntournament:\n  year: {year}\n" + as_yaml(GOOD), encoding="utf-8"
+    )
+    assert cli.main(["--config", str(path), "db", "upgrade"]) == cli.EXIT_OK
+    monkeypatch.setenv("DISCORD_TOKEN", "discord-token-123")
+    monkeypatch.setattr("bot.doctor.command.rest_client", client_factory(None))
+    assert cli.main(["--config", str(path), "doctor"]) == cli.EXIT_FAILURE
+    out = capsys.readouterr().out
+    assert (
+        "✗ Edition: the pre-seeded players (llIVIll, TheUnknownGuyReborn) are the acwc-2024 "
+        f"preset's, for 2024, but this edition is {year}." in out
+    )
+    assert "registration closed" not in out
+    assert "✗ Format: this version runs a Swiss, one round robin and a lead-by-two Final" in out
