@@ -1,9 +1,9 @@
 """The round robin tiebreak catalogue: the criteria the editions' texts name for a
 Candidates pool, as keys a stage's tiebreak chain lists in order.
 
-2019 (rule III.F.3): match points, then "the sub-scores per match get added up". 2020: "Ties
-will be broken (in order) by: Mutual match score. Mutual game score. Overall game score.
-Result in Qualification round." 2021-2024: the same with "Result in <previous> ACWC Finals if
+2019 (rule III.F.3): match points, then "the sub-scores per match get added up". 2020, after
+the match points: "Mutual match score. Mutual game score. Overall game score. Result in
+Qualification round." 2021-2024: the same with "Result in <previous year> ACWC Finals if
 applicable" before the Qualification round's result.
 
 The ranking procedure: all players start as one group. For the chain's criteria in order,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.rules.swiss_table import Result, standings
+from bot.rules.swiss_table import Result, standings, tiebreak_groups
 from bot.rules.tiebreaks import (
     SWISS_CHAIN_2019,
     SWISS_CHAIN_2020,
@@ -260,6 +260,8 @@ def test_2019_chain_is_the_2019_table(
         for r in rows
     ] == [(s.player, s.rank, s.points, s.wins_vs_tied, s.median_buchholz) for s in table]
     assert [(r.seed, r.withdrawn) for r in rows] == [(s.seed, s.withdrawn) for s in table]
+    for places in range(len(seeding) + 1):
+        assert tied_across_cut(rows, places) == tiebreak_groups(table, places)
 
 
 def _better(row: SwissRow, other: SwissRow) -> bool:
