@@ -24,6 +24,7 @@ from bot.features.incidents.breaks import Breaks
 from bot.features.incidents.noshow import NoShows
 from bot.features.incidents.td import Overrules
 from bot.features.negotiation.agreement import Agreements
+from bot.features.negotiation.common import TimeChecks
 from bot.features.negotiation.deadlines import NegotiationDeadlines
 from bot.features.negotiation.notify import PlayerNotifications
 from bot.features.negotiation.offers import PlayerOffers
@@ -92,13 +93,34 @@ def build_services(
     final = FinalStage(config, bus, progress)
     flow = StageFlow(config, bus, progress, RobinRounds(config, progress), final)
 
+    # Negotiation: the one agreed time (/accept's) is fixed the same way by the players'
+    # choice and the TD's assignment, which hold it with the reading of typed times.
+    agreements = build(Agreements)
+    times = TimeChecks(config)
+
     services = Services(
         registration=build(RegistrationService),
-        agreements=build(Agreements),
-        offers=build(PlayerOffers),
+        agreements=agreements,
+        offers=PlayerOffers(
+            sessions,
+            config,
+            clock,
+            agreements=agreements,
+            times=times,
+            lichess=lichess,
+            events=bus,
+        ),
         zones=build(PlayerZones),
         notifications=build(PlayerNotifications),
-        rulings=build(TDRulings),
+        rulings=TDRulings(
+            sessions,
+            config,
+            clock,
+            agreements=agreements,
+            times=times,
+            lichess=lichess,
+            events=bus,
+        ),
         deadlines=build(NegotiationDeadlines),
         rounds=RoundService(
             sessions,
