@@ -21,6 +21,7 @@ from bot.features.console.service import ConsoleService
 from bot.features.discipline.td import DisciplineService
 from bot.features.fairplay.service import FairPlayService
 from bot.features.incidents.breaks import Breaks
+from bot.features.incidents.core import IncidentBook, PlayedGames
 from bot.features.incidents.noshow import NoShows
 from bot.features.incidents.td import Overrules
 from bot.features.negotiation.agreement import Agreements
@@ -98,6 +99,11 @@ def build_services(
     agreements = build(Agreements)
     times = TimeChecks(config)
 
+    # Incidents: each use case is given Lichess's view of the games (no-shows) and the
+    # bookkeeping of a claim's timers and call-off.
+    games = build(PlayedGames)
+    book = IncidentBook(config)
+
     services = Services(
         registration=build(RegistrationService),
         agreements=agreements,
@@ -136,9 +142,11 @@ def build_services(
         ties=StageTies(sessions, config, clock, flow=flow, lichess=lichess, events=bus),
         fairplay=build(FairPlayService),
         results=build(ResultsService),
-        noshows=build(NoShows),
-        breaks=build(Breaks),
-        overrules=build(Overrules),
+        noshows=NoShows(
+            sessions, config, clock, games=games, book=book, lichess=lichess, events=bus
+        ),
+        breaks=Breaks(sessions, config, clock, book=book, lichess=lichess, events=bus),
+        overrules=Overrules(sessions, config, clock, book=book, lichess=lichess, events=bus),
         discipline=build(DisciplineService),
         console=build(ConsoleService),
         schedule=build(ScheduleService),
