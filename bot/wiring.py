@@ -31,7 +31,10 @@ from bot.features.negotiation.notify import PlayerNotifications
 from bot.features.negotiation.offers import PlayerOffers
 from bot.features.negotiation.td import TDRulings
 from bot.features.negotiation.zones import PlayerZones
+from bot.features.registration.core import EntryChecks, Registrations
 from bot.features.registration.service import RegistrationService
+from bot.features.registration.signup import SignUp
+from bot.features.registration.td import Decisions
 from bot.features.results.service import ResultsService
 from bot.features.rounds.final import FinalStage
 from bot.features.rounds.next_round import SwissNextRound
@@ -105,7 +108,7 @@ def build_services(
     book = IncidentBook(config)
 
     services = Services(
-        registration=build(RegistrationService),
+        registration=build_registration(sessions, config, clock, lichess, bus),
         agreements=agreements,
         offers=PlayerOffers(
             sessions,
@@ -157,6 +160,42 @@ def build_services(
         for kind, handler in service.subscriptions():
             bus.subscribe(kind, handler)
     return services
+
+
+def build_registration(
+    sessions: async_sessionmaker[AsyncSession],
+    config: Config,
+    clock: Clock,
+    lichess: LichessClient | None = None,
+    events: EventBus | None = None,
+) -> RegistrationService:
+    """Registration's use cases: the players' sign-up and the TD's decisions, both given
+    the reading of registrations, the sign-up the Lichess entry checks too."""
+    bus = events or EventBus()
+    registrations = Registrations(sessions, config, clock)
+    checks = EntryChecks(sessions, config, clock, lichess=lichess, events=bus)
+    signup = SignUp(
+        sessions,
+        config,
+        clock,
+        registrations=registrations,
+        checks=checks,
+        lichess=lichess,
+        events=bus,
+    )
+    decisions = Decisions(
+        sessions, config, clock, registrations=registrations, lichess=lichess, events=bus
+    )
+    return RegistrationService(
+        sessions,
+        config,
+        clock,
+        registrations=registrations,
+        signup=signup,
+        decisions=decisions,
+        lichess=lichess,
+        events=bus,
+    )
 
 
 def register_timers(services: Services, runner: DueActionRunner) -> None:
