@@ -35,7 +35,11 @@ from bot.features.registration.core import EntryChecks, Registrations
 from bot.features.registration.service import RegistrationService
 from bot.features.registration.signup import SignUp
 from bot.features.registration.td import Decisions
+from bot.features.results.armageddon import ArmageddonBids
+from bot.features.results.reading import Scorekeeper
+from bot.features.results.records import MatchRecords
 from bot.features.results.service import ResultsService
+from bot.features.results.stage_rules import StageRules
 from bot.features.rounds.final import FinalStage
 from bot.features.rounds.next_round import SwissNextRound
 from bot.features.rounds.progress import RoundProgress
@@ -65,7 +69,8 @@ class Services:
     rounds: RoundService  # rules IV, III.E-G: the TD's round commands, rounds closing
     ties: StageTies  # the ties the rules leave to the TD (III.E.5, III.F.3)
     fairplay: FairPlayService
-    results: ResultsService
+    results: ResultsService  # match day read from Lichess: game links, the poll, /game
+    bids: ArmageddonBids  # the Final's Armageddon: the bids for White (III.G.6)
     noshows: NoShows  # rule VI.D
     breaks: Breaks  # rules VI.A, VI.E
     overrules: Overrules  # the TD's overrule of an incident
@@ -107,6 +112,12 @@ def build_services(
     games = build(PlayedGames)
     book = IncidentBook(config)
 
+    # Results: the link, the poll and /game, and the Armageddon's bids, each given the rules
+    # of the stages, the match records and the one scorekeeper that settles a match.
+    stage_rules = StageRules(config)
+    records = MatchRecords(sessions, config, stage_rules)
+    scorekeeper = Scorekeeper(sessions, config, clock, bus, stage_rules, records)
+
     services = Services(
         registration=build_registration(sessions, config, clock, lichess, bus),
         agreements=agreements,
@@ -144,7 +155,17 @@ def build_services(
         ),
         ties=StageTies(sessions, config, clock, flow=flow, lichess=lichess, events=bus),
         fairplay=build(FairPlayService),
-        results=build(ResultsService),
+        results=ResultsService(
+            sessions,
+            config,
+            clock,
+            rules=stage_rules,
+            records=records,
+            scorekeeper=scorekeeper,
+            lichess=lichess,
+            events=bus,
+        ),
+        bids=ArmageddonBids(sessions, config, clock, records=records, lichess=lichess, events=bus),
         noshows=NoShows(
             sessions, config, clock, games=games, book=book, lichess=lichess, events=bus
         ),
