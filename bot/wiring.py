@@ -21,16 +21,25 @@ from bot.features.console.service import ConsoleService
 from bot.features.discipline.td import DisciplineService
 from bot.features.fairplay.service import FairPlayService
 from bot.features.incidents.breaks import Breaks
+from bot.features.incidents.core import IncidentBook, PlayedGames
 from bot.features.incidents.noshow import NoShows
 from bot.features.incidents.td import Overrules
 from bot.features.negotiation.agreement import Agreements
+from bot.features.negotiation.common import TimeChecks
 from bot.features.negotiation.deadlines import NegotiationDeadlines
 from bot.features.negotiation.notify import PlayerNotifications
 from bot.features.negotiation.offers import PlayerOffers
 from bot.features.negotiation.td import TDRulings
 from bot.features.negotiation.zones import PlayerZones
+from bot.features.registration.core import EntryChecks, Registrations
 from bot.features.registration.service import RegistrationService
+from bot.features.registration.signup import SignUp
+from bot.features.registration.td import Decisions
+from bot.features.results.armageddon import ArmageddonBids
+from bot.features.results.reading import Scorekeeper
+from bot.features.results.records import MatchRecords
 from bot.features.results.service import ResultsService
+from bot.features.results.stage_rules import StageRules
 from bot.features.rounds.final import FinalStage
 from bot.features.rounds.next_round import SwissNextRound
 from bot.features.rounds.progress import RoundProgress
@@ -60,7 +69,8 @@ class Services:
     rounds: RoundService  # rules IV, III.E-G: the TD's round commands, rounds closing
     ties: StageTies  # the ties the rules leave to the TD (III.E.5, III.F.3)
     fairplay: FairPlayService
-    results: ResultsService
+    results: ResultsService  # match day read from Lichess: game links, the poll, /game
+    bids: ArmageddonBids  # the Final's Armageddon: the bids for White (III.G.6)
     noshows: NoShows  # rule VI.D
     breaks: Breaks  # rules VI.A, VI.E
     overrules: Overrules  # the TD's overrule of an incident
@@ -92,13 +102,45 @@ def build_services(
     final = FinalStage(config, bus, progress)
     flow = StageFlow(config, bus, progress, RobinRounds(config, progress), final)
 
+    # Negotiation: the one agreed time (/accept's) is fixed the same way by the players'
+    # choice and the TD's assignment, which hold it with the reading of typed times.
+    agreements = build(Agreements)
+    times = TimeChecks(config)
+
+    # Incidents: each use case is given Lichess's view of the games (no-shows) and the
+    # bookkeeping of a claim's timers and call-off.
+    games = build(PlayedGames)
+    book = IncidentBook(config)
+
+    # Results: the link, the poll and /game, and the Armageddon's bids, each given the rules
+    # of the stages, the match records and the one scorekeeper that settles a match.
+    stage_rules = StageRules(config)
+    records = MatchRecords(sessions, config, stage_rules)
+    scorekeeper = Scorekeeper(sessions, config, clock, bus, stage_rules, records)
+
     services = Services(
-        registration=build(RegistrationService),
-        agreements=build(Agreements),
-        offers=build(PlayerOffers),
+        registration=build_registration(sessions, config, clock, lichess, bus),
+        agreements=agreements,
+        offers=PlayerOffers(
+            sessions,
+            config,
+            clock,
+            agreements=agreements,
+            times=times,
+            lichess=lichess,
+            events=bus,
+        ),
         zones=build(PlayerZones),
         notifications=build(PlayerNotifications),
-        rulings=build(TDRulings),
+        rulings=TDRulings(
+            sessions,
+            config,
+            clock,
+            agreements=agreements,
+            times=times,
+            lichess=lichess,
+            events=bus,
+        ),
         deadlines=build(NegotiationDeadlines),
         rounds=RoundService(
             sessions,
@@ -113,10 +155,22 @@ def build_services(
         ),
         ties=StageTies(sessions, config, clock, flow=flow, lichess=lichess, events=bus),
         fairplay=build(FairPlayService),
-        results=build(ResultsService),
-        noshows=build(NoShows),
-        breaks=build(Breaks),
-        overrules=build(Overrules),
+        results=ResultsService(
+            sessions,
+            config,
+            clock,
+            rules=stage_rules,
+            records=records,
+            scorekeeper=scorekeeper,
+            lichess=lichess,
+            events=bus,
+        ),
+        bids=ArmageddonBids(sessions, config, clock, records=records, lichess=lichess, events=bus),
+        noshows=NoShows(
+            sessions, config, clock, games=games, book=book, lichess=lichess, events=bus
+        ),
+        breaks=Breaks(sessions, config, clock, book=book, lichess=lichess, events=bus),
+        overrules=Overrules(sessions, config, clock, book=book, lichess=lichess, events=bus),
         discipline=build(DisciplineService),
         console=build(ConsoleService),
         schedule=build(ScheduleService),
@@ -127,6 +181,42 @@ def build_services(
         for kind, handler in service.subscriptions():
             bus.subscribe(kind, handler)
     return services
+
+
+def build_registration(
+    sessions: async_sessionmaker[AsyncSession],
+    config: Config,
+    clock: Clock,
+    lichess: LichessClient | None = None,
+    events: EventBus | None = None,
+) -> RegistrationService:
+    """Registration's use cases: the players' sign-up and the TD's decisions, both given
+    the reading of registrations, the sign-up the Lichess entry checks too."""
+    bus = events or EventBus()
+    registrations = Registrations(sessions, config, clock)
+    checks = EntryChecks(sessions, config, clock, lichess=lichess, events=bus)
+    signup = SignUp(
+        sessions,
+        config,
+        clock,
+        registrations=registrations,
+        checks=checks,
+        lichess=lichess,
+        events=bus,
+    )
+    decisions = Decisions(
+        sessions, config, clock, registrations=registrations, lichess=lichess, events=bus
+    )
+    return RegistrationService(
+        sessions,
+        config,
+        clock,
+        registrations=registrations,
+        signup=signup,
+        decisions=decisions,
+        lichess=lichess,
+        events=bus,
+    )
 
 
 def register_timers(services: Services, runner: DueActionRunner) -> None:

@@ -13,6 +13,7 @@ from bot.clock import FakeClock
 from bot.config import Config, DiscordConfig, load_config
 from bot.features.registration.service import RegistrationService
 from bot.lichess.client import LichessClient
+from bot.wiring import build_registration
 from db import migrate
 from db.engine import make_engine, make_sessionmaker
 from tests.databases import fresh_database
@@ -106,7 +107,7 @@ def registration(
     config: Config,
     clock: FakeClock,
 ) -> RegistrationService:
-    return RegistrationService(sessions, config, clock, lichess=lichess)
+    return build_registration(sessions, config, clock, lichess)
 
 
 # The running bot (the real command tree over the fake Lichess) for every test package. It

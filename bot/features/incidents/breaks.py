@@ -5,22 +5,35 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import due
 from bot.audit import Actor, record
+from bot.clock import Clock
+from bot.config import Config
 from bot.due import DueKind, Handler
 from bot.errors import WrongStage
+from bot.events import EventBus
 from bot.features.incidents import text as wording
 from bot.features.incidents.core import (
     LEFT_CLAIM_VIEW,
     PLAYING,
     SUBJECT,
+    IncidentBook,
     IncidentContext,
-    IncidentCore,
+    context_of,
+    db_games_since,
+    dm,
+    live_incident,
+    my_match,
+    post,
+    refuse_if_played,
+    tell,
 )
 from bot.features.incidents.types import IncidentResult
+from bot.lichess.client import LichessClient
 from bot.rules import match_conduct as conduct
+from bot.service import Service
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import (
@@ -33,8 +46,21 @@ from db.models import (
 )
 
 
-class Breaks(IncidentCore):
+class Breaks(Service):
     """/break and /left: each a timer; /left counts as the absent player's break."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        config: Config,
+        clock: Clock,
+        *,
+        book: IncidentBook,
+        lichess: LichessClient | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        super().__init__(sessions, config, clock, lichess=lichess, events=events)
+        self.book = book
 
     def due_handlers(self) -> dict[DueKind, Handler]:
         return {DueKind.BREAK_END: self.on_break_end, DueKind.LEFT_END: self.on_left_end}
@@ -62,7 +88,7 @@ class Breaks(IncidentCore):
     ) -> None:
         """Word a refusal of rules VI.A / VI.E: a decided match shows its board."""
         if refusal == "decided":
-            await self._refuse_if_played(session, ctx)
+            await refuse_if_played(session, ctx)
         if refusal in ("decided", "not_started"):
             raise WrongStage(wording.match_not_started())
 
@@ -71,7 +97,7 @@ class Breaks(IncidentCore):
         now = self.clock.now()
         minutes = self.config.match_day.break_minutes
         async with transaction(self.sessions) as session:
-            ctx = await self._my_match(session, discord_id)
+            ctx = await my_match(session, discord_id)
             refusal = conduct.break_refusal(
                 ctx.match.state.value,
                 ctx.match.agreed_time,
@@ -102,7 +128,7 @@ class Breaks(IncidentCore):
                 due_at=ends,
             )
             text = wording.break_post(ctx.me.lichess_username, ends, minutes)
-            self._tell(session, ctx, [ctx.opponent], now, text)
+            tell(session, ctx, [ctx.opponent], now, text)
             record(
                 session,
                 at=now,
@@ -132,9 +158,9 @@ class Breaks(IncidentCore):
         )
         if match is None or me is None or match.state not in PLAYING:
             return
-        ctx = await self._ctx(session, match, me)
+        ctx = await context_of(session, match, me)
         text = wording.break_over(me.lichess_username)
-        self._tell(session, ctx, [me, ctx.opponent], now, text)
+        tell(session, ctx, [me, ctx.opponent], now, text)
 
     # --- /left (rule VI.E) --------------------------------------------------------------------
 
@@ -143,8 +169,8 @@ class Breaks(IncidentCore):
         now = self.clock.now()
         minutes = self.config.match_day.left_return_minutes
         async with transaction(self.sessions) as session:
-            ctx = await self._my_match(session, discord_id)
-            live = await self._live_incident(session, ctx.match.id, IncidentKind.LEFT)
+            ctx = await my_match(session, discord_id)
+            live = await live_incident(session, ctx.match.id, IncidentKind.LEFT)
             refusal = conduct.left_refusal(
                 ctx.match.state.value, ctx.match.agreed_time, now, already_reported=live is not None
             )
@@ -172,12 +198,8 @@ class Breaks(IncidentCore):
                 subject_id=incident.id,
                 due_at=ends,
             )
-            self._post(
-                session, ctx, now, wording.left_post(ctx.opponent.lichess_username, ends, minutes)
-            )
-            self._dm(
-                session, ctx, ctx.opponent, now, wording.left_dm(ctx.me.lichess_username, ends)
-            )
+            post(session, ctx, now, wording.left_post(ctx.opponent.lichess_username, ends, minutes))
+            dm(session, ctx, ctx.opponent, now, wording.left_dm(ctx.me.lichess_username, ends))
             if break_used:
                 notify_td(
                     session,
@@ -213,12 +235,12 @@ class Breaks(IncidentCore):
             incident is not None
             and incident.state is IncidentState.OPEN
             and conduct.left_came_back(
-                await self._db_games_since(session, incident.match_id, incident.created_at)
+                await db_games_since(session, incident.match_id, incident.created_at)
             )
         ):
-            await self._cancel(session, incident, now, wording.came_back(), Actor.job())
+            await self.book.cancel(session, incident, now, wording.came_back(), Actor.job())
             return
-        await self._ask_claimant(
+        await self.book.ask_claimant(
             session,
             action.subject_id,
             now,

@@ -1,4 +1,7 @@
-"""Match-day incidents (rule VI): the match context, Lichess checks and incident bookkeeping.
+"""Match-day incidents (rule VI): what every incident use case shares. The match context,
+the messages and the refusals are plain functions over the caller's session; `PlayedGames`
+(Lichess's games between the two) and `IncidentBook` (a claim's timers and its call-off)
+are the collaborators `bot.wiring` gives to `NoShows`, `Breaks` and `Overrules`.
 
 Each use case reads and validates first, asks Lichess (outside any transaction) what it
 needs, then writes the incident, its audit row, its due actions and its messages in one
@@ -17,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import due
 from bot.audit import Actor, record
+from bot.config import Config
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
 from bot.features.incidents import text as wording
 from bot.features.matches.context import (
@@ -69,75 +73,127 @@ class IncidentContext:
         return self.match.thread_id or self.round_.thread_id
 
 
-class IncidentCore(Service):
-    """What every incident use case shares: the caller's match, Lichess's view of the
-    games between the two players, and the bookkeeping of an incident's timers."""
+async def my_match(session: AsyncSession, discord_id: int) -> IncidentContext:
+    """The caller's match under way, with its opponent and round."""
+    player = await player_by_discord(session, discord_id)
+    match = await current_match(session, player)
+    return await context_of(session, match, player)
 
-    # --- helpers ------------------------------------------------------------------------------
 
-    async def _my_match(self, session: AsyncSession, discord_id: int) -> IncidentContext:
-        player = await player_by_discord(session, discord_id)
-        match = await current_match(session, player)
-        return await self._ctx(session, match, player)
+async def context_of(session: AsyncSession, match: Match, me: Player) -> IncidentContext:
+    if match.player_b_id is None:
+        raise WrongStage(wording.bye_no_opponent())
+    other_id = match.player_b_id if me.id == match.player_a_id else match.player_a_id
+    opponent = await session.get(Player, other_id)
+    round_ = await session.get(Round, match.round_id)
+    assert opponent is not None and round_ is not None
+    return IncidentContext(match, round_, me, opponent)
 
-    async def _ctx(self, session: AsyncSession, match: Match, me: Player) -> IncidentContext:
-        if match.player_b_id is None:
-            raise WrongStage(wording.bye_no_opponent())
-        other_id = match.player_b_id if me.id == match.player_a_id else match.player_a_id
-        opponent = await session.get(Player, other_id)
-        round_ = await session.get(Round, match.round_id)
-        assert opponent is not None and round_ is not None
-        return IncidentContext(match, round_, me, opponent)
 
-    async def _incident_ctx(
-        self, session: AsyncSession, discord_id: int, incident_id: int
-    ) -> tuple[MatchIncident, IncidentContext]:
-        """The incident and its match, for its reporter only."""
-        incident = await session.get(MatchIncident, incident_id)
-        if incident is None:
-            raise InvalidInput(wording.no_such_incident(incident_id))
-        player = await player_by_discord(session, discord_id)
-        if incident.reporter_id != player.id:
-            raise NotAllowed(wording.not_yours())
-        match = await session.get(Match, incident.match_id)
-        assert match is not None
-        return incident, await self._ctx(session, match, player)
+async def incident_context(
+    session: AsyncSession, discord_id: int, incident_id: int
+) -> tuple[MatchIncident, IncidentContext]:
+    """The incident and its match, for its reporter only."""
+    incident = await session.get(MatchIncident, incident_id)
+    if incident is None:
+        raise InvalidInput(wording.no_such_incident(incident_id))
+    player = await player_by_discord(session, discord_id)
+    if incident.reporter_id != player.id:
+        raise NotAllowed(wording.not_yours())
+    match = await session.get(Match, incident.match_id)
+    assert match is not None
+    return incident, await context_of(session, match, player)
 
-    def _dm(
-        self,
-        session: AsyncSession,
-        ctx: IncidentContext,
-        player: Player,
-        now: datetime,
-        text: str,
-        view: tuple[str, dict[str, int]] | None = None,
-    ) -> None:
-        """A DM; closed DMs (or no Discord link) fall back to the match thread."""
-        message_player(session, player, thread_id=ctx.thread_id, now=now, content=text, view=view)
 
-    def _post(self, session: AsyncSession, ctx: IncidentContext, now: datetime, text: str) -> None:
-        if ctx.thread_id:
-            enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=text)
+def dm(
+    session: AsyncSession,
+    ctx: IncidentContext,
+    player: Player,
+    now: datetime,
+    text: str,
+    view: tuple[str, dict[str, int]] | None = None,
+) -> None:
+    """A DM; closed DMs (or no Discord link) fall back to the match thread."""
+    message_player(session, player, thread_id=ctx.thread_id, now=now, content=text, view=view)
 
-    @staticmethod
-    def _tell(
-        session: AsyncSession,
-        ctx: IncidentContext,
-        players: Sequence[Player],
-        now: datetime,
-        text: str,
-    ) -> None:
-        """Once (docs/MESSAGES.md): the match thread's post mentioning `players`, which is
-        their copy; without a thread, a DM to each."""
-        post_for_match(
-            session,
-            players,
-            thread_id=ctx.thread_id,
-            now=now,
-            content=addressed([mention(p) for p in players], text),
+
+def post(session: AsyncSession, ctx: IncidentContext, now: datetime, text: str) -> None:
+    if ctx.thread_id:
+        enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=text)
+
+
+def tell(
+    session: AsyncSession,
+    ctx: IncidentContext,
+    players: Sequence[Player],
+    now: datetime,
+    text: str,
+) -> None:
+    """Once (docs/MESSAGES.md): the match thread's post mentioning `players`, which is
+    their copy; without a thread, a DM to each."""
+    post_for_match(
+        session,
+        players,
+        thread_id=ctx.thread_id,
+        now=now,
+        content=addressed([mention(p) for p in players], text),
+    )
+
+
+async def live_incident(
+    session: AsyncSession, match_id: int, kind: IncidentKind
+) -> MatchIncident | None:
+    return await session.scalar(
+        select(MatchIncident).where(
+            MatchIncident.match_id == match_id,
+            MatchIncident.kind == kind,
+            MatchIncident.state.in_(LIVE),
         )
+    )
 
-    async def _games_between(
+
+async def progress_of(session: AsyncSession, ctx: IncidentContext) -> MatchProgress | None:
+    """The match's games so far, read only when a refusal may show them (not for a match
+    waiting for its first game)."""
+    if ctx.match.state is MatchState.SCHEDULED:
+        return None
+    return await match_progress(session, await load_context(session, ctx.match))
+
+
+async def refuse_if_played(session: AsyncSession, ctx: IncidentContext) -> None:
+    """A decided match, or one with a counted game, has nothing to claim
+    (`bot.rules.match_conduct.played_refusal`): say why, with the board."""
+    refuse_played(ctx, await progress_of(session, ctx))
+
+
+def refuse_played(ctx: IncidentContext, progress: MatchProgress | None) -> None:
+    counted = len(progress.counted) if progress is not None else 0
+    refusal = conduct.played_refusal(ctx.match.state.value, counted)
+    if refusal is None:
+        return
+    board = progress_board(progress) if progress is not None else ""
+    if refusal == "decided":
+        raise WrongStage(wording.match_decided(board))
+    raise WrongStage(wording.games_played(board))
+
+
+async def db_games_since(session: AsyncSession, match_id: int, since: datetime) -> bool:
+    """A game the results job already attributed to the match, created since `since`."""
+    found = await session.scalar(
+        select(Game.id).where(Game.match_id == match_id, Game.created_at >= since).limit(1)
+    )
+    return found is not None
+
+
+class PlayedGames(Service):
+    """Whether the two players met: Lichess's games between them (read outside any
+    transaction), and from when a game cancels an incident (rule VI.D)."""
+
+    def cancel_from(self, agreed: datetime) -> datetime:
+        """From when games between the two cancel a no-show (rule VI.D)."""
+        return conduct.games_cancel_from(agreed, self.config.match_day.game_time_margin_minutes)
+
+    async def between(
         self, a: Player, b: Player, since: datetime, *, required: bool
     ) -> list[str] | None:
         """Lichess game links between a and b created since `since` (outside transactions),
@@ -170,18 +226,16 @@ class IncidentCore(Service):
             if g.status not in NOT_PLAYED
         ]
 
-    async def _db_games_since(self, session: AsyncSession, match_id: int, since: datetime) -> bool:
-        """A game the results job already attributed to the match, created since `since`."""
-        found = await session.scalar(
-            select(Game.id).where(Game.match_id == match_id, Game.created_at >= since).limit(1)
-        )
-        return found is not None
 
-    def _games_from(self, agreed: datetime) -> datetime:
-        """From when games between the two cancel a no-show (rule VI.D)."""
-        return conduct.games_cancel_from(agreed, self.config.match_day.game_time_margin_minutes)
+class IncidentBook:
+    """An incident's life after the report, inside the caller's transaction: a timer that
+    asks the claimant, and a claim called off (its timers cancelled, whoever heard of it
+    told)."""
 
-    async def _cancel(
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    async def cancel(
         self, session: AsyncSession, incident: MatchIncident, now: datetime, why: str, actor: Actor
     ) -> None:
         incident.state = IncidentState.CANCELLED
@@ -238,48 +292,8 @@ class IncidentCore(Service):
                 ),
             )
 
-    async def _live_incident(
-        self, session: AsyncSession, match_id: int, kind: IncidentKind
-    ) -> MatchIncident | None:
-        return await session.scalar(
-            select(MatchIncident).where(
-                MatchIncident.match_id == match_id,
-                MatchIncident.kind == kind,
-                MatchIncident.state.in_(LIVE),
-            )
-        )
-
-    async def _progress(self, session: AsyncSession, ctx: IncidentContext) -> MatchProgress | None:
-        """The match's games so far, read only when a refusal may show them (not for a match
-        waiting for its first game)."""
-        if ctx.match.state is MatchState.SCHEDULED:
-            return None
-        return await match_progress(session, await load_context(session, ctx.match))
-
-    async def _refuse_if_played(self, session: AsyncSession, ctx: IncidentContext) -> None:
-        """A decided match, or one with a counted game, has nothing to claim
-        (`bot.rules.match_conduct.played_refusal`): say why, with the board."""
-        progress = await self._progress(session, ctx)
-        self._refuse_played(ctx, progress)
-
-    def _refuse_played(self, ctx: IncidentContext, progress: MatchProgress | None) -> None:
-        counted = len(progress.counted) if progress is not None else 0
-        refusal = conduct.played_refusal(ctx.match.state.value, counted)
-        if refusal is not None:
-            raise WrongStage(self._played_text(refusal, progress))
-
-    def _played_text(self, refusal: conduct.PlayRefusal, progress: MatchProgress | None) -> str:
-        board = self._board(progress) if progress is not None else ""
-        if refusal == "decided":
-            return wording.match_decided(board)
-        return wording.games_played(board)
-
     @staticmethod
-    def _board(progress: MatchProgress) -> str:
-        return progress_board(progress)
-
-    async def _ask_claimant(
-        self,
+    async def ask_claimant(
         session: AsyncSession,
         incident_id: int,
         now: datetime,
@@ -300,8 +314,8 @@ class IncidentCore(Service):
             return
         if confirm:
             incident.state = IncidentState.CONFIRMED
-        ctx = await self._ctx(session, match, me)
-        self._dm(
+        ctx = await context_of(session, match, me)
+        dm(
             session,
             ctx,
             me,

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import due
 from bot.audit import Actor, record
+from bot.clock import Clock
+from bot.config import Config
 from bot.due import DueKind, Handler
 from bot.errors import WrongStage
+from bot.events import EventBus
 from bot.features.discipline import service as discipline
 from bot.features.incidents import text as wording
 from bot.features.incidents.core import (
@@ -25,13 +28,25 @@ from bot.features.incidents.core import (
     NOSHOW_CHOICE_VIEW,
     PLAYING,
     SUBJECT,
+    IncidentBook,
     IncidentContext,
-    IncidentCore,
+    PlayedGames,
+    db_games_since,
+    dm,
+    incident_context,
+    live_incident,
+    my_match,
+    progress_of,
+    refuse_if_played,
+    refuse_played,
+    tell,
 )
 from bot.features.incidents.types import IncidentResult
 from bot.features.matches.round_post import queue_round_post_update
+from bot.lichess.client import LichessClient
 from bot.rules import match_conduct as conduct
 from bot.rules.match_conduct import noshow_clocks
+from bot.service import Service
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import (
@@ -44,8 +59,23 @@ from db.models import (
 )
 
 
-class NoShows(IncidentCore):
+class NoShows(Service):
     """/noshow and the claimant's buttons; claiming the win also serves /left (VI.E)."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        config: Config,
+        clock: Clock,
+        *,
+        games: PlayedGames,
+        book: IncidentBook,
+        lichess: LichessClient | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        super().__init__(sessions, config, clock, lichess=lichess, events=events)
+        self.games = games
+        self.book = book
 
     def due_handlers(self) -> dict[DueKind, Handler]:
         return {
@@ -60,16 +90,16 @@ class NoShows(IncidentCore):
         now = self.clock.now()
         md = self.config.match_day
         async with self.sessions() as session:
-            ctx = await self._my_match(session, discord_id)
+            ctx = await my_match(session, discord_id)
             agreed = await self._noshow_allowed(session, ctx, now)
-            in_db = await self._db_games_since(session, ctx.match.id, self._games_from(agreed))
-        seen = await self._games_between(
-            ctx.me, ctx.opponent, self._games_from(agreed), required=False
+            in_db = await db_games_since(session, ctx.match.id, self.games.cancel_from(agreed))
+        seen = await self.games.between(
+            ctx.me, ctx.opponent, self.games.cancel_from(agreed), required=False
         )
         if conduct.claim_cancelled(seen, in_db):
             raise WrongStage(wording.noshow_games_found(seen or []))
         async with transaction(self.sessions) as session:
-            ctx = await self._my_match(session, discord_id)
+            ctx = await my_match(session, discord_id)
             agreed = await self._noshow_allowed(session, ctx, now)
             clocks = noshow_clocks(
                 agreed,
@@ -114,7 +144,7 @@ class NoShows(IncidentCore):
                     clocks.grace_end,
                 ),
             )
-            self._dm(
+            dm(
                 session,
                 ctx,
                 ctx.opponent,
@@ -148,10 +178,10 @@ class NoShows(IncidentCore):
     ) -> datetime:
         """From the agreed time until a counted game exists, game link posted or not, once
         at a time (`match_conduct.noshow_refusal`); returns the agreed time."""
-        progress = await self._progress(session, ctx)
+        progress = await progress_of(session, ctx)
         window = self.config.match_day.noshow_claim_window_minutes
         agreed = ctx.match.agreed_time
-        live = await self._live_incident(session, ctx.match.id, IncidentKind.NO_SHOW)
+        live = await live_incident(session, ctx.match.id, IncidentKind.NO_SHOW)
         refusal = conduct.noshow_refusal(
             ctx.match.state.value,
             agreed,
@@ -163,7 +193,7 @@ class NoShows(IncidentCore):
         if refusal == "no_time":
             raise WrongStage(wording.noshow_no_time())
         if refusal in ("decided", "games_played"):
-            self._refuse_played(ctx, progress)
+            refuse_played(ctx, progress)
         assert agreed is not None  # no agreed time is "no_time", refused above
         if refusal == "early":
             raise WrongStage(wording.noshow_too_early(agreed))
@@ -179,7 +209,7 @@ class NoShows(IncidentCore):
         """The grace period is over and the second message is due (rule VI.D's two clocks,
         both in the incident's `ends_at`): ask the claimant, with buttons, if the opponent is
         still absent."""
-        await self._ask_claimant(
+        await self.book.ask_claimant(
             session,
             action.subject_id,
             now,
@@ -194,19 +224,17 @@ class NoShows(IncidentCore):
         """The claimant confirms the opponent is still absent: the TD's second message."""
         now = self.clock.now()
         async with self.sessions() as session:
-            incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
+            incident, ctx = await incident_context(session, discord_id, incident_id)
             self._require(incident, IncidentKind.NO_SHOW, IncidentState.OPEN)
             if incident.ends_at and conduct.second_message_early(now, incident.ends_at):
                 raise WrongStage(wording.second_message_not_yet(incident.ends_at))
-            since = self._games_from(datetime.fromisoformat(incident.details["agreed_time"]))
-        seen = await self._games_between(ctx.me, ctx.opponent, since, required=True)
+            since = self.games.cancel_from(datetime.fromisoformat(incident.details["agreed_time"]))
+        seen = await self.games.between(ctx.me, ctx.opponent, since, required=True)
         async with transaction(self.sessions) as session:
-            incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
+            incident, ctx = await incident_context(session, discord_id, incident_id)
             self._require(incident, IncidentKind.NO_SHOW, IncidentState.OPEN)
-            if conduct.claim_cancelled(
-                seen, await self._db_games_since(session, ctx.match.id, since)
-            ):
-                await self._cancel(
+            if conduct.claim_cancelled(seen, await db_games_since(session, ctx.match.id, since)):
+                await self.book.cancel(
                     session, incident, now, wording.game_found(), Actor.player(discord_id)
                 )
                 return IncidentResult(
@@ -241,10 +269,10 @@ class NoShows(IncidentCore):
         """The claimant says the opponent showed up: the report is closed."""
         now = self.clock.now()
         async with transaction(self.sessions) as session:
-            incident, _ = await self._incident_ctx(session, discord_id, incident_id)
+            incident, _ = await incident_context(session, discord_id, incident_id)
             if incident.state not in LIVE:
                 raise WrongStage(wording.incident_closed())
-            await self._cancel(
+            await self.book.cancel(
                 session, incident, now, wording.opponent_showed_up(), Actor.player(discord_id)
             )
             return IncidentResult(incident.id, incident.state, wording.arrived_reply())
@@ -260,22 +288,20 @@ class NoShows(IncidentCore):
     ) -> tuple[datetime, list[str] | None]:
         """What Lichess shows between the two since the claim started (outside transactions)."""
         async with self.sessions() as session:
-            incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
+            incident, ctx = await incident_context(session, discord_id, incident_id)
             since = self._claim_since(incident, now)
-        return since, await self._games_between(ctx.me, ctx.opponent, since, required=True)
+        return since, await self.games.between(ctx.me, ctx.opponent, since, required=True)
 
     async def claim_win(self, *, discord_id: int, incident_id: int) -> IncidentResult:
         """A confirmed no-show or an expired /left: forfeit the match to the claimant."""
         now = self.clock.now()
         since, seen = await self._games_since_claim(discord_id, incident_id, now)
         async with transaction(self.sessions) as session:
-            incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
+            incident, ctx = await incident_context(session, discord_id, incident_id)
             self._claim_since(incident, now)
             actor = Actor.player(discord_id)
-            if conduct.claim_cancelled(
-                seen, await self._db_games_since(session, ctx.match.id, since)
-            ):
-                await self._cancel(session, incident, now, wording.game_found(), actor)
+            if conduct.claim_cancelled(seen, await db_games_since(session, ctx.match.id, since)):
+                await self.book.cancel(session, incident, now, wording.game_found(), actor)
                 return IncidentResult(
                     incident.id, incident.state, wording.claim_cancelled(seen or [])
                 )
@@ -353,19 +379,17 @@ class NoShows(IncidentCore):
         now = self.clock.now()
         since, seen = await self._games_since_claim(discord_id, incident_id, now)
         async with transaction(self.sessions) as session:
-            incident, ctx = await self._incident_ctx(session, discord_id, incident_id)
+            incident, ctx = await incident_context(session, discord_id, incident_id)
             self._claim_since(incident, now)
             if incident.kind is not IncidentKind.NO_SHOW:
                 raise WrongStage(wording.incident_closed())
             actor = Actor.player(discord_id)
-            if conduct.claim_cancelled(
-                seen, await self._db_games_since(session, ctx.match.id, since)
-            ):
-                await self._cancel(session, incident, now, wording.game_found(), actor)
+            if conduct.claim_cancelled(seen, await db_games_since(session, ctx.match.id, since)):
+                await self.book.cancel(session, incident, now, wording.game_found(), actor)
                 return IncidentResult(
                     incident.id, incident.state, wording.claim_cancelled(seen or [])
                 )
-            await self._refuse_if_played(session, ctx)
+            await refuse_if_played(session, ctx)
             previous = ctx.match.agreed_time
             ctx.match.state = MatchState.NEGOTIATING
             ctx.match.agreed_time = None
@@ -390,7 +414,7 @@ class NoShows(IncidentCore):
                 subject_id=incident.id,
                 due_at=deadline,
             )
-            self._tell(
+            tell(
                 session,
                 ctx,
                 [ctx.opponent],

@@ -4,21 +4,28 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.audit import Actor, record, record_td_decision
+from bot.clock import Clock
+from bot.config import Config
 from bot.errors import InvalidInput, WrongStage
+from bot.events import EventBus
 from bot.features.discipline import service as discipline
 from bot.features.incidents import text as wording
 from bot.features.incidents.core import (
     LIVE,
     SUBJECT,
+    IncidentBook,
     IncidentContext,
-    IncidentCore,
+    context_of,
+    tell,
 )
 from bot.features.incidents.types import IncidentResult
 from bot.features.matches.round_post import queue_round_post_update
+from bot.lichess.client import LichessClient
 from bot.message_text import quote
+from bot.service import Service
 from db.engine import transaction
 from db.models import (
     IncidentKind,
@@ -31,8 +38,21 @@ from db.models import (
 )
 
 
-class Overrules(IncidentCore):
+class Overrules(Service):
     """/td incident overrule."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        config: Config,
+        clock: Clock,
+        *,
+        book: IncidentBook,
+        lichess: LichessClient | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        super().__init__(sessions, config, clock, lichess=lichess, events=events)
+        self.book = book
 
     # --- the TD ---------------------------------------------------------------------------------
 
@@ -52,12 +72,14 @@ class Overrules(IncidentCore):
             match = await session.get(Match, incident.match_id)
             me = await session.get(Player, incident.reporter_id)
             assert match is not None and me is not None
-            ctx = await self._ctx(session, match, me)
+            ctx = await context_of(session, match, me)
             if incident.state is IncidentState.CLAIMED:
                 await self._undo_forfeit(session, incident, ctx, actor, now)
             elif incident.state not in LIVE:
                 raise WrongStage(wording.incident_closed())
-            await self._cancel(session, incident, now, wording.overruled_why(quote(reason)), actor)
+            await self.book.cancel(
+                session, incident, now, wording.overruled_why(quote(reason)), actor
+            )
             record_td_decision(
                 session,
                 at=now,
@@ -70,7 +92,7 @@ class Overrules(IncidentCore):
             )
             text = wording.overruled_post(match.id, reason)
             # the claimant hears it here; the accused by the DM withdrawing the claim (_cancel)
-            self._tell(session, ctx, [ctx.me], now, text)
+            tell(session, ctx, [ctx.me], now, text)
             return IncidentResult(incident.id, incident.state, wording.overrule_reply(incident.id))
 
     async def _undo_forfeit(

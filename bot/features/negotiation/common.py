@@ -1,13 +1,13 @@
 """What the negotiation use cases other than /accept share (rule V): reading the times a
-player types, checking them against the round, counting the offers, making an offer with
-its reminder and its Accept button, asking the player not at fault to choose. The agreed
-time itself is fixed by `agreement.Agreements`, which each use case holds (composed)."""
+player types and checking them against the round (`TimeChecks`, given to the offers and
+the TD's rulings by `bot.wiring`), counting the offers, making an offer with its reminder
+and its Accept button, asking the player not at fault to choose. The agreed time itself is
+fixed by `agreement.Agreements`, which `bot.wiring` gives to the use cases that fix one."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta, tzinfo
-from functools import cached_property
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -25,7 +25,6 @@ from bot.features.negotiation.agreement import (
     MATCH_SUBJECT,
     OFFER_ACCEPT_VIEW,
     OFFER_SUBJECT,
-    Agreements,
 )
 from bot.rules.negotiation import (
     Deadlines,
@@ -36,7 +35,6 @@ from bot.rules.negotiation import (
 )
 from bot.rules.negotiation import counted_offer_times as rule_counted_times
 from bot.rules.timeinput import TimeInputError, parse_time, parse_times, zone_named
-from bot.service import Service
 from db.models import OfferKind, OfferState, Player, Round, TimeOffer
 
 # Only words that cannot be mistaken for a Lichess username (a player may be called "none").
@@ -96,31 +94,29 @@ def saved_zone(player: Player) -> ZoneInfo | None:
         return None
 
 
-class NegotiationBase(Service):
-    """The helpers of the offers, the TD's rulings and the deadlines; `agreements` fixes
-    a chosen or assigned time the one way /accept does."""
+class TimeChecks:
+    """The times a player or the TD types, read (rule V.B) and checked against the round
+    (rule IV.F)."""
 
-    @cached_property
-    def agreements(self) -> Agreements:
-        return Agreements(
-            self.sessions, self.config, self.clock, lichess=self._lichess, events=self.events
-        )
+    def __init__(self, config: Config) -> None:
+        self.config = config
 
     @property
-    def _margin(self) -> timedelta:
+    def margin(self) -> timedelta:
         return timedelta(minutes=self.config.negotiation.finish_margin_minutes)
 
-    def _time_problems(self, t: datetime, round_: Round, now: datetime) -> list[str]:
+    def problems(self, t: datetime, round_: Round, now: datetime) -> list[str]:
         """Why `t` cannot be the match time (rule IV.F, decided by `proposed_time_refusal`),
         worded; empty = playable."""
         refusal = proposed_time_refusal(
-            t, now=now, round_start=round_.starts_at, round_end=round_.deadline, margin=self._margin
+            t, now=now, round_start=round_.starts_at, round_end=round_.deadline, margin=self.margin
         )
         if refusal is None:
             return []
         return [wording.time_refused(refusal, t, round_, self.config.negotiation)]
 
-    def _parse_many(self, raw: str, round_: Round, zone: tzinfo | None = None) -> list[datetime]:
+    @staticmethod
+    def parse_many(raw: str, round_: Round, zone: tzinfo | None = None) -> list[datetime]:
         """The UTC instants of the times a player typed (rule V.B); a time without a zone
         is read in `zone`, the player's own (`saved_zone`), or UTC."""
         try:
@@ -130,7 +126,8 @@ class NegotiationBase(Service):
         except TimeInputError as exc:
             raise InvalidInput(exc.message) from None
 
-    def _parse_one(self, raw: str, round_: Round, zone: tzinfo | None = None) -> datetime:
+    @staticmethod
+    def parse_one(raw: str, round_: Round, zone: tzinfo | None = None) -> datetime:
         try:
             return parse_time(
                 raw, round_start=round_.starts_at, round_end=round_.deadline, zone=zone
@@ -138,85 +135,83 @@ class NegotiationBase(Service):
         except TimeInputError as exc:
             raise InvalidInput(exc.message) from None
 
-    async def _new_offer(
-        self,
-        session: AsyncSession,
-        ctx: MatchContext,
-        player: Player,
-        opponent: Player,
-        kind: OfferKind,
-        t: datetime,
-        now: datetime,
-    ) -> TimeOffer:
-        """An open offer with its unanswered reminder, audit row and Accept messages."""
-        row = TimeOffer(
-            match_id=ctx.match.id,
-            offered_by_id=player.id,
-            kind=kind,
-            proposed_time=t,
-            state=OfferState.OPEN,
-            created_at=now,
-        )
-        session.add(row)
-        await session.flush()
-        await due.schedule(
-            session,
-            kind=DueKind.OFFER_UNANSWERED,
-            subject_type=OFFER_SUBJECT,
-            subject_id=row.id,
-            due_at=answer_reminder_due(now, hours=self.config.negotiation.answer_reminder_hours),
-            payload={"match_id": ctx.match.id},
-        )
-        record(
-            session,
-            at=now,
-            actor=Actor.player(player.discord_id or 0),
-            action=f"time_{kind.value}",
-            subject_type=MATCH_SUBJECT,
-            subject_id=ctx.match.id,
-            details={"offer_id": row.id, "time": t.isoformat()},
-        )
-        view = (OFFER_ACCEPT_VIEW, {"offer_id": row.id})
-        if kind is OfferKind.RESCHEDULE and ctx.match.agreed_time is not None:
-            posted = wording.reschedule_posted(
-                player.lichess_username, mention(opponent), t, ctx.match.agreed_time, row.id
-            )
-        else:
-            posted = wording.offer_posted(player.lichess_username, mention(opponent), t, row.id)
-        post_for_match(
-            session, [opponent], thread_id=ctx.thread_id, now=now, content=posted, view=view
-        )
-        return row
 
-    @staticmethod
-    def _dm(
-        session: AsyncSession,
-        ctx: MatchContext,
-        player: Player,
-        now: datetime,
-        content: str,
-        *,
-        view: tuple[str, dict[str, Any]] | None = None,
-    ) -> None:
-        message_player(
-            session, player, thread_id=ctx.thread_id, now=now, content=content, view=view
+async def new_offer(
+    session: AsyncSession,
+    config: Config,
+    ctx: MatchContext,
+    player: Player,
+    opponent: Player,
+    kind: OfferKind,
+    t: datetime,
+    now: datetime,
+) -> TimeOffer:
+    """An open offer with its unanswered reminder, audit row and Accept messages."""
+    row = TimeOffer(
+        match_id=ctx.match.id,
+        offered_by_id=player.id,
+        kind=kind,
+        proposed_time=t,
+        state=OfferState.OPEN,
+        created_at=now,
+    )
+    session.add(row)
+    await session.flush()
+    await due.schedule(
+        session,
+        kind=DueKind.OFFER_UNANSWERED,
+        subject_type=OFFER_SUBJECT,
+        subject_id=row.id,
+        due_at=answer_reminder_due(now, hours=config.negotiation.answer_reminder_hours),
+        payload={"match_id": ctx.match.id},
+    )
+    record(
+        session,
+        at=now,
+        actor=Actor.player(player.discord_id or 0),
+        action=f"time_{kind.value}",
+        subject_type=MATCH_SUBJECT,
+        subject_id=ctx.match.id,
+        details={"offer_id": row.id, "time": t.isoformat()},
+    )
+    view = (OFFER_ACCEPT_VIEW, {"offer_id": row.id})
+    if kind is OfferKind.RESCHEDULE and ctx.match.agreed_time is not None:
+        posted = wording.reschedule_posted(
+            player.lichess_username, mention(opponent), t, ctx.match.agreed_time, row.id
         )
+    else:
+        posted = wording.offer_posted(player.lichess_username, mention(opponent), t, row.id)
+    post_for_match(session, [opponent], thread_id=ctx.thread_id, now=now, content=posted, view=view)
+    return row
 
-    def _ask_to_choose(
-        self,
-        session: AsyncSession,
-        ctx: MatchContext,
-        chooser: Player,
-        at_fault: Player,
-        now: datetime,
-        why: str,
-    ) -> None:
-        """Rule V.E: the player not at fault picks the time by the round deadline; `why` says
-        what the opponent did (missed the offers, or ruled at fault by the TD)."""
-        self._dm(
-            session,
-            ctx,
-            chooser,
-            now,
-            wording.choose_request(at_fault.lichess_username, ctx.round_.deadline, why),
-        )
+
+def dm(
+    session: AsyncSession,
+    ctx: MatchContext,
+    player: Player,
+    now: datetime,
+    content: str,
+    *,
+    view: tuple[str, dict[str, Any]] | None = None,
+) -> None:
+    """A message for one player of the match (in its thread, mentioning them, or by DM)."""
+    message_player(session, player, thread_id=ctx.thread_id, now=now, content=content, view=view)
+
+
+def ask_to_choose(
+    session: AsyncSession,
+    ctx: MatchContext,
+    chooser: Player,
+    at_fault: Player,
+    now: datetime,
+    why: str,
+) -> None:
+    """Rule V.E: the player not at fault picks the time by the round deadline; `why` says
+    what the opponent did (missed the offers, or ruled at fault by the TD)."""
+    dm(
+        session,
+        ctx,
+        chooser,
+        now,
+        wording.choose_request(at_fault.lichess_username, ctx.round_.deadline, why),
+    )

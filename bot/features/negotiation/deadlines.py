@@ -30,15 +30,16 @@ from bot.features.negotiation.agreement import (
     offers_of,
 )
 from bot.features.negotiation.common import (
-    NegotiationBase,
+    ask_to_choose,
     counted_offers,
+    dm,
     offers_due_at,
     record_of,
     round_deadlines_of,
 )
 from bot.features.negotiation.notify import wants_reminders
 from bot.rules.negotiation import fault_at_offers_due, offers_to_remind, weekend_goes_to_td
-from bot.service import Subscription
+from bot.service import Service, Subscription
 from bot.td_alerts import notify_td
 from db.models import (
     AuditEntry,
@@ -52,7 +53,7 @@ from db.models import (
 )
 
 
-class NegotiationDeadlines(NegotiationBase):
+class NegotiationDeadlines(Service):
     """The deadlines of rule V, as due actions the sweep runs once each."""
 
     def due_handlers(self) -> dict[DueKind, Handler]:
@@ -102,7 +103,7 @@ class NegotiationDeadlines(NegotiationBase):
         if not remind or not wants_reminders(opponent):
             return  # muted with /notify: the offer's post mentioned them already
         listed = [o for o in offers if o.id in remind]
-        self._dm(
+        dm(
             session,
             ctx,
             opponent,
@@ -162,7 +163,7 @@ class NegotiationDeadlines(NegotiationBase):
         else:
             at_fault, chooser = (a, b) if fault == "a" else (b, a)
             ctx.match.chooser_id = chooser.id
-            self._ask_to_choose(
+            ask_to_choose(
                 session,
                 ctx,
                 chooser,
@@ -170,7 +171,7 @@ class NegotiationDeadlines(NegotiationBase):
                 now,
                 wording.opponent_missed_offers(at_fault.lichess_username),
             )
-            self._dm(
+            dm(
                 session,
                 ctx,
                 at_fault,

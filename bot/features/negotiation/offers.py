@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import due
 from bot.audit import Actor, record
+from bot.clock import Clock
+from bot.config import Config
 from bot.due import DueKind
 from bot.errors import InvalidInput, NotAllowed, WrongStage
+from bot.events import EventBus
 from bot.features.matches.context import (
     MatchContext,
     current_match,
@@ -25,14 +28,16 @@ from bot.features.negotiation import text as wording
 from bot.features.negotiation.agreement import (
     MATCH_SUBJECT,
     OFFER_SUBJECT,
+    Agreements,
     offer_info,
     offers_of,
     require_open_match,
 )
 from bot.features.negotiation.common import (
-    NegotiationBase,
+    TimeChecks,
     counted_offer_times,
     counted_offers,
+    new_offer,
     offers_due_at,
     saved_zone,
 )
@@ -42,11 +47,13 @@ from bot.features.negotiation.types import (
     OfferResult,
     RescheduleResult,
 )
+from bot.lichess.client import LichessClient
 from bot.outbox import enqueue_channel
 from bot.rules.final import final_session_over
 from bot.rules.negotiation import (
     counted_offer_problems,
 )
+from bot.service import Service
 from db.engine import transaction
 from db.models import (
     MatchState,
@@ -58,9 +65,24 @@ from db.models import (
 )
 
 
-class PlayerOffers(NegotiationBase):
+class PlayerOffers(Service):
     """The players' use cases: /match, /offer, /reschedule, /choose (/accept is
     `agreement.Agreements.accept`)."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        config: Config,
+        clock: Clock,
+        *,
+        agreements: Agreements,
+        times: TimeChecks,
+        lichess: LichessClient | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        super().__init__(sessions, config, clock, lichess=lichess, events=events)
+        self.agreements = agreements
+        self.times = times
 
     # --- /match -----------------------------------------------------------------------------
 
@@ -109,13 +131,13 @@ class PlayerOffers(NegotiationBase):
             require_open_match(ctx, unagreed=True)  # rule V.A
             opponent = ctx.opponent_of(player.id)
             zone = saved_zone(player)
-            times = self._parse_many(text, ctx.round_, zone)
+            times = self.times.parse_many(text, ctx.round_, zone)
             existing = await offers_of(session, ctx.match.id)
             due_at = offers_due_at(ctx.round_, self.config)
             problems: list[str] = []
             fine: list[datetime] = []
             for t in times:
-                found = self._time_problems(t, ctx.round_, now)
+                found = self.times.problems(t, ctx.round_, now)
                 if t in fine:
                     found.append(wording.twice_in_message(t))
                 for o in existing:
@@ -145,7 +167,9 @@ class PlayerOffers(NegotiationBase):
             made: list[TimeOffer] = []
             for t in times:
                 made.append(
-                    await self._new_offer(session, ctx, player, opponent, OfferKind.OFFER, t, now)
+                    await new_offer(
+                        session, self.config, ctx, player, opponent, OfferKind.OFFER, t, now
+                    )
                 )
             counted = counted_offers([*existing, *made], player.id, due_at)
             return OfferResult(
@@ -212,8 +236,8 @@ class PlayerOffers(NegotiationBase):
             if current is None:
                 raise WrongStage(wording.nothing_to_reschedule())
             opponent = ctx.opponent_of(player.id)
-            t = self._parse_one(text, ctx.round_, saved_zone(player))
-            problems = self._time_problems(t, ctx.round_, now)
+            t = self.times.parse_one(text, ctx.round_, saved_zone(player))
+            problems = self.times.problems(t, ctx.round_, now)
             if t == current:
                 problems.append(wording.same_as_agreed(t))
             if problems:
@@ -226,8 +250,8 @@ class PlayerOffers(NegotiationBase):
                         await due.cancel(
                             session, subject_type=OFFER_SUBJECT, subject_id=o.id, now=now
                         )
-            row = await self._new_offer(
-                session, ctx, player, opponent, OfferKind.RESCHEDULE, t, now
+            row = await new_offer(
+                session, self.config, ctx, player, opponent, OfferKind.RESCHEDULE, t, now
             )
             return RescheduleResult(
                 ctx.match.id, opponent.lichess_username, offer_info(ctx, row, player.id), current
@@ -244,8 +268,8 @@ class PlayerOffers(NegotiationBase):
         if ctx.match.chooser_id != player.id or ctx.match.td_assigns:
             chooser = ctx.name(ctx.match.chooser_id) if ctx.match.chooser_id else None
             raise NotAllowed(wording.not_chooser(chooser, ctx.match.td_assigns))
-        t = self._parse_one(text, ctx.round_, saved_zone(player))
-        problems = self._time_problems(t, ctx.round_, now)
+        t = self.times.parse_one(text, ctx.round_, saved_zone(player))
+        problems = self.times.problems(t, ctx.round_, now)
         if problems:
             raise InvalidInput(wording.offer_refused(problems))
         return await self.agreements.fix_time(

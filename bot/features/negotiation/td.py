@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.audit import Actor, record_td_decision
+from bot.clock import Clock
+from bot.config import Config
 from bot.errors import InvalidInput, WrongStage
+from bot.events import EventBus
 from bot.features.matches.context import (
     context_by_id,
     load_context,
@@ -13,14 +17,21 @@ from bot.features.matches.context import (
 )
 from bot.features.negotiation import td_text as td_wording
 from bot.features.negotiation import text as wording
-from bot.features.negotiation.agreement import MATCH_SUBJECT, require_open_match, rowcount
-from bot.features.negotiation.common import NOBODY, NegotiationBase
+from bot.features.negotiation.agreement import (
+    MATCH_SUBJECT,
+    Agreements,
+    require_open_match,
+    rowcount,
+)
+from bot.features.negotiation.common import NOBODY, TimeChecks, ask_to_choose, dm
 from bot.features.negotiation.types import (
     Agreement,
     FaultRuling,
 )
 from bot.ids import valid_id
+from bot.lichess.client import LichessClient
 from bot.rules.negotiation import fault_outcome
+from bot.service import Service
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import (
@@ -31,8 +42,23 @@ from db.models import (
 )
 
 
-class TDRulings(NegotiationBase):
+class TDRulings(Service):
     """The TD's use cases: assign a time (rules V.F, V.I), rule on fault (V.H, V.I)."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        config: Config,
+        clock: Clock,
+        *,
+        agreements: Agreements,
+        times: TimeChecks,
+        lichess: LichessClient | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        super().__init__(sessions, config, clock, lichess=lichess, events=events)
+        self.agreements = agreements
+        self.times = times
 
     # --- the TD: /td negotiation assign-time and /td negotiation fault --------------------
 
@@ -42,8 +68,8 @@ class TDRulings(NegotiationBase):
         async with self.sessions() as session:
             ctx = await context_by_id(session, match_id)
         require_open_match(ctx)
-        t = self._parse_one(text, ctx.round_)
-        problems = self._time_problems(t, ctx.round_, now)
+        t = self.times.parse_one(text, ctx.round_)
+        problems = self.times.problems(t, ctx.round_, now)
         if ctx.match.agreed_time == t:
             problems.append(wording.same_as_agreed(t))
         if problems:
@@ -124,7 +150,7 @@ class TDRulings(NegotiationBase):
                 details={"at_fault": at_fault.lichess_username if at_fault else None},
             )
             if at_fault is not None and chooser is not None:
-                self._ask_to_choose(
+                ask_to_choose(
                     session,
                     ctx,
                     chooser,
@@ -132,9 +158,7 @@ class TDRulings(NegotiationBase):
                     now,
                     wording.opponent_ruled_at_fault(at_fault.lichess_username),
                 )
-                self._dm(
-                    session, ctx, at_fault, now, wording.at_fault_ruling(chooser.lichess_username)
-                )
+                dm(session, ctx, at_fault, now, wording.at_fault_ruling(chooser.lichess_username))
             else:
                 for player in (a, b):
                     message_player(

@@ -1,9 +1,12 @@
 """Registration (rule II): ownership proof, entry checks, the seeding rating (III.E.3)
 and the TD's decision.
 
-`core.py`, `signup.py` (players), `td.py` (TD), combined in `service.py` (with the timer
-of the configured close); `field_post.py` (the field made public when registration closes);
-`player_check.py` (shared with `acwc check-player`), `types.py`, `text.py`, `cog.py`
-(/register, /status, /withdraw), `td_cog.py` (/td registration). Rules: `bot.rules.eligibility`,
-`bot.rules.seeding`.
+`core.py` (`Registrations`, the window and the registrations read; `EntryChecks`, the
+Lichess checks and one account per player), `signup.py` (`SignUp`, players), `td.py`
+(`Decisions`, TD), each a plain class given what it holds by `bot.wiring`
+(`build_registration`); `service.py` (`RegistrationService`, `bot.svc.registration`: holds
+them, hands each command to its own, and runs the timer of the configured close);
+`field_post.py` (the field made public when registration closes); `player_check.py` (shared
+with `acwc check-player`), `types.py`, `text.py`, `cog.py` (/register, /status, /withdraw),
+`td_cog.py` (/td registration). Rules: `bot.rules.eligibility`, `bot.rules.seeding`.
 """

@@ -1,4 +1,6 @@
-"""Registration (rule II): the window, reading registrations, Lichess checks, uniqueness.
+"""Registration (rule II): what the players' and the TD's use cases share, each a plain
+class `bot.wiring` gives them: `Registrations` (the window, reading registrations) and
+`EntryChecks` (the Lichess checks, one account per player).
 
 Lichess is called before any transaction opens; each transaction is short and writes the
 state change, its audit row and its messages together.
@@ -10,10 +12,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Row, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import selectinload
 
 from bot.audit import Actor, record
+from bot.clock import Clock
+from bot.config import Config
 from bot.errors import ExternalServiceError, InvalidInput, ReportedAttempt, WrongStage
 from bot.features.registration import text as wording
 from bot.features.registration.player_check import PlayerReport, check_player
@@ -35,26 +39,38 @@ from db.models import (
     RegistrationState,
 )
 
-__all__ = ["ACTIVE_STATES", "CHALLENGE_LIFETIME", "WINDOW_OVERRIDE_KEY", "RegistrationCore"]
+__all__ = [
+    "ACTIVE_STATES",
+    "CHALLENGE_LIFETIME",
+    "WINDOW_OVERRIDE_KEY",
+    "EntryChecks",
+    "Registrations",
+]
 
 CHALLENGE_LIFETIME = timedelta(hours=2)
 ACTIVE_STATES = (RegistrationState.PENDING, RegistrationState.APPROVED)
 
 
-class RegistrationCore(Service):
-    """What the registration use cases share: the window, reading registrations, the
-    Lichess checks and the one-account-per-player rule (II.C.4)."""
+class Registrations:
+    """Reading registration: the window, whether entries are taken, the registrations."""
+
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession], config: Config, clock: Clock
+    ) -> None:
+        self.sessions = sessions
+        self.config = config
+        self.clock = clock
 
     async def window(self) -> WindowState:
         async with self.sessions() as session:
             return await read_window(session, self.config, self.clock.now())
 
-    async def _require_open(self, session: AsyncSession | None = None) -> None:
+    async def require_open(self, session: AsyncSession | None = None) -> None:
         """Entries are refused once the qualification has started (round 1 is out: a late
         entrant would never be paired) and whenever the window is closed."""
         if session is None:
             async with self.sessions() as fresh:
-                return await self._require_open(fresh)
+                return await self.require_open(fresh)
         now = self.clock.now()
         swiss = await swiss_stage(session)
         if swiss is not None:
@@ -99,9 +115,12 @@ class RegistrationCore(Service):
             ),
         )
 
-    # --- helpers ---------------------------------------------------------------------------
 
-    async def _lichess_user(self, name: str) -> LichessUser:
+class EntryChecks(Service):
+    """The checks of an entry against Lichess (the account, the entry rules, the seeding
+    rating) and the one-account-per-player rule (II.C.4)."""
+
+    async def lichess_user(self, name: str) -> LichessUser:
         try:
             return await self.lichess.get_user(name)
         except LichessNotFound:
@@ -109,17 +128,17 @@ class RegistrationCore(Service):
         except LichessError as exc:
             raise ExternalServiceError(await self.lichess_failed(exc)) from exc
 
-    async def _check(self, name: str) -> PlayerReport:
+    async def check(self, name: str) -> PlayerReport:
         try:
             return await check_player(self.lichess, self.config, name)
         except LichessError as exc:
             raise ExternalServiceError(await self.lichess_failed(exc)) from exc
 
     @staticmethod
-    def _hard_problems(user: LichessUser) -> list[str]:
+    def hard_problems(user: LichessUser) -> list[str]:
         return eligibility.account_hard_problems(closed=user.disabled, is_bot=user.is_bot)
 
-    async def _check_unique(
+    async def check_unique(
         self, session: AsyncSession, *, discord_id: int, user: LichessUser, now: datetime
     ) -> None:
         """One Lichess account per Discord user and vice versa (rule II.C.4, decided by

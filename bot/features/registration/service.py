@@ -1,17 +1,27 @@
-"""The registration service (rule II): the players' sign-up and the TD's decisions, each
-written in its own module of this package; here, what ties them to the bot's timers and
-events: the configured close of registration, and the field post kept up to date."""
+"""The registration service (rule II), `bot.svc.registration`: the one object the cogs
+reach. It holds the players' sign-up (`signup.SignUp`), the TD's decisions
+(`td.Decisions`) and the reading of registrations (`core.Registrations`), which
+`bot.wiring` builds and gives it, and hands each command to the one that does it; its own
+job is what ties registration to the bot's timers and events: the configured close, and
+the field post kept up to date."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import due
+from bot.clock import Clock
+from bot.config import Config
 from bot.due import DueKind, Handler
-from bot.events import PlayerLeft, PlayerReinstated
-from bot.features.registration.core import ACTIVE_STATES, CHALLENGE_LIFETIME, WINDOW_OVERRIDE_KEY
+from bot.events import EventBus, PlayerLeft, PlayerReinstated
+from bot.features.registration.core import (
+    ACTIVE_STATES,
+    CHALLENGE_LIFETIME,
+    WINDOW_OVERRIDE_KEY,
+    Registrations,
+)
 from bot.features.registration.field_post import refresh_field_post
 from bot.features.registration.signup import SignUp
 from bot.features.registration.td import Decisions
@@ -21,7 +31,8 @@ from bot.features.registration.types import (
     RegistrationSummary,
     WindowState,
 )
-from bot.service import Subscription
+from bot.lichess.client import LichessClient
+from bot.service import Service, Subscription
 from db.engine import transaction
 from db.models import DueAction
 
@@ -39,8 +50,39 @@ __all__ = [
 CLOSE_SUBJECT = "registration_window"
 
 
-class RegistrationService(SignUp, Decisions):
-    """Rule II end to end."""
+class RegistrationService(Service):
+    """Rule II as the cogs reach it, and the close of registration on its timer."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        config: Config,
+        clock: Clock,
+        *,
+        registrations: Registrations,
+        signup: SignUp,
+        decisions: Decisions,
+        lichess: LichessClient | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        super().__init__(sessions, config, clock, lichess=lichess, events=events)
+        self.registrations = registrations
+        self.signup = signup
+        self.decisions = decisions
+        # Each command is its collaborator's own method.
+        self.window = registrations.window
+        self.get = registrations.get
+        self.status = registrations.status
+        self.all = registrations.all
+        self.start = signup.start
+        self.verify = signup.verify
+        self.withdrawal_effect = signup.withdrawal_effect
+        self.withdraw = signup.withdraw
+        self.ensure_pre_seeded = signup.ensure_pre_seeded
+        self.set_window = decisions.set_window
+        self.decide = decisions.decide
+        self.pending = decisions.pending
+        self.drop_pending = decisions.drop_pending
 
     async def schedule_close(self) -> None:
         """At start-up: a due action at the configured `registration.closes_at`, so the

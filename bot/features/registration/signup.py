@@ -8,17 +8,21 @@ from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import selectinload
 
 from bot.audit import Actor, record
+from bot.clock import Clock
+from bot.config import Config
 from bot.errors import InvalidInput, NotAllowed, WrongStage
+from bot.events import EventBus
 from bot.features.discipline import service as discipline
 from bot.features.registration import text as wording
 from bot.features.registration.core import (
     ACTIVE_STATES,
     CHALLENGE_LIFETIME,
-    RegistrationCore,
+    EntryChecks,
+    Registrations,
     profile_has_code,
 )
 from bot.features.registration.field_post import refresh_field_post
@@ -28,7 +32,9 @@ from bot.features.registration.types import (
     OwnershipStep,
     RegistrationSummary,
 )
+from bot.lichess.client import LichessClient
 from bot.rules import eligibility, withdrawals
+from bot.service import Service
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import (
@@ -42,8 +48,23 @@ from db.models import (
 )
 
 
-class SignUp(RegistrationCore):
+class SignUp(Service):
     """Ownership proof, entry checks and the seeding rating, then the registration."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        config: Config,
+        clock: Clock,
+        *,
+        registrations: Registrations,
+        checks: EntryChecks,
+        lichess: LichessClient | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        super().__init__(sessions, config, clock, lichess=lichess, events=events)
+        self.registrations = registrations
+        self.checks = checks
 
     # --- step 1: /register ------------------------------------------------------------
 
@@ -54,18 +75,18 @@ class SignUp(RegistrationCore):
             raise NotAllowed(wording.td_cannot_register())
         if not eligibility.looks_like_username(name):
             raise InvalidInput(wording.not_a_username(lichess_username))
-        await self._require_open()
+        await self.registrations.require_open()
         stage = self.config.pre_seeded_stage(name)
         if stage:
             raise InvalidInput(wording.pre_seeded_name(name, stage))
-        user = await self._lichess_user(name)
-        hard = self._hard_problems(user)
+        user = await self.checks.lichess_user(name)
+        hard = self.checks.hard_problems(user)
         if hard:
             raise InvalidInput(wording.refusal(hard, user))
         now = self.clock.now()
         code = f"{self.config.registration.verification_code_prefix}{secrets.token_hex(4)}"
         async with transaction(self.sessions) as session:
-            await self._check_unique(session, discord_id=discord_id, user=user, now=now)
+            await self.checks.check_unique(session, discord_id=discord_id, user=user, now=now)
             challenge = OwnershipChallenge(
                 discord_id=discord_id,
                 lichess_id=user.id,
@@ -100,13 +121,13 @@ class SignUp(RegistrationCore):
         if challenge.discord_id != discord_id:
             raise NotAllowed(wording.not_your_verify_button())
         if challenge.verified_at is not None:
-            existing = await self.status(discord_id=discord_id)
+            existing = await self.registrations.status(discord_id=discord_id)
             if existing is not None:
                 return existing
-        await self._require_open()  # registration may have closed since /register
+        await self.registrations.require_open()  # registration may have closed since /register
         if now >= challenge.expires_at:
             raise InvalidInput(wording.code_expired())
-        user = await self._lichess_user(challenge.lichess_username)
+        user = await self.checks.lichess_user(challenge.lichess_username)
         if user.id != challenge.lichess_id:
             raise InvalidInput(wording.account_changed())
         if not profile_has_code(user, challenge.code):
@@ -115,14 +136,16 @@ class SignUp(RegistrationCore):
                 if row is not None:
                     row.attempts += 1
             raise InvalidInput(wording.code_missing(challenge.code, user))
-        report = await self._check(user.username)
+        report = await self.checks.check(user.username)
         hard = eligibility.hard_problems(report.problems)
         if hard:
             raise InvalidInput(wording.refusal(hard, report.user))
         try:
             async with transaction(self.sessions) as session:
-                await self._require_open(session)  # again: it may have closed during the checks
-                await self._check_unique(session, discord_id=discord_id, user=user, now=now)
+                await self.registrations.require_open(
+                    session
+                )  # again: it may have closed during the checks
+                await self.checks.check_unique(session, discord_id=discord_id, user=user, now=now)
                 row = await session.get(OwnershipChallenge, challenge_id)
                 if row is None:
                     raise InvalidInput(wording.verification_gone())
@@ -131,7 +154,7 @@ class SignUp(RegistrationCore):
                 await refresh_field_post(session, self.config, now)
         except IntegrityError:
             # A simultaneous press won the race; show what it recorded.
-            existing = await self.status(discord_id=discord_id)
+            existing = await self.registrations.status(discord_id=discord_id)
             if existing is None:
                 raise WrongStage(wording.registered_by_someone_else(user.username)) from None
             return existing

@@ -6,24 +6,29 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import selectinload
 
 from bot.audit import Actor, record, record_td_decision
+from bot.clock import Clock
+from bot.config import Config
 from bot.errors import InvalidInput, WrongStage
+from bot.events import EventBus
 from bot.features.registration import text as wording
 from bot.features.registration.core import (
     WINDOW_OVERRIDE_KEY,
-    RegistrationCore,
+    Registrations,
 )
 from bot.features.registration.field_post import refresh_field_post
 from bot.features.registration.types import (
     RegistrationSummary,
     WindowState,
 )
+from bot.lichess.client import LichessClient
 from bot.outbox import enqueue_dm
 from bot.registration_window import read_window, swiss_stage, td_named
 from bot.rules import eligibility
+from bot.service import Service
 from db.engine import transaction
 from db.models import (
     Registration,
@@ -32,8 +37,21 @@ from db.models import (
 )
 
 
-class Decisions(RegistrationCore):
+class Decisions(Service):
     """The TD's registration use cases."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        config: Config,
+        clock: Clock,
+        *,
+        registrations: Registrations,
+        lichess: LichessClient | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        super().__init__(sessions, config, clock, lichess=lichess, events=events)
+        self.registrations = registrations
 
     async def set_window(self, *, td_id: int, open_: bool) -> WindowState:
         """The TD opens or closes registration by hand, overriding the configured window.
@@ -63,7 +81,7 @@ class Decisions(RegistrationCore):
                 subject_id=None,
             )
             await refresh_field_post(session, self.config, now)
-        return await self.window()
+        return await self.registrations.window()
 
     # --- the TD's decision ---------------------------------------------------------------
 
@@ -131,7 +149,7 @@ class Decisions(RegistrationCore):
     async def pending(self) -> list[RegistrationSummary]:
         """The registrations still waiting for the TD, oldest first."""
         return sorted(
-            (s for s in await self.all() if s.state is RegistrationState.PENDING),
+            (s for s in await self.registrations.all() if s.state is RegistrationState.PENDING),
             key=lambda s: (s.created_at, s.id),
         )
 

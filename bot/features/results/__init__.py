@@ -1,7 +1,12 @@
-"""Results read from Lichess: the game link at the agreed time, the results poll, /game and
-the TD's void-game.
+"""Results read from Lichess: the game link at the agreed time, the results poll, /game,
+the Final's Armageddon bids and the TD's void-game.
 
-`reading.py` (stage rules, storing and settling games), `service.py` (the jobs and the use
-cases), `types.py`, `text.py`, `cog.py` (/game), `td_cog.py` (/td results). Rules:
+Plain classes, each one job, given what they hold by `bot.wiring`: `stage_rules.py`
+(`StageRules`, the rules of each stage applied to a match's results), `records.py`
+(`MatchRecords`, the matches loaded with their games), `reading.py` (`Scorekeeper`: storing
+the games that count, settling the score and the end), `service.py` (`ResultsService`,
+`bot.svc.results`: the game links, the poll, /game, void-game), `armageddon.py`
+(`ArmageddonBids`, `bot.svc.bids`: the bids for White); `types.py`, `text.py`, `cog.py`
+(/game, the Bid for White button), `td_cog.py` (/td results). Rules:
 `bot.rules.attribution`, `bot.rules.match`, `bot.rules.final`.
 """

@@ -13,15 +13,22 @@ from __future__ import annotations
 import json
 import re
 
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
 from bot.audit import Actor, record
+from bot.clock import Clock
+from bot.config import Config
 from bot.errors import InvalidInput, NotAllowed, WrongStage
+from bot.events import EventBus
 from bot.features.matches.context import mention, player_by_discord, post_for_match
 from bot.features.matches.text import addressed
 from bot.features.results import text as wording
-from bot.features.results.reading import ResultsCore
+from bot.features.results.records import MatchRecords
 from bot.features.results.stage_rules import ARMAGEDDON_KEY
 from bot.features.results.types import BidReceipt
+from bot.lichess.client import LichessClient
 from bot.rules import final as final_rules
+from bot.service import Service
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import Setting
@@ -47,8 +54,21 @@ def parse_bid(text: str, black_seconds: int = final_rules.ARMAGEDDON_BLACK_S) ->
     return value
 
 
-class ArmageddonBids(ResultsCore):
-    """The bids, the reveal, and the Armageddon's game link."""
+class ArmageddonBids(Service):
+    """The bids and the reveal (the Armageddon's game link then comes with the sweep)."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        config: Config,
+        clock: Clock,
+        *,
+        records: MatchRecords,
+        lichess: LichessClient | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        super().__init__(sessions, config, clock, lichess=lichess, events=events)
+        self.records = records
 
     async def submit_bid(self, *, discord_id: int, match_id: int, text: str) -> BidReceipt:
         """One bid per finalist, kept private; the second one reveals both at once."""
@@ -57,7 +77,7 @@ class ArmageddonBids(ResultsCore):
         now = self.clock.now()
         async with transaction(self.sessions) as session:
             player = await player_by_discord(session, discord_id)
-            ctx = await self._ctx(session, match_id)
+            ctx = await self.records.one(session, match_id)
             if ctx is None or player.id not in (ctx.a.id, ctx.b.id):
                 raise NotAllowed(wording.not_a_finalist())
             row = await session.get(Setting, ARMAGEDDON_KEY + str(match_id))

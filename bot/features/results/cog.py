@@ -45,7 +45,7 @@ class BidModal(FormModal):
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
         async def run() -> None:
-            receipt = await bot_of(interaction).svc.results.submit_bid(
+            receipt = await bot_of(interaction).svc.bids.submit_bid(
                 discord_id=interaction.user.id, match_id=self.match_id, text=self.bid.value
             )
             await interaction.response.send_message(

@@ -1,4 +1,5 @@
-"""Match day, read from Lichess: the rules of each stage applied to the games of a match.
+"""Match day, read from Lichess: the rules of each stage applied to the games of a match,
+by `Scorekeeper`, which the results service and the Armageddon's bids are given.
 
 Each match's update is one short transaction (Lichess calls happen outside it), so a
 failure for one match loses nothing and the next poll retries. A match that ends publishes
@@ -7,14 +8,12 @@ failure for one match loses nothing and the next poll retries. A match that ends
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.audit import Actor, record
@@ -27,6 +26,7 @@ from bot.features.matches.round_post import Board, match_line, queue_round_post_
 from bot.features.matches.text import addressed, scoreboard
 from bot.features.matches.types import PLAYED_ON, GameLine
 from bot.features.results import text as wording
+from bot.features.results.records import MatchRecords
 from bot.features.results.stage_rules import (
     AFTER_END,
     ARMAGEDDON_KEY,
@@ -37,8 +37,6 @@ from bot.features.results.stage_rules import (
     td_voided,
 )
 from bot.features.results.types import Settled, start_key
-from bot.lichess.client import LichessClient
-from bot.lichess.errors import LichessAuthError
 from bot.lichess.models import LichessGame
 from bot.message_text import MESSAGE_LIMIT, fit
 from bot.outbox import enqueue_channel, enqueue_edit_of
@@ -56,126 +54,39 @@ from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import (
     Game,
-    Match,
     MatchState,
     OutboxMessage,
-    Player,
-    Round,
     RoundState,
     Setting,
-    Stage,
     StageKind,
 )
 
 log = logging.getLogger(__name__)
 
 
-class ResultsCore(StageRules):
-    """Reading a match by the rules of its stage: which clock a game must have, which
-    games count, when the match is over; storing games and settling the score."""
+class Scorekeeper:
+    """Storing the games that count and settling the match by the rules of its stage: the
+    score, the end (`MatchFinished`), the scoreboard, the Final's posts game by game."""
 
     def __init__(
         self,
         sessions: async_sessionmaker[AsyncSession],
         config: Config,
         clock: Clock,
-        *,
-        lichess: LichessClient | None = None,
-        events: EventBus | None = None,
+        events: EventBus,
+        rules: StageRules,
+        records: MatchRecords,
     ) -> None:
-        super().__init__(sessions, config, clock, lichess=lichess, events=events)
-        # The sweep and the results job may both open links: one at a time, so a match
-        # never gets two Lichess challenges.
-        self._challenge_lock = asyncio.Lock()
-        # Lichess refused the token: opening links (403 or 401), reading games (401). Only a
-        # new token and a restart help, so this process stops trying; the TD has the fix.
-        self._link_refused: LichessAuthError | None = None
-        self._read_refused: LichessAuthError | None = None
-        self._closed_accounts: set[str] = set()  # Lichess refuses their games export
-
-    # --- loading ------------------------------------------------------------------------------
-
-    async def _ctx(self, session: AsyncSession, match_id: int) -> MatchRecord | None:
-        return (await self._ctxs(session, [match_id])).get(match_id)
-
-    async def _ctxs(
-        self, session: AsyncSession, match_ids: Sequence[int]
-    ) -> dict[int, MatchRecord]:
-        """The records of these matches (byes left out), in a few queries for all of them:
-        the poll reads every match under way at each run."""
-        if not match_ids:
-            return {}
-        matches = [
-            m
-            for m in await session.scalars(select(Match).where(Match.id.in_(match_ids)))
-            if m.player_b_id is not None
-        ]
-        rounds = await self._by_id(session, Round, {m.round_id for m in matches})
-        stages = await self._by_id(session, Stage, {r.stage_id for r in rounds.values()})
-        people = {m.player_a_id for m in matches} | {m.player_b_id or 0 for m in matches}
-        players = await self._by_id(session, Player, people)
-        games: dict[int, list[Game]] = {m.id: [] for m in matches}
-        query = select(Game).where(Game.match_id.in_(games)).order_by(Game.match_id, Game.number)
-        for game in await session.scalars(query):
-            games[game.match_id].append(game)
-        found: dict[int, MatchRecord] = {}
-        for match in matches:
-            round_ = rounds[match.round_id]
-            stage = stages[round_.stage_id]
-            a, b = players[match.player_a_id], players[match.player_b_id or 0]
-            white, revealed = None, None
-            if stage.kind is StageKind.FINAL:
-                row = await session.get(Setting, ARMAGEDDON_KEY + str(match.id))
-                state = json.loads(row.value) if row else {}
-                white = state.get("white")
-                revealed = (
-                    datetime.fromisoformat(state["revealed_at"]) if "revealed_at" in state else None
-                )
-            found[match.id] = MatchRecord(
-                match, round_, stage, a, b, games[match.id], white, revealed
-            )
-        return found
-
-    @staticmethod
-    async def _by_id(session: AsyncSession, model: Any, ids: set[int]) -> dict[int, Any]:
-        rows = await session.scalars(select(model).where(model.id.in_(ids)))
-        return {row.id: row for row in rows}
-
-    async def _due_matches(self, now: datetime, *, challenge: bool) -> list[MatchRecord]:
-        async with self.sessions() as session:
-            query = select(Match.id).where(
-                Match.player_b_id.is_not(None),
-                Match.agreed_time.is_not(None),
-                Match.agreed_time <= now,
-            )
-            if challenge:
-                # A Final match under way may need a new link: a new time control (III.G.5).
-                query = query.where(Match.state.in_(UNDER_WAY), Match.challenge_url.is_(None))
-            elif self.config.stages.played_on:  # and decided matches still played on
-                kinds = [StageKind(k) for k in self.config.stages.played_on]
-                open_rounds = select(Round.id).where(
-                    Round.deadline > now,
-                    Round.stage_id.in_(select(Stage.id).where(Stage.kind.in_(kinds))),
-                )
-                query = query.where(
-                    or_(
-                        Match.state.in_(UNDER_WAY),
-                        (Match.state == MatchState.FINISHED) & Match.round_id.in_(open_rounds),
-                    )
-                )
-            else:
-                query = query.where(Match.state.in_(UNDER_WAY))
-            ids = (await session.scalars(query.order_by(Match.agreed_time, Match.id))).all()
-            found = await self._ctxs(session, ids)
-        return [
-            found[i]
-            for i in ids
-            if i in found and (found[i].match.state in UNDER_WAY or self.plays_on(found[i]))
-        ]
+        self.sessions = sessions
+        self.config = config
+        self.clock = clock
+        self.events = events
+        self.rules = rules
+        self.records = records
 
     # --- storing games and settling the match ----------------------------------------------------
 
-    async def _ingest(
+    async def ingest(
         self, match_id: int, games: Sequence[LichessGame], actor: Actor
     ) -> Settled | None:
         """Store the new games that count, in one transaction; None if nothing changed."""
@@ -189,18 +100,18 @@ class ResultsCore(StageRules):
             )
             if known.issuperset(ids):
                 return None  # the usual poll of a match under way: nothing new to load
-            ctx = await self._ctx(session, match_id)
+            ctx = await self.records.one(session, match_id)
             if ctx is None or ctx.match.agreed_time is None:
                 return None
-            if ctx.match.state not in UNDER_WAY and not self.plays_on(ctx):
+            if ctx.match.state not in UNDER_WAY and not self.rules.plays_on(ctx):
                 return None
             results = [g.result_a for g in ctx.games if g.counted]
-            earliest = self.earliest(ctx)
+            earliest = self.rules.earliest(ctx)
             stored: dict[str, Game] = {}
             for game in sorted(games, key=lambda g: (g.created_at, g.id)):
                 if game.id in known or game.id in stored:
                     continue
-                wrong_side = self._armageddon_refusal(ctx, results, game)
+                wrong_side = self.rules.armageddon_refusal(ctx, results, game)
                 if wrong_side:
                     log.info("match %s: game %s ignored: %s", match_id, game.id, wrong_side)
                     continue
@@ -209,7 +120,7 @@ class ResultsCore(StageRules):
                     player_a=ctx.a.lichess_id,
                     player_b=ctx.b.lichess_id,
                     variant=self.config.tournament.variant,
-                    clock=self._clock_for(ctx.stage.kind, results),
+                    clock=self.rules.clock_for(ctx.stage.kind, results),
                     earliest=earliest,
                 )
                 if not verdict.counts or verdict.result_a is None:
@@ -258,7 +169,7 @@ class ResultsCore(StageRules):
             if not stored:
                 return None
             await session.flush()
-            settled = await self._settle(session, ctx, actor, now)
+            settled = await self.settle(session, ctx, actor, now)
             if ctx.stage.kind is StageKind.FINAL:
                 await self._final_game_posts(session, ctx, list(stored.values()), now)
             return Settled(
@@ -300,16 +211,16 @@ class ResultsCore(StageRules):
         played = [k for k, g in enumerate(g for g in ctx.games if g.counted) if g.id in new_ids]
         if not played:
             return
-        status = self._final_status(results, ctx.armageddon_white)
+        status = self.rules.final_status(results, ctx.armageddon_white)
         bids = status.next_game == final_rules.ARMAGEDDON and ctx.armageddon_white is None
         if bids or (
             status.next_game
-            and any(self.final_clock_changed(ctx, results[: k + 1]) for k in played)
+            and any(self.rules.final_clock_changed(ctx, results[: k + 1]) for k in played)
         ):  # the Armageddon's link comes with the reveal, a new clock's with the next sweep
             ctx.match.challenge_url = None
-        shape = self.final_shape()
+        shape = self.rules.final_shape()
         for k in (k + 1 for k in played):
-            turn = self._final_turn(results[:k], ctx.armageddon_white)
+            turn = self.rules.final_turn(results[:k], ctx.armageddon_white)
             if turn.status.next_game is None:
                 continue
             last = k == len(results)
@@ -333,18 +244,18 @@ class ResultsCore(StageRules):
         if bids:
             await self._ask_for_bids(session, ctx, now, len(results))
 
-    async def _settle(
+    async def settle(
         self, session: AsyncSession, ctx: MatchRecord, actor: Actor, now: datetime
     ) -> Settled:
         """Recount the match from its stored games: which count, the score, the end."""
         match = ctx.match
         shown = self._post_line(ctx)
         eligible = [g for g in ctx.games if not td_voided(g)]
-        n, over, rest_reason = self._cut(
+        n, over, rest_reason = self.rules.cut(
             ctx.stage, [g.result_a for g in eligible], ctx.armageddon_white
         )
         beyond: list[str] = []
-        full = self.full_length(ctx.stage) if rest_reason == AFTER_END else None
+        full = self.rules.full_length(ctx.stage) if rest_reason == AFTER_END else None
         standings = game_standings(len(eligible), counted=n, full_length=full)  # rule VI.G
         for game, standing in zip(eligible, standings, strict=True):
             if standing is GameStanding.COUNTS:
@@ -401,7 +312,7 @@ class ResultsCore(StageRules):
         match = ctx.match
         match.points_a, match.points_b = match_points(match.score_a, match.score_b)
         if ctx.stage.kind is StageKind.FINAL:  # the winner by the Final's rules (Armageddon)
-            status = self._final_status([g.result_a for g in counted], ctx.armageddon_white)
+            status = self.rules.final_status([g.result_a for g in counted], ctx.armageddon_white)
             assert status.winner is not None  # the Final is over
             match.points_a, match.points_b = final_rules.final_match_points(status.winner)
         match.state, match.finished_at = MatchState.FINISHED, now

@@ -9,30 +9,38 @@ says it is over. `/game` is the fallback for a game the poll missed; the TD can 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import datetime
 
 from sqlalchemy import or_, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.audit import Actor, record, record_td_decision
+from bot.clock import Clock
+from bot.config import Config
 from bot.due import SweepStep
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
+from bot.events import EventBus
 from bot.features.matches.context import LINK_WHITE_KEY, mention, post_for_match
 from bot.features.results import text as wording
-from bot.features.results.armageddon import ArmageddonBids
+from bot.features.results.reading import Scorekeeper
+from bot.features.results.records import MatchRecords
 from bot.features.results.stage_rules import (
     TD_VOID,
     UNDER_WAY,
     MatchRecord,
+    StageRules,
     td_voided,
 )
 from bot.features.results.types import PollReport, SubmitResult, VoidResult, start_key
+from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessAuthError, LichessError, LichessNotFound
 from bot.lichess.models import LichessGame
 from bot.lichess_failures import tell_td_of_auth
 from bot.outbox import enqueue_channel
 from bot.rules.attribution import judge, parse_game_id
+from bot.service import Service
 from bot.td_alerts import notify_td_once, once
 from db.engine import transaction
 from db.models import (
@@ -46,8 +54,33 @@ from db.models import (
 log = logging.getLogger(__name__)
 
 
-class ResultsService(ArmageddonBids):
+class ResultsService(Service):
     """The game link at the agreed time, the results poll, /game and the TD's void-game."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        config: Config,
+        clock: Clock,
+        *,
+        rules: StageRules,
+        records: MatchRecords,
+        scorekeeper: Scorekeeper,
+        lichess: LichessClient | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        super().__init__(sessions, config, clock, lichess=lichess, events=events)
+        self.rules = rules
+        self.records = records
+        self.scorekeeper = scorekeeper
+        # The sweep and the results job may both open links: one at a time, so a match
+        # never gets two Lichess challenges.
+        self._challenge_lock = asyncio.Lock()
+        # Lichess refused the token: opening links (403 or 401), reading games (401). Only a
+        # new token and a restart help, so this process stops trying; the TD has the fix.
+        self._link_refused: LichessAuthError | None = None
+        self._read_refused: LichessAuthError | None = None
+        self._closed_accounts: set[str] = set()  # Lichess refuses their games export
 
     @staticmethod
     def _counted(ctx: MatchRecord) -> list[float]:
@@ -75,17 +108,17 @@ class ResultsService(ArmageddonBids):
     async def _create_due_challenges(self) -> int:
         now = self.clock.now()
         created = 0
-        for ctx in await self._due_matches(now, challenge=True):
+        for ctx in await self.records.due(now, challenge=True):
             results = self._counted(ctx)
-            if self.awaiting_bids(ctx, results):
+            if self.rules.awaiting_bids(ctx, results):
                 continue  # the Armageddon's link comes once both bids are in
             if self._link_refused is not None:
                 await self._link_unavailable(ctx, self._link_refused)
                 continue
             if await self._held(ctx):
                 continue  # Lichess made another challenge than asked: the TD has it
-            white, black = self.link_colours(ctx, results)
-            limit, increment = self._clock_for(ctx.stage.kind, results)
+            white, black = self.rules.link_colours(ctx, results)
+            limit, increment = self.rules.clock_for(ctx.stage.kind, results)
             users = (white.lichess_id, black.lichess_id)
             variant = self.config.tournament.variant
             try:
@@ -144,8 +177,8 @@ class ResultsService(ArmageddonBids):
         agreed time, with the truth and what to do meanwhile."""
         now = self.clock.now()
         results = self._counted(ctx)
-        white, _black = self.link_colours(ctx, results)
-        limit, increment = self._clock_for(ctx.stage.kind, results)
+        white, _black = self.rules.link_colours(ctx, results)
+        limit, increment = self.rules.clock_for(ctx.stage.kind, results)
         async with transaction(self.sessions) as session:
             await tell_td_of_auth(session, self.config, exc, now, self.lichess.token_key)
             if not await once(session, "no-link:" + self._hold_key(ctx), now):
@@ -164,7 +197,7 @@ class ResultsService(ArmageddonBids):
     ) -> bool:
         now = self.clock.now()
         async with transaction(self.sessions) as session:
-            ctx = await self._ctx(session, seen.match.id)
+            ctx = await self.records.one(session, seen.match.id)
             if (
                 ctx is None
                 or ctx.match.state not in UNDER_WAY
@@ -190,7 +223,7 @@ class ResultsService(ArmageddonBids):
                 subject_id=ctx.match.id,
                 details={"url": url, "white": white.lichess_username},
             )
-            limit, increment = self._clock_for(ctx.stage.kind, self._counted(ctx))
+            limit, increment = self.rules.clock_for(ctx.stage.kind, self._counted(ctx))
             clock = f"{limit / 60:g}+{increment}"
             post_for_match(
                 session,
@@ -213,7 +246,7 @@ class ResultsService(ArmageddonBids):
         """Read the games of every match under way: one Lichess request per match, through
         the client's single queue. One match's failure is logged and the poll goes on."""
         now = self.clock.now()
-        matches = await self._due_matches(now, challenge=False)
+        matches = await self.records.due(now, challenge=False)
         new_games = errors = 0
         finished: list[int] = []
         for ctx in matches:
@@ -235,7 +268,7 @@ class ResultsService(ArmageddonBids):
                 log.warning("match %s: games not read from Lichess: %s", ctx.match.id, exc)
                 errors += 1
                 continue
-            settled = await self._ingest(ctx.match.id, games, Actor.job())
+            settled = await self.scorekeeper.ingest(ctx.match.id, games, Actor.job())
             if settled is None:
                 continue
             new_games += len(settled.stored)
@@ -250,7 +283,7 @@ class ResultsService(ArmageddonBids):
         `rated` and `perfType` make Lichess answer from its search index: `since` is on the
         last move, so every game created in the window is in it (a game ends after it
         starts), and `judge` checks each game's own creation time and status."""
-        since = self.earliest(ctx)
+        since = self.rules.earliest(ctx)
         variant = self.config.tournament.variant
         if ctx.a.lichess_id not in self._closed_accounts:
             try:
@@ -298,7 +331,7 @@ class ResultsService(ArmageddonBids):
                 )  # fmt: skip
             if match is None:
                 raise WrongStage(wording.no_match_under_way(await self._next_time(session, player)))
-            ctx = await self._ctx(session, match.id)
+            ctx = await self.records.one(session, match.id)
         assert ctx is not None and ctx.match.agreed_time is not None
         try:
             game = await self.lichess.get_game(game_id)
@@ -311,12 +344,14 @@ class ResultsService(ArmageddonBids):
             player_a=ctx.a.lichess_id,
             player_b=ctx.b.lichess_id,
             variant=self.config.tournament.variant,
-            clock=self._clock_for(ctx.stage.kind, [g.result_a for g in ctx.games if g.counted]),
-            earliest=self.earliest(ctx),
+            clock=self.rules.clock_for(
+                ctx.stage.kind, [g.result_a for g in ctx.games if g.counted]
+            ),
+            earliest=self.rules.earliest(ctx),
         )
         if not verdict.counts:
             raise InvalidInput(wording.refused_reply(game_id, verdict.reason or "unknown"))
-        settled = await self._ingest(ctx.match.id, [game], Actor.player(discord_id))
+        settled = await self.scorekeeper.ingest(ctx.match.id, [game], Actor.player(discord_id))
         async with self.sessions() as session:
             row = await session.scalar(select(Game).where(Game.lichess_id == game_id))
             match_now = await session.get(Match, ctx.match.id)
@@ -376,7 +411,7 @@ class ResultsService(ArmageddonBids):
                 raise InvalidInput(wording.no_recorded_game(lichess_id))
             if td_voided(game):
                 raise InvalidInput(wording.already_void(lichess_id, game.voided_reason or ""))
-            ctx = await self._ctx(session, game.match_id)
+            ctx = await self.records.one(session, game.match_id)
             assert ctx is not None
             if ctx.match.state in (MatchState.FORFEITED, MatchState.BYE):
                 raise InvalidInput(wording.void_in_forfeit(ctx.match.id))
@@ -395,7 +430,7 @@ class ResultsService(ArmageddonBids):
                 action="game_voided",
                 details={"game": lichess_id, "reason": reason},
             )
-            settled = await self._settle(session, ctx, Actor.td(td_id), now)
+            settled = await self.scorekeeper.settle(session, ctx, Actor.td(td_id), now)
             if ctx.thread_id:
                 enqueue_channel(
                     session,

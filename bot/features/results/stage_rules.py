@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from bot.config import Config
 from bot.features.matches.types import PLAYED_ON
 from bot.features.results import text as wording
 from bot.features.results.types import FinalShape
@@ -16,7 +17,6 @@ from bot.lichess.models import LichessGame
 from bot.rules import final as final_rules
 from bot.rules.attribution import split_at_end
 from bot.rules.match import stops_early
-from bot.service import Service
 from db.models import (
     Game,
     Match,
@@ -61,26 +61,29 @@ def td_voided(game: Game) -> bool:
     return not game.counted and (game.voided_reason or "").startswith(TD_VOID)
 
 
-class StageRules(Service):
+class StageRules:
     """The rules of each stage applied to a match's results: the clock each game must
     have, which games count, when the match is over, the Final's Armageddon."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
 
     # --- rules per stage ----------------------------------------------------------------------
 
     @property
-    def _margin(self) -> timedelta:
+    def margin(self) -> timedelta:
         return timedelta(minutes=self.config.match_day.game_time_margin_minutes)
 
-    def _base_clock(self) -> tuple[int, int]:
+    def base_clock(self) -> tuple[int, int]:
         tc = self.config.tournament.time_control
         return (tc.limit_seconds, tc.increment)
 
-    def _final_status(
+    def final_status(
         self, results: Sequence[float], white: str | None = None
     ) -> final_rules.FinalStatus:
         return final_rules.status(results, self.config.final_format(), armageddon_white=white)
 
-    def _final_turn(
+    def final_turn(
         self, results: Sequence[float], white: str | None = None
     ) -> final_rules.FinalTurn:
         """What the last of these Final games did to the match (rules III.G.3-6)."""
@@ -92,21 +95,21 @@ class StageRules(Service):
             st.final_lead, st.final_lead_rule_games, str(st.final_tiebreak_time_control)
         )
 
-    def _clock_for(self, kind: StageKind, results: Sequence[float]) -> tuple[int, int]:
+    def clock_for(self, kind: StageKind, results: Sequence[float]) -> tuple[int, int]:
         """The clock the next game must have (rules III.G.5, III.G.6.a and III.G.6.d in the
         Final, decided by `bot.rules.final.next_game_clock`)."""
         if kind is not StageKind.FINAL:
-            return self._base_clock()
+            return self.base_clock()
         tiebreak = self.config.stages.final_tiebreak_time_control
         return final_rules.next_game_clock(
             results,
-            base=self._base_clock(),
+            base=self.base_clock(),
             tiebreak=(tiebreak.limit_seconds, tiebreak.increment),
             armageddon_black_s=self.config.stages.final_armageddon_black_seconds,
             fmt=self.config.final_format(),
         )
 
-    def _cut(
+    def cut(
         self, stage: Stage, results: Sequence[float], white: str | None = None
     ) -> tuple[int, bool, str]:
         """How many games count, whether the match is over, why the rest do not count:
@@ -151,14 +154,14 @@ class StageRules(Service):
             agreed=ctx.match.agreed_time,
             round_start=ctx.round_.starts_at,
             is_final=ctx.stage.kind is StageKind.FINAL,
-            margin=self._margin,
+            margin=self.margin,
         )
 
     def final_clock_changed(self, ctx: MatchRecord, results: Sequence[float]) -> bool:
         """The next Final game needs another clock than the last one (2+5 to 2+0, III.G.5)."""
         if ctx.stage.kind is not StageKind.FINAL or not results:
             return False
-        return self._clock_for(ctx.stage.kind, results) != self._clock_for(
+        return self.clock_for(ctx.stage.kind, results) != self.clock_for(
             ctx.stage.kind, results[:-1]
         )
 
@@ -167,7 +170,7 @@ class StageRules(Service):
         return (
             ctx.stage.kind is StageKind.FINAL
             and ctx.armageddon_white is None
-            and self._final_status(results).next_game == final_rules.ARMAGEDDON
+            and self.final_status(results).next_game == final_rules.ARMAGEDDON
         )
 
     def link_colours(self, ctx: MatchRecord, results: Sequence[float]) -> tuple[Player, Player]:
@@ -179,19 +182,19 @@ class StageRules(Service):
         if (
             ctx.stage.kind is StageKind.FINAL
             and white is not None
-            and self._final_status(results, white).next_game == final_rules.ARMAGEDDON
+            and self.final_status(results, white).next_game == final_rules.ARMAGEDDON
         ):
             return (ctx.a, ctx.b) if white == final_rules.CHAMPION else (ctx.b, ctx.a)
         return ctx.a, ctx.b
 
-    def _armageddon_refusal(
+    def armageddon_refusal(
         self, ctx: MatchRecord, results: Sequence[float], game: LichessGame
     ) -> str | None:
         """Why a game cannot be the Armageddon: bids not in yet, or the wrong side White."""
         if ctx.stage.kind is not StageKind.FINAL:
             return None
         try:
-            next_game = self._final_status(results, ctx.armageddon_white).next_game
+            next_game = self.final_status(results, ctx.armageddon_white).next_game
         except ValueError:  # already decided: a game played on is no Armageddon
             return None
         if next_game != final_rules.ARMAGEDDON:

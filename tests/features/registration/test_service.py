@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.clock import FakeClock
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
 from bot.features.registration.service import RegistrationService
+from bot.wiring import build_registration
 from db.models import (
     AuditEntry,
     OutboxKind,
@@ -81,7 +82,7 @@ async def test_auto_approve_skips_the_td_for_clean_entries(
     auto = config.model_copy(
         update={"registration": config.registration.model_copy(update={"auto_approve": True})}
     )
-    service = RegistrationService(sessions, auto, clock, lichess=lichess)
+    service = build_registration(sessions, auto, clock, lichess)
     add_player(fake, "Alice")
     registration_id = await register(service, fake, ALICE, "Alice")
     assert (await service.get(registration_id)).state is RegistrationState.APPROVED
@@ -98,7 +99,7 @@ async def test_auto_approve_still_sends_flagged_entries_to_the_td(
     auto = config.model_copy(
         update={"registration": config.registration.model_copy(update={"auto_approve": True})}
     )
-    service = RegistrationService(sessions, auto, clock, lichess=lichess)
+    service = build_registration(sessions, auto, clock, lichess)
     add_player(fake, "Alice", games=99)
     registration_id = await register(service, fake, ALICE, "Alice")
     summary = await service.get(registration_id)

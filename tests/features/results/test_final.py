@@ -243,17 +243,17 @@ async def test_armageddon_with_equal_bids_goes_to_black_on_a_draw(
     await poll(services, clock, 10 * 31 + 5)
     assert (await state(sessions, match_id)).state is MatchState.IN_PROGRESS
 
-    results = services.results
+    bids = services.bids
     with pytest.raises(InvalidInput):
-        await results.submit_bid(discord_id=701, match_id=match_id, text="soon")
+        await bids.submit_bid(discord_id=701, match_id=match_id, text="soon")
     with pytest.raises(InvalidInput):
-        await results.submit_bid(discord_id=701, match_id=match_id, text="3:01")
-    first = await results.submit_bid(discord_id=701, match_id=match_id, text="2:30")
+        await bids.submit_bid(discord_id=701, match_id=match_id, text="3:01")
+    first = await bids.submit_bid(discord_id=701, match_id=match_id, text="2:30")
     assert first.seconds == 150 and not first.revealed
     assert not any("Armageddon bids:" in t for t in await thread(sessions))  # still hidden
     with pytest.raises(WrongStage):
-        await results.submit_bid(discord_id=701, match_id=match_id, text="1:00")
-    second = await results.submit_bid(discord_id=702, match_id=match_id, text="150")
+        await bids.submit_bid(discord_id=701, match_id=match_id, text="1:00")
+    second = await bids.submit_bid(discord_id=702, match_id=match_id, text="150")
     assert second.revealed
     reveal = next(t for t in await thread(sessions) if "Armageddon bids:" in t)
     assert f"**{CHAMPION}** plays White" in reveal and "equal bids" in reveal, reveal
