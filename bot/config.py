@@ -27,16 +27,6 @@ from bot.rules.final import FinalFormat
 #: Lichess's variant keys that have a rating of their own (`perfType`), so eligibility and
 #: seeding can read the player's games and rating history of the variant. Standard chess
 #: rates by speed (bullet, blitz ...), which a championship of one variant does not use.
-LICHESS_VARIANTS = (
-    "antichess",
-    "atomic",
-    "chess960",
-    "crazyhouse",
-    "horde",
-    "kingOfTheHill",
-    "racingKings",
-    "threeCheck",
-)
 LichessVariant = Literal[
     "antichess",
     "atomic",
