@@ -2,6 +2,10 @@
 
 `bot.wiring` builds every service the same way and collects, from each one, the due-action
 handlers it runs, the events it subscribes to and the steps the sweep runs for it.
+
+This is the one base class of the features, and it holds only plumbing (the session
+factory, the config, the clock, the Lichess client, the bus): what several use cases share
+beyond it is a plain class `bot.wiring` gives each of them, never a base they inherit.
 """
 
 from __future__ import annotations
