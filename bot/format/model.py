@@ -98,13 +98,11 @@ class Top(_Part):
 
 class Places(_Part):
     """Named places of an earlier stage's ranking (2020: Swiss places 1-4 to the
-    Candidates). With `plus_absent_pre_seeded`, each absent pre-seeded player moves the
-    places down by one: their seat goes to the next Swiss player."""
+    Candidates; 2019: the Candidates winner, the one pool's first place)."""
 
     rule: Literal["places"] = "places"
     stage: str
     places: tuple[int, ...] = Field(min_length=1)
-    plus_absent_pre_seeded: bool = False
 
 
 class PoolPlaces(_Part):

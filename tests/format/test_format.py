@@ -13,8 +13,15 @@ import pytest
 from bot import cli
 from bot.config import Config, ConfigError, load_config, with_preset
 from bot.format import model
+from bot.format.entry import entry_rules
 from bot.format.presets import preset_names
-from bot.rules.advancement import StageKind
+from bot.rules.advancement import (
+    ACWC_2019_ENTRY,
+    ACWC_2020_ENTRY,
+    ACWC_2021_ENTRY,
+    EntryRule,
+    StageKind,
+)
 from bot.rules.armageddon import EqualBids
 from bot.rules.final import ClockChange, FinalScheme
 from bot.rules.no_agreement import NoFault, NoOffers
@@ -247,3 +254,22 @@ def test_simulating_a_format_the_engine_does_not_run_says_so(
 ) -> None:
     assert cli.main(["simulate", "--edition", "acwc-2024"]) == cli.EXIT_USAGE
     assert "the acwc-2024 format is described" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("preset", "editions_rules"),
+    [
+        ("acwc-2019", ACWC_2019_ENTRY),
+        ("acwc-2020", ACWC_2020_ENTRY),
+        ("acwc-2021", ACWC_2021_ENTRY),
+        ("acwc-2024", ACWC_2021_ENTRY),
+    ],
+)
+def test_each_presets_entry_rules_are_its_editions(
+    preset: str, editions_rules: dict[str, tuple[EntryRule, ...]]
+) -> None:
+    """The presets say in YAML what the rules' worked examples say in code
+    (tests/rules/test_advancement.py plays them against the rules texts)."""
+    fmt = config_of({"preset": preset}).format
+    converted = {s.key: entry_rules(s) for s in fmt.stages if entry_rules(s)}
+    assert converted == dict(editions_rules)
