@@ -35,6 +35,7 @@ AFTER_END = wording.AFTER_END
 ARMAGEDDON = wording.ARMAGEDDON_WAITS
 ARMAGEDDON_KEY = "armageddon:"  # Setting key + match id: the bids and who plays White
 BID_VIEW = "armageddon_bid"
+RPS_VIEW = "armageddon_rps"  # the TD's buttons: who won rock-paper-scissors
 TD_VOID = "voided by the TD: "
 
 
@@ -89,9 +90,7 @@ class StageRules:
     ) -> final_rules.FinalTurn:
         """What the last of these Final games did to the match (rules III.G.3-6; a later
         scheme's tiebreak games or new week, `bot.rules.final_schemes.turn_after`)."""
-        return final_schemes.turn_after(
-            results, self.config.final_format(), armageddon_white=white
-        )
+        return final_schemes.turn_after(results, self.config.final_format(), armageddon_white=white)
 
     def final_shape(self) -> FinalShape:
         st, fmt = self.config.stages, self.config.final_format()

@@ -345,8 +345,8 @@ def armageddon_equal_bids(champion: str, challenger: str, bid: int) -> str:
     return (
         f"⚖️ Armageddon bids: **{champion}** {clock_text(bid)}, **{challenger}** "
         f"{clock_text(bid)}: the bids are **equal**. A game of **rock-paper-scissors** "
-        "decides who gets White (\"In case of identical offers, a game of rock-paper-scissors "
-        "will determine who gets White\"). Play it with the tournament director, who records "
+        'decides who gets White ("In case of identical offers, a game of rock-paper-scissors '
+        'will determine who gets White"). Play it with the tournament director, who records '
         "the winner; the winner plays White with that time, and the game link follows then."
     )
 

@@ -59,6 +59,15 @@ class BidReceipt:
 
 
 @dataclass(frozen=True)
+class RpsChoice:
+    """The rock-paper-scissors winner the TD recorded (White); `already` when it was
+    recorded before and nothing changed."""
+
+    white: str
+    already: bool
+
+
+@dataclass(frozen=True)
 class FinalShape:
     """The Final's structure as configured (rule III.G), for the words that explain it."""
 
