@@ -20,9 +20,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bot.format.legacy import reconcile
-from bot.format.model import Format
+from bot.format.model import FinalMatchStage, Format
 from bot.format.presets import PresetError, merge, preset_config
-from bot.rules.final import FinalFormat
+from bot.rules.final import ClockChange, FinalFormat, FinalScheme
 
 #: Lichess's variant keys that have a rating of their own (`perfType`), so eligibility and
 #: seeding can read the player's games and rating history of the variant. Standard chess
@@ -271,17 +271,29 @@ class Config(_Section):
                 )
         return self
 
+    def final_stage(self) -> FinalMatchStage:
+        """The format's final match (the first `final_match` stage: the one the engine runs)."""
+        stage = self.format.of_kind("final_match")[0]
+        assert isinstance(stage, FinalMatchStage)
+        return stage
+
     def final_format(self) -> FinalFormat:
-        """This edition's Final (rule III.G), as every function of `bot.rules.final` takes it."""
-        st = self.stages
+        """This edition's Final (rule III.G; later editions' schemes, `bot.rules.final_schemes`),
+        built from the format's final stage, as every function of `bot.rules.final` and
+        `bot.rules.final_schemes` takes it."""
+        stage = self.final_stage()
         return FinalFormat(
-            base_games=st.final_games,
-            lead=st.final_lead,
-            extension_games=st.final_extension_games,
-            lead_rule_games=st.final_lead_rule_games,
-            armageddon_after=st.final_armageddon_after,
+            base_games=stage.games,
+            lead=stage.lead,
+            extension_games=stage.extension_games,
+            lead_rule_games=stage.lead_rule_games,
+            armageddon_after=stage.armageddon_after,
             time_control=str(self.tournament.time_control),
-            tiebreak_time_control=str(st.final_tiebreak_time_control),
+            tiebreak_time_control=str(self.stages.final_tiebreak_time_control),
+            scheme=FinalScheme(stage.scheme),
+            clock_change=ClockChange(stage.clock_change),
+            tiebreak_games=stage.tiebreak_games,
+            weeks=stage.weeks,
         )
 
     def pre_seeded_stage(self, lichess_name: str) -> str | None:

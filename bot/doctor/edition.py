@@ -20,6 +20,7 @@ from db.engine import make_engine
 from db.models import Stage
 
 TITLE = "Edition"
+FINAL_SCHEMES = ("lead_by_two", "tiebreak_games", "week_repeats")  # bot.rules.final_schemes
 FIX_NEW = "write this year's config with `acwc new-edition --preset NAME --year YEAR`."
 
 
@@ -35,15 +36,16 @@ def stale_pre_seeded(config: Config) -> str | None:
 
 def engine_runs(config: Config) -> bool:
     """Whether the running stage engine can play this format: today the 2019 shape only
-    (a Swiss, one round-robin pool, a lead-by-two Final); the other presets are described
-    and checked, and their stages are not run yet."""
+    (a Swiss, one round-robin pool, a Final of any scheme: lead by two, tiebreak games or
+    repeated weeks); the other presets are described and checked, and their stages are not
+    run yet."""
     fmt = config.format
     kinds = tuple(stage.kind for stage in fmt.stages)
     robin, final = fmt.stages[1:2], fmt.stages[2:3]
     return (
         kinds == ("swiss", "round_robin", "final_match")
         and all(getattr(stage, "placement", None) == "single" for stage in robin)
-        and all(getattr(stage, "scheme", None) == "lead_by_two" for stage in final)
+        and all(getattr(stage, "scheme", None) in FINAL_SCHEMES for stage in final)
     )
 
 
@@ -54,7 +56,7 @@ def edition_problems(config: Config, now: datetime, *, started: bool) -> list[Ch
     if not engine_runs(config):
         stages = " -> ".join(f"{stage.name} ({stage.kind})" for stage in config.format.stages)
         detail = (
-            f"this version runs a Swiss, one round robin and a lead-by-two Final; the "
+            f"this version runs a Swiss, one round robin and a Final; the "
             f"format's stages {stages} are described but not run yet."
         )
         fix = "use the acwc-2019 format for now (a config without preset:)."

@@ -45,6 +45,8 @@ REASONS = {
     "td-starts": "Only the tournament director can start the qualification.",
     "td-cancels": "Only the tournament director can cancel this preview.",
     "td-ties": "Only the tournament director can break this tie.",
+    "td-rps": "Only the tournament director records the rock-paper-scissors winner.",
+    "no-rps": "No Armageddon is waiting for a rock-paper-scissors winner",
     "not-player": "You are not a player in the championship.",
     "for-players": "Only players of the championship can submit games.",
     "td-no-play": "the TD cannot register",
@@ -94,6 +96,7 @@ acwc:swiss:close:9101   | started     | td-closes   | td-closes   | td-closes   
 acwc:swiss:drop:9101    | started     | td-drops    | td-drops    | td-drops    | td-drops
 acwc:tie:1              | no-tie      | td-ties     | td-ties     | td-ties     | td-ties
 acwc:armageddon:1       | form        | form        | form        | form        | form
+acwc:armageddon-rps:1   | no-rps      | td-rps      | td-rps      | td-rps      | td-rps
 acwc:inc:absent:1       | no-incident | no-incident | no-incident | no-incident | no-incident
 acwc:inc:arrived:1      | no-incident | no-incident | no-incident | no-incident | no-incident
 acwc:inc:claim:1        | no-incident | no-incident | no-incident | no-incident | no-incident
@@ -140,6 +143,7 @@ td negotiation assign-time | ok          | td-only     | td-only     | td-only  
 td negotiation fault       | has-time    | td-only     | td-only     | td-only     | td-only
 td round set-score         | ok          | td-only     | td-only     | td-only     | td-only
 td results void-game       | no-game     | td-only     | td-only     | td-only     | td-only
+td armageddon rps          | no-rps      | td-only     | td-only     | td-only     | td-only
 td incident overrule       | no-incident | td-only     | td-only     | td-only     | td-only
 td fairplay reports        | ok          | td-only     | td-only     | td-only     | td-only
 td fairplay report-state   | ok          | td-only     | td-only     | td-only     | td-only
@@ -161,6 +165,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "td negotiation fault": {"match": 1, "player": "nobody"},
     "td round set-score": {"match": 2, "score_a": 5.5, "score_b": 4.5},
     "td results void-game": {"game": "abcdEFGH", "reason": "test"},
+    "td armageddon rps": {"winner": "alice"},
     "td incident overrule": {"incident": 1, "reason": "test"},
     "td registration show": {"registration": 1},
     "td registration approve": {"registration": 1},

@@ -18,6 +18,7 @@ SUBGROUPS = {
     "round": {"start", "publish", "set-score"},
     "negotiation": {"assign-time", "fault"},
     "results": {"void-game"},
+    "armageddon": {"rps"},
     "incident": {"overrule"},
     "discipline": {"disqualify", "reinstate"},
     "fairplay": {"reports", "report-state"},

@@ -51,6 +51,7 @@ RULES: dict[str, str] = {
     "td negotiation assign-time": "V.F, V.I",
     "td negotiation fault": "V.H, V.I",
     "td results void-game": "III.E.1, VI.B",
+    "td armageddon rps": "III.G.6.b (2020-2024: equal bids)",
     "td incident overrule": "VI.D, VI.E",
     "td discipline disqualify": "VIII, VI.F",
     "td discipline reinstate": "VIII",

@@ -1,7 +1,9 @@
 """The Armageddon of the Final (rule III.G.6): private bids for White, revealed together.
 
 Each finalist bids the time they would play White with; neither sees the other's bid until
-both are in. The lower bid plays White (equal bids: the previous champion), with that time
+both are in. The lower bid plays White (equal bids, by the format's `equal_bids`: the previous
+champion, or a rock-paper-scissors game whose winner the TD records with a button or
+`/td armageddon rps`; `bot.rules.armageddon.armageddon_colours` decides), with that time
 against Black's 3 minutes, no increment, and Black has draw odds. A Lichess challenge gives
 both sides the same clock, so the bot opens a 3+0 game, tells both players exactly how the
 clocks must be, counts the game only with the right player as White, and asks the TD to
@@ -12,10 +14,13 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
+from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.audit import Actor, record
+from bot.audit import Actor, record, record_td_decision
 from bot.clock import Clock
 from bot.config import Config
 from bot.errors import InvalidInput, NotAllowed, WrongStage
@@ -24,14 +29,15 @@ from bot.features.matches.context import mention, player_by_discord, post_for_ma
 from bot.features.matches.text import addressed
 from bot.features.results import text as wording
 from bot.features.results.records import MatchRecords
-from bot.features.results.stage_rules import ARMAGEDDON_KEY
-from bot.features.results.types import BidReceipt
+from bot.features.results.stage_rules import ARMAGEDDON_KEY, RPS_VIEW, MatchRecord
+from bot.features.results.types import BidReceipt, RpsChoice
 from bot.lichess.client import LichessClient
 from bot.rules import final as final_rules
+from bot.rules.armageddon import A, EqualBids, armageddon_colours
 from bot.service import Service
 from bot.td_alerts import notify_td
 from db.engine import transaction
-from db.models import Setting
+from db.models import Player, Setting
 
 _BID = re.compile(r"\s*(?:(\d{1,2})\s*[:m]\s*(\d{1,2})\s*s?|(\d{1,3})\s*s?)\s*", re.IGNORECASE)
 
@@ -52,6 +58,14 @@ def parse_bid(text: str, black_seconds: int = final_rules.ARMAGEDDON_BLACK_S) ->
     if not low <= value <= high:
         raise InvalidInput(wording.bid_out_of_range(low, high))
     return value
+
+
+def _named(player: Player, player_id: int | None, name: str | None) -> bool:
+    """The player the TD's button (its id) or command (the Lichess name) names."""
+    if player_id is not None:
+        return player.id == player_id
+    typed = (name or "").strip().lower()
+    return typed in (player.lichess_id, player.lichess_username.lower())
 
 
 class ArmageddonBids(Service):
@@ -101,46 +115,167 @@ class ArmageddonBids(Service):
                 row.value, row.updated_at = json.dumps(state), now
                 return BidReceipt(seconds, revealed=False)
             champion_bid, challenger_bid = bids[str(ctx.a.id)], bids[str(ctx.b.id)]
-            white = final_rules.armageddon_white(champion_bid, challenger_bid, black_s=black)
-            state["white"], state["revealed_at"] = white, now.isoformat()
-            row.value, row.updated_at = json.dumps(state), now
-            ctx.match.challenge_url = None  # the sweep opens the 3+0 game link
-            white_player, black_player = (ctx.a, ctx.b) if white == "champion" else (ctx.b, ctx.a)
-            white_bid = champion_bid if white == "champion" else challenger_bid
-            record(
+            colours = armageddon_colours(  # rules III.G.6.b-c; 2020-2024: rock-paper-scissors
+                champion_bid,
+                challenger_bid,
+                equal_bids=EqualBids(self.config.format.equal_bids),
+                previous_champion=A,  # side a of the Final is the champion's (III.G.6.c)
+                black_s=black,
+            )
+            if colours.white is None:  # equal bids: the TD records who won White
+                row.value, row.updated_at = json.dumps(state), now
+                self._ask_for_rock_paper_scissors(session, ctx, champion_bid, now)
+                return BidReceipt(seconds, revealed=True)
+            white = final_rules.CHAMPION if colours.white == A else final_rules.CHALLENGER
+            self._reveal(session, ctx, row, state, white, now, rock_paper_scissors=False)
+            return BidReceipt(seconds, revealed=True)
+
+    def _reveal(
+        self,
+        session: AsyncSession,
+        ctx: MatchRecord,
+        row: Setting,
+        state: dict[str, Any],
+        white: str,
+        now: datetime,
+        *,
+        rock_paper_scissors: bool,
+    ) -> None:
+        """Who plays White is known: the bids are revealed, and the sweep opens the 3+0 link."""
+        black = self.config.stages.final_armageddon_black_seconds
+        bids: dict[str, int] = state["bids"]
+        champion_bid, challenger_bid = bids[str(ctx.a.id)], bids[str(ctx.b.id)]
+        state["white"], state["revealed_at"] = white, now.isoformat()
+        row.value, row.updated_at = json.dumps(state), now
+        ctx.match.challenge_url = None  # the sweep opens the 3+0 game link
+        white_player, black_player = (ctx.a, ctx.b) if white == "champion" else (ctx.b, ctx.a)
+        white_bid = champion_bid if white == "champion" else challenger_bid
+        record(
+            session,
+            at=now,
+            actor=Actor.job(),
+            action="armageddon_revealed",
+            subject_type="match",
+            subject_id=ctx.match.id,
+            details={"bids": {"champion": champion_bid, "challenger": challenger_bid},
+                     "white": white},
+        )  # fmt: skip
+        reveal = wording.armageddon_reveal(
+            ctx.a.lichess_username,
+            champion_bid,
+            ctx.b.lichess_username,
+            challenger_bid,
+            white_player.lichess_username,
+            black_player.lichess_username,
+            white_bid,
+            equal=champion_bid == challenger_bid,
+            black_clock=black,
+            rock_paper_scissors=rock_paper_scissors,
+        )
+        post_for_match(
+            session,
+            [ctx.a, ctx.b],
+            thread_id=ctx.thread_id,
+            now=now,
+            content=addressed([mention(ctx.a), mention(ctx.b)], reveal),
+        )
+        notify_td(
+            session,
+            self.config,
+            now=now,
+            content=wording.armageddon_td(
+                ctx.match.id, white_player.lichess_username, white_bid, black
+            ),
+        )
+
+    def _ask_for_rock_paper_scissors(
+        self, session: AsyncSession, ctx: MatchRecord, bid: int, now: datetime
+    ) -> None:
+        """Equal bids under `rock_paper_scissors`: both finalists and the TD are told, and
+        the TD gets one button per finalist to record the winner."""
+        record(
+            session,
+            at=now,
+            actor=Actor.job(),
+            action="armageddon_bids_equal",
+            subject_type="match",
+            subject_id=ctx.match.id,
+            details={"bid": bid},
+        )
+        a, b = ctx.a.lichess_username, ctx.b.lichess_username
+        post_for_match(
+            session,
+            [ctx.a, ctx.b],
+            thread_id=ctx.thread_id,
+            now=now,
+            content=addressed(
+                [mention(ctx.a), mention(ctx.b)], wording.armageddon_equal_bids(a, b, bid)
+            ),
+        )
+        notify_td(
+            session,
+            self.config,
+            now=now,
+            content=wording.armageddon_rps_td(ctx.match.id, a, b, bid),
+            view=(RPS_VIEW, {"players": [[ctx.a.id, a], [ctx.b.id, b]]}),
+        )
+
+    async def record_rps_winner(
+        self, *, td_id: int, player_id: int | None = None, player_name: str | None = None
+    ) -> RpsChoice:
+        """The TD records who won rock-paper-scissors after equal bids (by the button's
+        player id or the command's name); the winner plays White. Again: nothing changes."""
+        now = self.clock.now()
+        async with transaction(self.sessions) as session:
+            waiting = await self._equal_bids(session)
+            if not waiting:
+                raise WrongStage(wording.no_rps_waiting())
+            found = next(
+                (
+                    (ctx, row, state, side)
+                    for ctx, row, state in waiting
+                    for side, p in ((final_rules.CHAMPION, ctx.a), (final_rules.CHALLENGER, ctx.b))
+                    if _named(p, player_id, player_name)
+                ),
+                None,
+            )
+            if found is None:
+                first = waiting[0][0]
+                typed = player_name if player_name is not None else str(player_id)
+                raise InvalidInput(
+                    wording.not_in_rps(typed, first.a.lichess_username, first.b.lichess_username)
+                )
+            ctx, row, state, side = found
+            if state.get("white") is not None:
+                white = ctx.a if state["white"] == final_rules.CHAMPION else ctx.b
+                return RpsChoice(white.lichess_username, already=True)
+            winner = ctx.a if side == final_rules.CHAMPION else ctx.b
+            record_td_decision(
                 session,
                 at=now,
-                actor=Actor.job(),
-                action="armageddon_revealed",
+                td_id=td_id,
+                kind="armageddon_rps",
                 subject_type="match",
-                subject_id=match_id,
-                details={"bids": {"champion": champion_bid, "challenger": challenger_bid},
-                         "white": white},
-            )  # fmt: skip
-            reveal = wording.armageddon_reveal(
-                ctx.a.lichess_username,
-                champion_bid,
-                ctx.b.lichess_username,
-                challenger_bid,
-                white_player.lichess_username,
-                black_player.lichess_username,
-                white_bid,
-                equal=champion_bid == challenger_bid,
-                black_clock=black,
+                subject_id=ctx.match.id,
+                decision=winner.lichess_id,
             )
-            post_for_match(
-                session,
-                [ctx.a, ctx.b],
-                thread_id=ctx.thread_id,
-                now=now,
-                content=addressed([mention(ctx.a), mention(ctx.b)], reveal),
-            )
-            notify_td(
-                session,
-                self.config,
-                now=now,
-                content=wording.armageddon_td(
-                    match_id, white_player.lichess_username, white_bid, black
-                ),
-            )
-            return BidReceipt(seconds, revealed=True)
+            self._reveal(session, ctx, row, state, side, now, rock_paper_scissors=True)
+            return RpsChoice(winner.lichess_username, already=False)
+
+    async def _equal_bids(
+        self, session: AsyncSession
+    ) -> list[tuple[MatchRecord, Setting, dict[str, Any]]]:
+        """The Finals whose two Armageddon bids are in and equal (White recorded or not)."""
+        rows = await session.scalars(
+            select(Setting).where(Setting.key.startswith(ARMAGEDDON_KEY, autoescape=True))
+        )
+        found = []
+        for row in rows:
+            state = json.loads(row.value)
+            bids = list(state.get("bids", {}).values())
+            if len(bids) != 2 or bids[0] != bids[1]:
+                continue
+            ctx = await self.records.one(session, int(row.key.removeprefix(ARMAGEDDON_KEY)))
+            if ctx is not None:
+                found.append((ctx, row, state))
+        return found

@@ -1,4 +1,5 @@
-"""Player command for match results: /game url: submits a game the results poll missed."""
+"""Player command for match results: /game url: submits a game the results poll missed;
+the Armageddon's bid button and form; the TD's /td results and /td armageddon groups."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.features.results import text as wording
-from bot.features.results.stage_rules import BID_VIEW
-from bot.features.results.td_cog import TD_COMMANDS
+from bot.features.results.stage_rules import BID_VIEW, RPS_VIEW
+from bot.features.results.td_cog import ARMAGEDDON_COMMANDS, TD_COMMANDS, RpsButton, rps_view
 from cogs.common import (
     FormModal,
     GameLink,
@@ -95,8 +96,10 @@ __all__ = ["BidButton", "BidModal", "ResultsCog"]
 
 async def setup(bot: ChampionshipBot) -> None:
     """The extension: the player commands and the TD's /td results group."""
-    bot.add_dynamic_items(BidButton)
+    bot.add_dynamic_items(BidButton, RpsButton)
     if bot.outbox is not None:
         bot.outbox.register_view(BID_VIEW, bid_view)
+        bot.outbox.register_view(RPS_VIEW, rps_view)
     add_td_commands(bot, "results", "Games and results", TD_COMMANDS)
+    add_td_commands(bot, "armageddon", "The Final's Armageddon", ARMAGEDDON_COMMANDS)
     await bot.add_cog(ResultsCog(bot))

@@ -191,7 +191,9 @@ class Scorekeeper:
                 thread_id=ctx.thread_id,
                 now=now,
                 content=wording.armageddon_bid_request(
-                    played, self.config.stages.final_armageddon_black_seconds
+                    played,
+                    self.config.stages.final_armageddon_black_seconds,
+                    self.config.format.equal_bids,
                 ),
                 view=(BID_VIEW, {"match_id": ctx.match.id}),
             )
@@ -233,6 +235,7 @@ class Scorekeeper:
                 turn.status.next_game,
                 wording.final_turn_text(turn.kind, k, turn.block_end, turn.lead_rule_ends, shape),
                 new_link=last and ctx.match.challenge_url is None,
+                block=self.rules.final_block(results[:k]),
             )
             if (turn.kind or last) and turn.kind != final_rules.ARMAGEDDON:
                 text = addressed([mention(ctx.a), mention(ctx.b)], text)

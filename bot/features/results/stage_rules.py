@@ -12,9 +12,10 @@ from datetime import datetime, timedelta
 from bot.config import Config
 from bot.features.matches.types import PLAYED_ON
 from bot.features.results import text as wording
-from bot.features.results.types import FinalShape
+from bot.features.results.types import FinalBlock, FinalShape
 from bot.lichess.models import LichessGame
 from bot.rules import final as final_rules
+from bot.rules import final_schemes
 from bot.rules.attribution import split_at_end
 from bot.rules.match import stops_early
 from db.models import (
@@ -34,6 +35,7 @@ AFTER_END = wording.AFTER_END
 ARMAGEDDON = wording.ARMAGEDDON_WAITS
 ARMAGEDDON_KEY = "armageddon:"  # Setting key + match id: the bids and who plays White
 BID_VIEW = "armageddon_bid"
+RPS_VIEW = "armageddon_rps"  # the TD's buttons: who won rock-paper-scissors
 TD_VOID = "voided by the TD: "
 
 
@@ -81,19 +83,49 @@ class StageRules:
     def final_status(
         self, results: Sequence[float], white: str | None = None
     ) -> final_rules.FinalStatus:
-        return final_rules.status(results, self.config.final_format(), armageddon_white=white)
+        return final_schemes.status(results, self.config.final_format(), armageddon_white=white)
 
     def final_turn(
         self, results: Sequence[float], white: str | None = None
     ) -> final_rules.FinalTurn:
-        """What the last of these Final games did to the match (rules III.G.3-6)."""
-        return final_rules.turn_after(results, self.config.final_format(), armageddon_white=white)
+        """What the last of these Final games did to the match (rules III.G.3-6; a later
+        scheme's tiebreak games or new week, `bot.rules.final_schemes.turn_after`)."""
+        return final_schemes.turn_after(results, self.config.final_format(), armageddon_white=white)
 
     def final_shape(self) -> FinalShape:
-        st = self.config.stages
+        st, fmt = self.config.stages, self.config.final_format()
         return FinalShape(
-            st.final_lead, st.final_lead_rule_games, str(st.final_tiebreak_time_control)
+            st.final_lead,
+            st.final_lead_rule_games,
+            str(st.final_tiebreak_time_control),
+            scheme=fmt.scheme.value,
+            base_games=fmt.base_games,
+            tiebreak_games=fmt.tiebreak_games,
+            weeks=fmt.weeks,
+            equal_bids=self.config.format.equal_bids,
         )
+
+    def final_block(self, results: Sequence[float]) -> FinalBlock | None:
+        """Where the last of these Final games stands in a later scheme's block: its week
+        (from week 2 of `week_repeats`) or its tiebreak game (`tiebreak_games`), with the
+        block's score; None for the first block, `lead_by_two` and the Armageddon."""
+        fmt = self.config.final_format()
+        played = len(results)
+        if not played or played > final_schemes.armageddon_point(fmt):
+            return None
+        if fmt.scheme is final_rules.FinalScheme.WEEK_REPEATS:
+            week = final_schemes.week_of(fmt, played)
+            kind, number, size = "week", week, fmt.base_games
+        elif fmt.scheme is final_rules.FinalScheme.TIEBREAK_GAMES and played > fmt.base_games:
+            kind, number, size = "tiebreak", 1, fmt.tiebreak_games
+        else:
+            return None
+        start = fmt.base_games * (number - 1) if kind == "week" else fmt.base_games
+        if kind == "week" and number == 1:
+            return None
+        block = results[start:]
+        a = sum(block)
+        return FinalBlock(kind, number, len(block), size, a, len(block) - a)
 
     def clock_for(self, kind: StageKind, results: Sequence[float]) -> tuple[int, int]:
         """The clock the next game must have (rules III.G.5, III.G.6.a and III.G.6.d in the
@@ -101,12 +133,12 @@ class StageRules:
         if kind is not StageKind.FINAL:
             return self.base_clock()
         tiebreak = self.config.stages.final_tiebreak_time_control
-        return final_rules.next_game_clock(
+        return final_schemes.next_game_clock(
             results,
+            self.config.final_format(),
             base=self.base_clock(),
             tiebreak=(tiebreak.limit_seconds, tiebreak.increment),
             armageddon_black_s=self.config.stages.final_armageddon_black_seconds,
-            fmt=self.config.final_format(),
         )
 
     def cut(
@@ -116,7 +148,7 @@ class StageRules:
         decided by `bot.rules.match.stops_early` (rules III.E.1, III.E.5, III.F.2) and, in
         the Final, `bot.rules.final.counted_final_games` (rule III.G)."""
         if stage.kind is StageKind.FINAL:
-            n, over, bids = final_rules.counted_final_games(
+            n, over, bids = final_schemes.counted_games(
                 results, self.config.final_format(), armageddon_white=white
             )
             return n, over, ARMAGEDDON if bids else AFTER_END

@@ -1,12 +1,30 @@
-"""The TD's results command (/td results void-game): take a game out of its match."""
+"""The TD's results commands: /td results void-game (take a game out of its match) and
+/td armageddon rps (the rock-paper-scissors winner after equal Armageddon bids, also the
+buttons of the TD's message)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import discord
 from discord import app_commands
 
+from bot.discord_limits import BUTTON_LABEL
+from bot.errors import NotAllowed
 from bot.features.results import text as wording
-from cogs.common import GameText, Reason, bot_of, game_choices, kick_outbox
+from bot.features.results.types import RpsChoice
+from bot.message_text import fit
+from cogs.common import (
+    GameText,
+    IdButton,
+    LichessName,
+    Reason,
+    bot_of,
+    game_choices,
+    is_td,
+    kick_outbox,
+    player_choices,
+)
 from cogs.td import TDCommand
 
 
@@ -23,6 +41,53 @@ async def void_game(interaction: discord.Interaction, game: GameText, reason: Re
     await kick_outbox(interaction)
 
 
+def rps_reply(choice: RpsChoice) -> str:
+    if choice.already:
+        return wording.rps_already(choice.white)
+    return wording.rps_recorded(choice.white)
+
+
+@app_commands.describe(winner="Lichess username of the finalist who won rock-paper-scissors")
+@app_commands.autocomplete(winner=player_choices)
+async def rps(interaction: discord.Interaction, winner: LichessName) -> None:
+    choice = await bot_of(interaction).svc.bids.record_rps_winner(
+        td_id=interaction.user.id, player_name=winner
+    )
+    await interaction.response.send_message(rps_reply(choice), ephemeral=True)
+    await kick_outbox(interaction)
+
+
+class RpsButton(IdButton, template=r"acwc:armageddon-rps:(?P<id>\d+)"):
+    """The TD records this finalist as the rock-paper-scissors winner: White (equal bids)."""
+
+    prefix, label, style = "acwc:armageddon-rps", "Won", discord.ButtonStyle.primary
+
+    def __init__(self, ident: int, name: str | None = None) -> None:
+        super().__init__(ident)
+        if name:
+            self.item.label = fit(wording.rps_button_label(name), BUTTON_LABEL)
+
+    async def run(self, interaction: discord.Interaction) -> None:
+        if not is_td(interaction):
+            raise NotAllowed(wording.td_only_rps())
+        choice = await bot_of(interaction).svc.bids.record_rps_winner(
+            td_id=interaction.user.id, player_id=self.ident
+        )
+        await interaction.response.send_message(rps_reply(choice), ephemeral=True)
+        await kick_outbox(interaction)
+
+
+def rps_view(args: dict[str, Any]) -> discord.ui.View:
+    """One button per finalist (the outbox builds it from the stored players)."""
+    view = discord.ui.View(timeout=None)
+    for player_id, name in args.get("players", []):
+        view.add_item(RpsButton(int(player_id), str(name)))
+    return view
+
+
 TD_COMMANDS = [
     TDCommand("void-game", "Void a recorded game of a match", void_game),
+]
+ARMAGEDDON_COMMANDS = [
+    TDCommand("rps", "Record who won rock-paper-scissors after equal Armageddon bids", rps),
 ]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bot.features.matches.text import game_link, score
-from bot.features.results.types import FinalShape
+from bot.features.results.types import FinalBlock, FinalShape
 from bot.message_text import quote
 from bot.timefmt import discord_time
 
@@ -166,15 +166,60 @@ def final_turn_text(
             f" Still equal after {played} games: **two more games at "
             f"{shape.tiebreak_time_control}** (rule III.G.5): {games}."
         )
+    if kind == "tiebreak_games_start":
+        return (
+            f" Equal after {played} games: **{shape.tiebreak_games} tiebreak games** follow: "
+            f"{games}. Whoever scores more in them wins the Final; still equal after them, an "
+            "Armageddon game decides."
+        )
+    if kind == "new_week":
+        week = (block_end or played) // shape.base_games
+        then = (
+            "still equal after it, an Armageddon game decides."
+            if week >= shape.weeks
+            else f"still equal after it, week {week + 1} follows (at most {shape.weeks} weeks, "
+            "then an Armageddon game)."
+        )
+        return (
+            f" Equal after week {week - 1}: the week is **played again** as week {week}: "
+            f"{games}. Whoever scores more in week {week} wins the Final; {then}"
+        )
     if kind == "armageddon":
         return (
             f" Equal after {played} games: an **Armageddon** game decides the Final "
             "(rule III.G.6). Both of you bid a time for White and the lower bid plays White "
-            "(rule III.G.6.b; equal bids: the previous champion, rule III.G.6.c); Black has "
+            f"(rule III.G.6.b; {_equal_bids(shape.equal_bids)}); Black has "
             "3:00 and draw odds (rule III.G.6.a); no increment (rule III.G.6.d). The bot asks "
             "each of you for your bid privately."
         )
     return ""
+
+
+def _equal_bids(rule: str) -> str:
+    """What equal Armageddon bids lead to, by edition (`bot.rules.armageddon.EqualBids`)."""
+    if rule == "rock_paper_scissors":
+        return "equal bids: a game of rock-paper-scissors decides, recorded by the TD"
+    return "equal bids: the previous champion, rule III.G.6.c"
+
+
+def _final_head(
+    a: str, b: str, score_a: float, score_b: float, played: int, block: FinalBlock | None
+) -> str:
+    """The game post's first words: the game and the score; in a later scheme's block (a
+    repeated week, the tiebreak games) also the game's place in it and the block's score."""
+    if block is None:
+        return f"👑 Final, game {played}: **{a}** {score(score_a)}–{score(score_b)} **{b}**."
+    inside = f"{score(block.score_a)}–{score(block.score_b)}"
+    if block.kind == "week":
+        return (
+            f"👑 Final, game {played} (week {block.number}, game {block.game} of "
+            f"{block.size}): **{a}** {inside} **{b}** this week; "
+            f"{score(score_a)}–{score(score_b)} over all games."
+        )
+    return (
+        f"👑 Final, game {played} (tiebreak game {block.game} of {block.size}): **{a}** "
+        f"{score(score_a)}–{score(score_b)} **{b}**; the tiebreak games {inside}."
+    )
 
 
 def final_game_post(
@@ -187,10 +232,11 @@ def final_game_post(
     turn: str,
     *,
     new_link: bool,
+    block: FinalBlock | None = None,
 ) -> str:
     """The Final after one game: the score, what the game did to the match (`turn`, from
     `final_turn_text`) and how the next game is played (III.G)."""
-    head = f"👑 Final, game {played}: **{a}** {score(score_a)}–{score(score_b)} **{b}**."
+    head = _final_head(a, b, score_a, score_b, played, block)
     if next_game == "armageddon":
         return head + turn + f" Game {played + 1} is the Armageddon."
     how = f"**{next_game}**" + (
@@ -203,15 +249,21 @@ def clock_text(seconds: int) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def armageddon_bid_request(played: int, black: int) -> str:
+def armageddon_bid_request(played: int, black: int, equal_bids: str = "previous_champion") -> str:
+    if equal_bids == "rock_paper_scissors":
+        equal = (
+            "equal bids: you play a game of rock-paper-scissors for White, and the TD records "
+            "who won."
+        )
+    else:
+        equal = "equal bids give White to the previous champion (rule III.G.6.c)."
     return (
         f"⚖️ The Final is equal after {played} games: an **Armageddon** game decides it "
         f"(rule III.G.6). Black has {clock_text(black)} and draw odds (rule III.G.6.a); White "
         "has the time of the lower bid (rule III.G.6.b); no increment (rule III.G.6.d). Press "
         "**Bid for White** and give the time you would play White with (m:ss, 0:01 to "
         f"{clock_text(black)}). Your "
-        "opponent does not see your bid until both are in; equal bids give White to the "
-        "previous champion (rule III.G.6.c)."
+        f"opponent does not see your bid until both are in; {equal}"
     )
 
 
@@ -256,12 +308,16 @@ def armageddon_reveal(
     *,
     equal: bool,
     black_clock: int,
+    rock_paper_scissors: bool = False,
 ) -> str:
     why = "equal bids: the previous champion" if equal else "the lower bid"
+    rule = f"rule III.G.6.{'c' if equal else 'b'}"
+    if equal and rock_paper_scissors:
+        why, rule = f"equal bids: {white} won rock-paper-scissors", "recorded by the TD"
     return (
         f"⚖️ Armageddon bids: **{champion}** {clock_text(champion_bid)}, **{challenger}** "
         f"{clock_text(challenger_bid)}. **{white}** plays White ({why}) with "
-        f"{clock_text(white_bid)} (rule III.G.6.{'c' if equal else 'b'}); **{black}** plays "
+        f"{clock_text(white_bid)} ({rule}); **{black}** plays "
         f"Black with {clock_text(black_clock)} and draw odds (rule III.G.6.a); no increment "
         "(rule III.G.6.d).\n"
         f"How to play it: Lichess cannot give the two sides different clocks, so the game "
@@ -282,6 +338,59 @@ def armageddon_td(match_id: int, white: str, white_bid: int, black: int) -> str:
         f"fell below {clock_text(black - white_bid)}, and void it with /td results void-game "
         "if not."
     )
+
+
+def armageddon_equal_bids(champion: str, challenger: str, bid: int) -> str:
+    """Both bids equal under `rock_paper_scissors` (2020-2024 rules, Armageddon)."""
+    return (
+        f"⚖️ Armageddon bids: **{champion}** {clock_text(bid)}, **{challenger}** "
+        f"{clock_text(bid)}: the bids are **equal**. A game of **rock-paper-scissors** "
+        'decides who gets White ("In case of identical offers, a game of rock-paper-scissors '
+        'will determine who gets White"). Play it with the tournament director, who records '
+        "the winner; the winner plays White with that time, and the game link follows then."
+    )
+
+
+def armageddon_rps_td(match_id: int, champion: str, challenger: str, bid: int) -> str:
+    return (
+        f"⚖️ Final match {match_id}: both Armageddon bids are {clock_text(bid)}: "
+        f"**{champion}** and **{challenger}** play rock-paper-scissors for White. Once they "
+        "have, press the winner's button below (or use `/td armageddon rps winner:<player>`); "
+        "the Armageddon's game link follows with the winner as White."
+    )
+
+
+def rps_button_label(name: str) -> str:
+    return f"{name} won"
+
+
+def rps_recorded(white: str) -> str:
+    return (
+        f"Recorded: **{white}** won rock-paper-scissors and plays White. Both finalists are "
+        "told, and the Armageddon's game link follows."
+    )
+
+
+def rps_already(white: str) -> str:
+    return f"Already recorded: **{white}** plays White. Nothing changed."
+
+
+def no_rps_waiting() -> str:
+    return (
+        "No Armageddon is waiting for a rock-paper-scissors winner (the bids are not both in, "
+        "or they differ): nothing was recorded."
+    )
+
+
+def not_in_rps(typed: str, champion: str, challenger: str) -> str:
+    return (
+        f"`{quote(typed, 40)}` is not one of the two finalists ({champion}, {challenger}): "
+        "nothing was recorded."
+    )
+
+
+def td_only_rps() -> str:
+    return "Only the tournament director records the rock-paper-scissors winner."
 
 
 # --- refusals of /game and /td results void-game, and the game link's name ------------------

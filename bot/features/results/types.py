@@ -59,12 +59,40 @@ class BidReceipt:
 
 
 @dataclass(frozen=True)
+class RpsChoice:
+    """The rock-paper-scissors winner the TD recorded (White); `already` when it was
+    recorded before and nothing changed."""
+
+    white: str
+    already: bool
+
+
+@dataclass(frozen=True)
 class FinalShape:
     """The Final's structure as configured (rule III.G), for the words that explain it."""
 
     lead: float
     lead_rule_games: int
     tiebreak_time_control: str
+    scheme: str = "lead_by_two"  # `bot.rules.final.FinalScheme`
+    base_games: int = 12
+    tiebreak_games: int = 0  # `tiebreak_games`: the games after a tied base block
+    weeks: int = 1  # `week_repeats`: the most weeks before the Armageddon
+    equal_bids: str = "previous_champion"  # `bot.rules.armageddon.EqualBids`
+
+
+@dataclass(frozen=True)
+class FinalBlock:
+    """A Final game in a later scheme's block (a week after the first, the tiebreak games):
+    `kind` "week" or "tiebreak", the week's `number` (1 for the tiebreak games), the game's
+    place in the block and the block's size, and the block's score so far (side a first)."""
+
+    kind: str
+    number: int
+    game: int
+    size: int
+    score_a: float
+    score_b: float
 
 
 def start_key(match_id: int, url: str) -> str:

@@ -16,11 +16,17 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from bot.features.tables.types import Align, FinalGame, SwissPairing, Table
-from bot.rules import candidates, final
+from bot.rules import candidates, final, final_schemes
 from bot.rules import stages as stage_rules
 from bot.rules import swiss_table as swiss_rules
 
-__all__ = ["candidates_table", "final_table", "final_time_controls", "swiss_table"]
+__all__ = [
+    "candidates_table",
+    "final_blocks",
+    "final_table",
+    "final_time_controls",
+    "swiss_table",
+]
 
 ARMAGEDDON = "Armageddon"
 RIGHT: Align = "right"
@@ -202,19 +208,41 @@ def candidates_table(
 
 
 def final_time_controls(results_a: Sequence[float], rules: final.FinalFormat) -> list[str]:
-    """The time control each game was played at: what `bot.rules.final.status` said was
-    next before it ("2+5", "2+0", or "Armageddon") under the edition's Final ``rules``. A
-    game after the decision keeps the control of the game before it."""
+    """The time control each game was played at: what `bot.rules.final_schemes.status` said
+    was next before it ("2+5", "2+0", or "Armageddon") under the edition's Final ``rules``
+    (any scheme). A game after the decision keeps the control of the game before it."""
     controls: list[str] = []
     for index in range(len(results_a)):
         try:
-            upcoming = final.status(results_a[:index], rules).next_game
+            upcoming = final_schemes.status(results_a[:index], rules).next_game
         except ValueError:
             upcoming = None
         if upcoming is None:
             upcoming = controls[-1] if controls else rules.time_control
         controls.append(ARMAGEDDON if upcoming == final.ARMAGEDDON else upcoming)
     return controls
+
+
+def final_blocks(
+    results_a: Sequence[float], rules: final.FinalFormat
+) -> list[tuple[str, int, int, float, float]]:
+    """The blocks of a later scheme's Final once one was tied: (``"week"`` or ``"tiebreak"``
+    or ``"base"``, first game, last game, a's score, b's score) for the games before the
+    Armageddon; empty for ``lead_by_two`` and a match still in its first block."""
+    point = final_schemes.armageddon_point(rules)
+    games = list(results_a[:point])
+    size = rules.base_games
+    if rules.scheme is final.FinalScheme.LEAD_BY_TWO or len(games) <= size:
+        return []
+    if rules.scheme is final.FinalScheme.WEEK_REPEATS:
+        bounds = [(k, min(k + size, len(games))) for k in range(0, len(games), size)]
+        kinds = ["week"] * len(bounds)
+    else:
+        bounds, kinds = [(0, size), (size, len(games))], ["base", "tiebreak"]
+    return [
+        (kind, start + 1, end, sum(games[start:end]), (end - start) - sum(games[start:end]))
+        for kind, (start, end) in zip(kinds, bounds, strict=True)
+    ]
 
 
 def _game_result(white_result: float) -> str:
@@ -232,6 +260,7 @@ def final_table(
     *,
     title: str | None = None,
     winner: str | None = None,
+    blocks: str = "",
 ) -> Table:
     """The Final game by game: number, time control, White, Black, result, running score.
 
@@ -272,6 +301,7 @@ def final_table(
     footnote = (
         f"Score: {a} first. TC: time control."
         + "".join(notes)
+        + blocks
         + (f" {winner} wins the Final." if winner else "")
     )
     return Table(

@@ -25,6 +25,7 @@ from bot.features.tables import text as wording
 from bot.features.tables.builders import (
     ARMAGEDDON,
     candidates_table,
+    final_blocks,
     final_table,
     final_time_controls,
     swiss_table,
@@ -33,7 +34,7 @@ from bot.features.tables.pictures import StandingsPictures
 from bot.features.tables.render import STANDINGS_PICTURE, render_text
 from bot.features.tables.types import BoardLine, FinalGame, RoundPairings, SwissPairing, Table
 from bot.outbox import enqueue_channel
-from bot.rules import final
+from bot.rules import final, final_schemes
 from bot.service import Service, Subscription
 from db.models import (
     Game,
@@ -336,7 +337,7 @@ class TablesService(Service):
         armageddon = [g for g, c in zip(rows, controls, strict=True) if c == ARMAGEDDON]
         white = armageddon[0].white_player_id if armageddon else None
         try:
-            decided = final.status(
+            decided = final_schemes.status(
                 [g.result_a for g in rows],
                 rules,
                 armageddon_white=None if white is None else _side(white == a.id),
@@ -352,6 +353,7 @@ class TablesService(Service):
                 self.config.tournament.short_name, a.lichess_username, b.lichess_username
             ),
             winner=winner.lichess_username if winner else None,
+            blocks=wording.final_blocks_note(final_blocks([g.result_a for g in rows], rules)),
         )
 
     # --- pairings ---------------------------------------------------------------------------

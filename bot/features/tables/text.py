@@ -3,6 +3,8 @@ show yet. The tables themselves are laid out in `builders.py` and drawn in `rend
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from discord.utils import escape_markdown
 
 from bot.features.tables.types import BoardLine, RoundPairings
@@ -60,6 +62,20 @@ def robin_title(kind: str, short_name: str, number: int, total: int | None, fini
 
 def final_title(short_name: str, a: str, b: str) -> str:
     return f"Final · {short_name}: {a} vs {b}"
+
+
+def final_blocks_note(blocks: Sequence[tuple[str, int, int, float, float]]) -> str:
+    """The Final's blocks under a later scheme (`bot.features.tables.builders.final_blocks`):
+    each week's score (a tied week is played again), or the first games' and the tiebreak
+    games' (each block is won by whoever scores more in it)."""
+    parts = []
+    for number, (kind, first, last, a, b) in enumerate(blocks, start=1):
+        games = f"games {first}–{last}"
+        name = {"week": f"Week {number} ({games})", "base": games.capitalize()}.get(
+            kind, f"tiebreak {games}"
+        )
+        parts.append(f"{name}: {_score(a)}-{_score(b)}")
+    return (" " + "; ".join(parts) + ".") if parts else ""
 
 
 # --------------------------------------------------------------------------- /pairings
