@@ -84,6 +84,11 @@ async def _old_championship(db_url: str) -> None:
                 "points_a, points_b"
             )
             await conn.execute(text(_insert("matches", columns, list(MATCHES))))
+            if conn.dialect.name == "postgresql":  # ids given: move on the sequences as the
+                for table in ("players", "stages", "rounds", "matches"):  # bot's writes did
+                    await conn.execute(
+                        text(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), 100)")
+                    )
     finally:
         await engine.dispose()
 
