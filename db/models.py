@@ -215,11 +215,32 @@ class Setting(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
+NO_POOL = ""  # `Stage.pool` of a stage that is not one pool of a round-robin stage
+
+
 class Stage(Base):
+    """One stage of the format as it runs, or one pool of a round-robin stage.
+
+    `key`, `name` and `position` are the format stage's (`config.format.stages[position]`),
+    `pool` the pool's key for one pool of a round-robin stage and `NO_POOL` ("") otherwise.
+    The 2019 tiebreak matches (rule III.E.5) are a row of their own but not a stage of the
+    format: key "<swiss key>_tiebreak", name "Tiebreak matches", the Swiss stage's position.
+
+    One row per (key, pool): the pool is "" rather than NULL for a stage without pools
+    because NULLs are distinct in a UNIQUE constraint on both SQLite and PostgreSQL, so
+    (key, NULL) could repeat. `kind` is the engine's kind and no longer unique: a format may
+    have two stages of one kind (the Grand Final and the Third Place Playoff).
+    """
+
     __tablename__ = "stages"
+    __table_args__ = (UniqueConstraint("key", "pool"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    kind: Mapped[StageKind] = mapped_column(_enum(StageKind), unique=True)
+    kind: Mapped[StageKind] = mapped_column(_enum(StageKind))
+    key: Mapped[str] = mapped_column(String(31))
+    name: Mapped[str] = mapped_column(String(40))
+    position: Mapped[int] = mapped_column(Integer)
+    pool: Mapped[str] = mapped_column(String(31), default=NO_POOL, server_default=NO_POOL)
     state: Mapped[StageState] = mapped_column(_enum(StageState))
     total_rounds: Mapped[int | None] = mapped_column(Integer)
     seeding: Mapped[list[int]] = mapped_column(JSON, default=list)  # player ids, best first

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.config import Config
 from bot.features.negotiation.service import schedule_match_deadlines
+from bot.features.rounds.records import format_stage
 from bot.lichess.client import LichessClient
 from bot.wiring import Services, build_services
 from db.engine import transaction
@@ -19,6 +21,19 @@ from db.models import Match, MatchState, Player, Round, RoundState, Stage, Stage
 ROUND_START = datetime(2019, 9, 30, tzinfo=UTC)  # a Monday
 ROUND_DEADLINE = datetime(2019, 10, 6, 23, 59, 59, tzinfo=UTC)  # the Sunday after
 ROUND_THREAD = 4000
+
+
+def stage_row(kind: StageKind, **fields: Any) -> Stage:
+    """A stage row of `kind`, named as the default (2019) format names that kind's stage."""
+    named = format_stage(Config(), kind)
+    return Stage(
+        kind=kind,
+        key=named.key,
+        name=named.name,
+        position=named.position,
+        pool=named.pool,
+        **fields,
+    )
 
 
 @dataclass(frozen=True)
@@ -42,8 +57,8 @@ async def open_stage(
     published_at: datetime | None = None,
 ) -> Round:
     """A running stage of `kind` and its first round, flushed so their ids are known."""
-    stage = Stage(
-        kind=kind,
+    stage = stage_row(
+        kind,
         state=StageState.RUNNING,
         total_rounds=total_rounds,
         seeding=seeding,

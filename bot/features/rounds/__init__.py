@@ -10,9 +10,9 @@ answers), `ties.py` (`StageTies`, `bot.svc.ties`: the TD's tie buttons), `stages
 round robin rounds, their results and ranking), `progress.py` (`RoundProgress`: the round
 life cycle), `next_round.py` (`SwissNextRound`: the next Swiss round, paired with no
 transaction open), `pairing.py` (the pure pairing), `records.py` (what they read and keep
-between stages), `publisher.py` (the pairings post and threads in Discord), `types.py`,
-`text.py` (every word), `stage_text.py` (the final Swiss and Candidates tables as posted),
-`cog.py` (the tie buttons; no player commands), `td_cog.py` (/td round). /standings and
-/pairings are in `bot.features.tables`. Rules: `bot.rules.stages`, `bot.rules.swiss`,
-`bot.rules.swiss_table`, `bot.rules.candidates`.
+between stages, and each new stage row named from the format), `publisher.py` (the
+pairings post and threads in Discord), `types.py`, `text.py` (every word), `stage_text.py`
+(the final Swiss and Candidates tables as posted), `cog.py` (the tie buttons; no player
+commands), `td_cog.py` (/td round). /standings and /pairings are in `bot.features.tables`.
+Rules: `bot.rules.stages`, `bot.rules.swiss`, `bot.rules.swiss_table`, `bot.rules.candidates`.
 """

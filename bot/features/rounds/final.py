@@ -59,9 +59,9 @@ class FinalStage:
             return
         champion, challenger = by_name[finalists.first], by_name[finalists.second]
         starts_at = next_monday(after)
-        stage = Stage(
-            kind=StageKind.FINAL,
-            state=StageState.RUNNING,
+        stage = records.new_stage(
+            self.config,
+            StageKind.FINAL,
             started_at=starts_at,
             seeding=[champion.id, challenger.id],
             total_rounds=1,

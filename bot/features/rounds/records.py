@@ -1,12 +1,14 @@
 """What the round and stage classes read and keep between transactions: players in seeding
-order, a stage by kind, a round's open matches, what a finished stage decided, and the
-announcement channel. Plain functions over the caller's session: each class of the rounds
-feature needs some of them, and none of them decides anything.
+order, a stage by kind or by key, a new stage row named from the format, a round's open
+matches, what a finished stage decided, and the announcement channel. Plain functions over
+the caller's session: each class of the rounds feature needs some of them, and none of them
+decides anything.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import select
@@ -15,14 +17,79 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.config import Config
 from bot.errors import WrongStage
 from bot.features.rounds import text as wording
+from bot.format.model import RoundRobinStage
 from bot.outbox import enqueue_channel
-from db.models import Match, MatchState, Player, Round, Setting, Stage, StageKind
+from db.models import (
+    NO_POOL,
+    Match,
+    MatchState,
+    Player,
+    Round,
+    Setting,
+    Stage,
+    StageKind,
+    StageState,
+)
 
 DONE_STATES = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
 TIE_VIEW = "stage_tie"
 PENDING_TIE = "pending_tie"  # Setting key: the tie the TD is asked to break
 RESULTS_KEY = "stage_outcome:"  # Setting key prefix: a finished stage's ordered outcome
 ROBIN_STAGES = (StageKind.TIEBREAK, StageKind.CANDIDATES)
+# The format's stage kind each engine kind runs (the tiebreak matches belong to the Swiss).
+FORMAT_KIND = {
+    StageKind.SWISS: "swiss",
+    StageKind.TIEBREAK: "swiss",
+    StageKind.CANDIDATES: "round_robin",
+    StageKind.FINAL: "final_match",
+}
+TIEBREAK_SUFFIX = "_tiebreak"
+
+
+@dataclass(frozen=True)
+class StageName:
+    """What a stage row says of the format stage it runs (see `db.models.Stage`)."""
+
+    key: str
+    name: str
+    position: int  # the index in `config.format.stages`
+    pool: str = NO_POOL
+
+
+def format_stage(config: Config, kind: StageKind) -> StageName:
+    """The format stage an engine stage of `kind` runs: the first of its kind in
+    `config.format.stages` (the engine runs the 2019 shape, one stage of each), its key,
+    name and index; the Candidates are its first pool (2019: its only one). The tiebreak
+    matches (rule III.E.5) are the Swiss stage's, under a key and name of their own."""
+    stage = config.format.of_kind(FORMAT_KIND[kind])[0]
+    position = config.format.keys().index(stage.key)
+    if kind is StageKind.TIEBREAK:
+        return StageName(stage.key + TIEBREAK_SUFFIX, wording.TIEBREAK_STAGE_NAME, position)
+    pool = stage.pools[0].key if isinstance(stage, RoundRobinStage) else NO_POOL
+    return StageName(stage.key, stage.name, position, pool)
+
+
+def new_stage(
+    config: Config,
+    kind: StageKind,
+    *,
+    started_at: datetime,
+    seeding: list[int],
+    total_rounds: int,
+) -> Stage:
+    """A running stage of `kind`, named from the format (`format_stage`)."""
+    named = format_stage(config, kind)
+    return Stage(
+        kind=kind,
+        key=named.key,
+        name=named.name,
+        position=named.position,
+        pool=named.pool,
+        state=StageState.RUNNING,
+        started_at=started_at,
+        seeding=seeding,
+        total_rounds=total_rounds,
+    )
 
 
 async def players(session: AsyncSession, ids: list[int]) -> list[Player]:
@@ -36,6 +103,20 @@ async def stage_of(session: AsyncSession, kind: StageKind) -> Stage:
     if stage is None:
         raise WrongStage(wording.no_stage_yet(kind.value))
     return stage
+
+
+async def stage_by_key(session: AsyncSession, key: str, pool: str = NO_POOL) -> Stage | None:
+    """The stage row of the format stage `key` (and `pool`), or None before it started."""
+    return await session.scalar(select(Stage).where(Stage.key == key, Stage.pool == pool))
+
+
+async def swiss_of(session: AsyncSession, tiebreak: Stage) -> Stage:
+    """The Swiss stage whose tie across the qualifying places the tiebreak matches break
+    (rule III.E.5): the row whose key the tiebreak's key extends."""
+    swiss = await stage_by_key(session, tiebreak.key.removesuffix(TIEBREAK_SUFFIX))
+    if swiss is None:
+        raise WrongStage(wording.no_stage_yet(StageKind.SWISS.value))
+    return swiss
 
 
 async def open_matches(session: AsyncSession, round_id: int) -> list[Match]:

@@ -142,9 +142,9 @@ class RoundService(Service):
             field = [p.id for p in await self.progress.entrants(session)]
             if field != [p.id for p in players]:
                 raise WrongStage(wording.field_changed())
-            stage = Stage(
-                kind=StageKind.SWISS,
-                state=StageState.RUNNING,
+            stage = records.new_stage(
+                self.config,
+                StageKind.SWISS,
                 started_at=now,
                 total_rounds=preview.total_rounds,
                 seeding=field,

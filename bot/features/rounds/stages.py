@@ -28,12 +28,13 @@ from bot.features.rounds.records import (
     TIE_VIEW,
     announce,
     last_round,
+    new_stage,
     open_matches,
     outcome,
     players,
     save_outcome,
     set_setting,
-    stage_of,
+    swiss_of,
 )
 from bot.features.rounds.robin import RobinRounds
 from bot.features.rounds.stage_text import candidates_lines, qualification_lines
@@ -156,9 +157,9 @@ class StageFlow:
             )
             return
         await save_outcome(session, stage, [names[p].id for p in sure], now)
-        tiebreak = Stage(
-            kind=StageKind.TIEBREAK,
-            state=StageState.RUNNING,
+        tiebreak = new_stage(
+            self.config,
+            StageKind.TIEBREAK,
             started_at=next_monday(last.deadline),
             seeding=[names[p].id for p in tied],
             total_rounds=len(berger.schedule(tied)),
@@ -179,8 +180,7 @@ class StageFlow:
     async def _after_tiebreak(
         self, session: AsyncSession, stage: Stage, actor: Actor, now: datetime
     ) -> None:
-        swiss = await stage_of(session, StageKind.SWISS)
-        sure = await outcome(session, swiss)
+        sure = await outcome(session, await swiss_of(session, stage))
         group = await players(session, stage.seeding)
         places = self.config.swiss.qualifiers - len(sure)
         ranked = await self.robin.ranking(session, stage, group)
@@ -234,9 +234,9 @@ class StageFlow:
                 [p.lichess_id for p in qualified], [p.lichess_id for p in pre_seeded]
             )
         ]
-        stage = Stage(
-            kind=StageKind.CANDIDATES,
-            state=StageState.RUNNING,
+        stage = new_stage(
+            self.config,
+            StageKind.CANDIDATES,
             started_at=next_monday(after),
             seeding=[p.id for p in field],
             total_rounds=len(berger.schedule([p.lichess_id for p in field])),

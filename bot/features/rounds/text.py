@@ -40,6 +40,8 @@ def no_channel_text(kind: StageKind, number: int) -> str:
 
 # --- before round 1: registration closed and decided ------------------------------------
 
+# The name of the tiebreak matches' stage row (rule III.E.5): not a stage of the format.
+TIEBREAK_STAGE_NAME = "Tiebreak matches"
 PENDING_SHOWN = 15  # names listed; the rest are counted (the message stays under 2,000)
 
 

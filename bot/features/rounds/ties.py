@@ -15,7 +15,7 @@ from bot.config import Config
 from bot.errors import InvalidInput, WrongStage
 from bot.events import EventBus
 from bot.features.rounds import text as wording
-from bot.features.rounds.records import PENDING_TIE, outcome, players, stage_of
+from bot.features.rounds.records import PENDING_TIE, outcome, players, swiss_of
 from bot.features.rounds.stages import StageFlow
 from bot.features.rounds.types import TieChoice
 from bot.lichess.client import LichessClient
@@ -80,8 +80,7 @@ class StageTies(Service):
             await session.delete(raw)
             await session.flush()
             if stage.kind is StageKind.TIEBREAK:
-                swiss = await stage_of(session, StageKind.SWISS)
-                sure = await outcome(session, swiss)
+                sure = await outcome(session, await swiss_of(session, stage))
                 await self.flow.qualify_after_tiebreak(
                     session, stage, sure, after.decided, actor, now
                 )

@@ -27,7 +27,7 @@ from db.models import (
     StageKind,
     StageState,
 )
-from tests.factories import ROUND_DEADLINE, ROUND_START
+from tests.factories import ROUND_DEADLINE, ROUND_START, stage_row
 
 Sessions = async_sessionmaker[AsyncSession]
 
@@ -59,7 +59,7 @@ async def add_match(
     async with transaction(sessions) as session:
         stage = await session.scalar(select(Stage).where(Stage.kind == kind))
         if stage is None:
-            stage = Stage(kind=kind, state=StageState.RUNNING, seeding=[], started_at=starts_at)
+            stage = stage_row(kind, state=StageState.RUNNING, seeding=[], started_at=starts_at)
             session.add(stage)
             await session.flush()
         round_ = await session.scalar(

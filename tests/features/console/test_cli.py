@@ -31,7 +31,6 @@ from db.models import (
     RegistrationState,
     Round,
     RoundState,
-    Stage,
     StageKind,
     StageState,
     TimeOffer,
@@ -41,6 +40,7 @@ from tests.factories import (
     SeededRound,
     open_stage,
     seed_round,
+    stage_row,
     wired,
 )
 from tests.running import ALICE, BOB
@@ -357,7 +357,7 @@ async def test_standings_of_a_final_game_by_game_and_with_a_config_file(
     seeded = await seed_round(sessions, config, [(ALICE, "Alice"), (BOB, "Bob")])
     a, b = seeded.player_ids["Alice"], seeded.player_ids["Bob"]
     async with transaction(sessions) as session:
-        stage = Stage(kind=StageKind.FINAL, state=StageState.RUNNING, seeding=[a, b])
+        stage = stage_row(StageKind.FINAL, state=StageState.RUNNING, seeding=[a, b])
         session.add(stage)
         await session.flush()
         round_ = Round(

@@ -29,7 +29,7 @@ from db.models import (
     StageState,
 )
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
-from tests.factories import ROUND_DEADLINE, ROUND_START, SeededRound, seed_round, wired
+from tests.factories import ROUND_DEADLINE, ROUND_START, SeededRound, seed_round, stage_row, wired
 from tests.running import RunningBot
 
 ALICE, BOB, CAROL, DAVE = 101, 102, 103, 104
@@ -344,7 +344,7 @@ async def test_candidates_disqualification_disregards_every_match(
         swiss = await session.get(Stage, seeded.stage_id)
         assert swiss is not None
         swiss.state = StageState.FINISHED
-        stage = Stage(kind=StageKind.CANDIDATES, state=StageState.RUNNING, seeding=[])
+        stage = stage_row(StageKind.CANDIDATES, state=StageState.RUNNING, seeding=[])
         session.add(stage)
         await session.flush()
         candidates_stage = stage.id
