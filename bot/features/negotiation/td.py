@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -10,10 +12,14 @@ from bot.clock import Clock
 from bot.config import Config
 from bot.errors import InvalidInput, WrongStage
 from bot.events import EventBus
+from bot.features.discipline.ruled_draw import rule_draw
 from bot.features.matches.context import (
+    MatchContext,
     context_by_id,
     load_context,
+    mention,
     message_player,
+    post_for_match,
 )
 from bot.features.negotiation import td_text as td_wording
 from bot.features.negotiation import text as wording
@@ -31,6 +37,7 @@ from bot.features.negotiation.types import (
 from bot.ids import valid_id
 from bot.lichess.client import LichessClient
 from bot.rules.negotiation import fault_outcome
+from bot.rules.no_agreement import NoFault, no_fault_found
 from bot.service import Service
 from bot.td_alerts import notify_td
 from db.engine import transaction
@@ -149,6 +156,7 @@ class TDRulings(Service):
                 action="negotiation_fault",
                 details={"at_fault": at_fault.lichess_username if at_fault else None},
             )
+            drawn = at_fault is None and await self._draw_if_ruled(session, ctx, td_id, now)
             if at_fault is not None and chooser is not None:
                 ask_to_choose(
                     session,
@@ -159,7 +167,7 @@ class TDRulings(Service):
                     wording.opponent_ruled_at_fault(at_fault.lichess_username),
                 )
                 dm(session, ctx, at_fault, now, wording.at_fault_ruling(chooser.lichess_username))
-            else:
+            elif not drawn:
                 for player in (a, b):
                     message_player(
                         session,
@@ -180,4 +188,38 @@ class TDRulings(Service):
             match_id,
             at_fault.lichess_username if at_fault else None,
             chooser.lichess_username if chooser else None,
+            drawn=drawn,
         )
+
+    async def _draw_if_ruled(
+        self, session: AsyncSession, ctx: MatchContext, td_id: int, now: datetime
+    ) -> bool:
+        """Nobody at fault: the TD assigns a time (2019, rule V.I), or the match is a draw
+        (`format.no_fault: draw`, 2020 on; `bot.rules.no_agreement.no_fault_found`), told
+        to both players in the match's thread. True when it was drawn."""
+        outcome = no_fault_found(
+            NoFault(self.config.format.no_fault), games=self.config.tournament.match_games
+        )
+        if outcome.td_assigns:
+            return False
+        assert ctx.b is not None and outcome.game_score is not None
+        a, b = ctx.a, ctx.b
+        post_for_match(
+            session,
+            [a, b],
+            thread_id=ctx.thread_id,
+            now=now,
+            content=wording.no_fault_draw(mention(a), mention(b), *outcome.game_score),
+        )
+        await rule_draw(
+            session,
+            self.config,
+            self.events,
+            match=ctx.match,
+            outcome=outcome,
+            rule=f"no_fault:{self.config.format.no_fault}",
+            decided=td_wording.fault_reply(ctx.match.id, None, None, drawn=True),
+            actor=Actor.td(td_id),
+            now=now,
+        )
+        return True
