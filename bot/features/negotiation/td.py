@@ -37,7 +37,7 @@ from bot.features.negotiation.types import (
 from bot.ids import valid_id
 from bot.lichess.client import LichessClient
 from bot.rules.negotiation import fault_outcome
-from bot.rules.no_agreement import NoFault, no_fault_found
+from bot.rules.no_agreement import NoAgreementOutcome, NoFault, no_fault_found
 from bot.service import Service
 from bot.td_alerts import notify_td
 from db.engine import transaction
@@ -131,6 +131,7 @@ class TDRulings(Service):
                 at_fault.id if at_fault else None, (a.id, b.id)
             )
             chooser = ctx.player(outcome.chooser)
+            draw = self._no_fault_draw() if at_fault is None else None
             changed = await session.execute(
                 update(Match)
                 .where(
@@ -138,7 +139,7 @@ class TDRulings(Service):
                     Match.agreed_time.is_(None),
                     Match.state == MatchState.NEGOTIATING,
                 )
-                .values(chooser_id=outcome.chooser, td_assigns=outcome.td_assigns)
+                .values(chooser_id=outcome.chooser, td_assigns=outcome.td_assigns and draw is None)
                 .execution_options(synchronize_session=False)
             )
             if rowcount(changed) != 1:
@@ -156,7 +157,9 @@ class TDRulings(Service):
                 action="negotiation_fault",
                 details={"at_fault": at_fault.lichess_username if at_fault else None},
             )
-            drawn = at_fault is None and await self._draw_if_ruled(session, ctx, td_id, now)
+            drawn = draw is not None
+            if draw is not None:
+                await self._draw(session, ctx, draw, td_id, now)
             if at_fault is not None and chooser is not None:
                 ask_to_choose(
                     session,
@@ -191,17 +194,23 @@ class TDRulings(Service):
             drawn=drawn,
         )
 
-    async def _draw_if_ruled(
-        self, session: AsyncSession, ctx: MatchContext, td_id: int, now: datetime
-    ) -> bool:
-        """Nobody at fault: the TD assigns a time (2019, rule V.I), or the match is a draw
-        (`format.no_fault: draw`, 2020 on; `bot.rules.no_agreement.no_fault_found`), told
-        to both players in the match's thread. True when it was drawn."""
+    def _no_fault_draw(self) -> NoAgreementOutcome | None:
+        """Nobody at fault: the TD assigns a time (2019, rule V.I: None), or the match is a
+        draw (`format.no_fault: draw`, 2020 on; `bot.rules.no_agreement.no_fault_found`)."""
         outcome = no_fault_found(
             NoFault(self.config.format.no_fault), games=self.config.tournament.match_games
         )
-        if outcome.td_assigns:
-            return False
+        return None if outcome.td_assigns else outcome
+
+    async def _draw(
+        self,
+        session: AsyncSession,
+        ctx: MatchContext,
+        outcome: NoAgreementOutcome,
+        td_id: int,
+        now: datetime,
+    ) -> None:
+        """The ruled draw, told to both players in the match's thread."""
         assert ctx.b is not None and outcome.game_score is not None
         a, b = ctx.a, ctx.b
         post_for_match(
@@ -222,4 +231,3 @@ class TDRulings(Service):
             actor=Actor.td(td_id),
             now=now,
         )
-        return True
