@@ -16,6 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from bot.config import DEFAULT_PRESET, Config, ConfigError, Secrets, load_config
 from bot.features.registration.player_check import PlayerReport, check_player
+from bot.features.rounds.weeks import first_round_start
 from bot.format.presets import preset_names
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError
@@ -186,7 +187,7 @@ def _new_edition(args: argparse.Namespace) -> int:
         f"Wrote {out}: {config.tournament.name}, registration "
         f"{config.registration.opens_at:%Y-%m-%d} to "
         f"{config.registration.closes_at:%Y-%m-%d %H:%M} UTC, "
-        f"round 1 on {config.swiss.first_round_start:%A %Y-%m-%d}. "
+        f"round 1 on {first_round_start(config):%A %Y-%m-%d}. "
         f"Next: acwc --config {out} doctor"
     )
     return EXIT_OK

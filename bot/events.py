@@ -47,7 +47,8 @@ class MatchAgreed(Event):
 
 @dataclass(frozen=True)
 class MatchFinished(Event):
-    """A match got its result on the board (read from Lichess, or entered by the TD)."""
+    """A match got its result on the board (read from Lichess, or entered by the TD), or was
+    ruled a draw when its negotiation failed (`format.no_offers`, `format.no_fault`)."""
 
     match_id: int
     round_id: int

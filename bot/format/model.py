@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import time
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from bot.rules import week as week_rules
 
 __all__ = [
     "EntryRule",
@@ -320,6 +323,21 @@ class WeekSpec(_Part):
     round_end: WeekTime = WeekTime(weekday="sunday", time="23:59:59")
     offers_due: WeekTime = WeekTime(weekday="wednesday", time="23:59:59")
     weekend: WeekTime = WeekTime(weekday="saturday")
+
+    def rule_week(self) -> week_rules.Week:
+        """This week as the pure rules take it (`bot.rules.week.Week`): rounds, stage
+        starts and the negotiation deadlines are computed from it."""
+
+        def boundary(weekday: Weekday, at: str) -> week_rules.Boundary:
+            hour, minute, second = (int(part) for part in at.split(":"))
+            return week_rules.Boundary(WEEKDAYS.index(weekday), time(hour, minute, second))
+
+        return week_rules.Week(
+            boundary(self.start, "00:00:00"),
+            boundary(self.offers_due.weekday, self.offers_due.time),
+            boundary(self.weekend.weekday, self.weekend.time),
+            boundary(self.round_end.weekday, self.round_end.time),
+        )
 
 
 class Format(_Part):

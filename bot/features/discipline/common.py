@@ -38,6 +38,11 @@ DISQUALIFIED = "player_disqualified"
 REINSTATED = "player_reinstated"
 WITHDRAWN = "player_withdrawn"
 FORFEITED = "match_forfeited"
+# A match ruled a draw when negotiation failed (2020 on: `format.no_offers`, `format.no_fault`),
+# with the players it counts a forfeit for (`details["forfeit_ids"]`); a later `/td round
+# set-score` of the match (`SCORE_SET`) replaces the ruling, and its forfeits no longer count.
+RULED_DRAW = "match_ruled_draw"
+SCORE_SET = "score_set"
 INCIDENT_SUBJECT = "incident"
 
 
@@ -74,7 +79,42 @@ async def stage_of(session: AsyncSession, kind: StageKind) -> Stage | None:
 
 async def count_forfeits(session: AsyncSession, player_id: int) -> int:
     """Matches this player lost by forfeit that count for rule VI.F
-    (`match_conduct.counted_forfeits`: those a disqualification gave away do not)."""
+    (`match_conduct.counted_forfeits`: those a disqualification gave away do not), and the
+    matches ruled a draw with a forfeit for them (`format.no_offers`, 2020 on: "both players
+    will count as having forfeited a game")."""
+    lost = await _lost_by_forfeit(session, player_id)
+    drawn = await _drawn_with_forfeit(session, player_id)
+    return match_conduct.counted_forfeits([*lost, *(False for _ in range(drawn))])
+
+
+async def _drawn_with_forfeit(session: AsyncSession, player_id: int) -> int:
+    """The ruled draws that count a forfeit for `player_id` and still stand."""
+    ruled = (
+        await session.scalars(
+            select(AuditEntry).where(
+                AuditEntry.action == RULED_DRAW, AuditEntry.subject_type == "match"
+            )
+        )
+    ).all()
+    mine = [e for e in ruled if player_id in e.details.get("forfeit_ids", [])]
+    if not mine:
+        return 0
+    rescored = (
+        await session.scalars(
+            select(AuditEntry).where(
+                AuditEntry.action == SCORE_SET,
+                AuditEntry.subject_type == "match",
+                AuditEntry.subject_id.in_([e.subject_id for e in mine]),
+            )
+        )
+    ).all()
+    return sum(
+        1 for e in mine if not any(r.subject_id == e.subject_id and r.id > e.id for r in rescored)
+    )
+
+
+async def _lost_by_forfeit(session: AsyncSession, player_id: int) -> list[bool]:
+    """One flag per match `player_id` lost by forfeit: whether a disqualification gave it."""
     rows = (
         await session.scalars(
             select(Match).where(
@@ -86,7 +126,7 @@ async def count_forfeits(session: AsyncSession, player_id: int) -> int:
         )
     ).all()
     if not rows:
-        return 0
+        return []
     entries = (
         await session.scalars(
             select(AuditEntry).where(
@@ -97,7 +137,7 @@ async def count_forfeits(session: AsyncSession, player_id: int) -> int:
         )
     ).all()
     dq_matches = {e.subject_id for e in entries if e.details.get("by_disqualification")}
-    return match_conduct.counted_forfeits(m.id in dq_matches for m in rows)
+    return [m.id in dq_matches for m in rows]
 
 
 def snapshot(match: Match) -> dict[str, Any]:

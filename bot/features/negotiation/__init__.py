@@ -8,5 +8,6 @@ share: `TimeChecks`, the typed times read and checked, and plain functions), `of
 `TimeChecks`) by `bot.wiring`; what other features import is re-exported in `service.py`;
 `types.py`, `text.py` (the players' wording), `td_text.py` (the TD's), `cog.py` (/match, /offer,
 /accept, /reschedule, /choose, /timezone, /notify), `td_cog.py` (/td negotiation).
-Rules: `bot.rules.negotiation`, `bot.rules.timeinput`.
+Rules: `bot.rules.negotiation`, `bot.rules.timeinput`, `bot.rules.week` (the format's week),
+`bot.rules.no_agreement` (what no offers or no fault gives).
 """

@@ -35,10 +35,12 @@ from bot.rules.negotiation import (
 )
 from bot.rules.negotiation import counted_offer_times as rule_counted_times
 from bot.rules.timeinput import TimeInputError, parse_time, parse_times, zone_named
+from bot.rules.week import round_offsets
 from db.models import OfferKind, OfferState, Player, Round, TimeOffer
 
 # Only words that cannot be mistaken for a Lichess username (a player may be called "none").
 NOBODY = frozenset({"nobody", "no one"})
+SECOND, HOUR = timedelta(seconds=1), timedelta(hours=1)
 
 
 def record_of(offer: TimeOffer) -> OfferRecord:
@@ -56,13 +58,16 @@ def record_of(offer: TimeOffer) -> OfferRecord:
 
 
 def round_deadlines_of(round_: Round, config: Config) -> Deadlines:
-    """The round's offers deadline (rule V.C) and weekend check (rule V.H), configured."""
-    neg = config.negotiation
+    """The round's offers deadline (rule V.C) and weekend check (rule V.H), in the format's
+    week (`config.format.week`, `bot.rules.week.round_offsets`): the offers deadline is
+    checked a second after the last second it names (2019: Wednesday 23:59:59, checked at
+    Thursday 00:00; 2021 on: Friday 23:59:59, at Saturday 00:00)."""
+    offsets = round_offsets(config.format.week.rule_week())
     return round_deadlines(
         round_.starts_at,
         round_.deadline,
-        offers_due_hours=neg.offers_due_hours,
-        weekend_hours=neg.weekend_hours,
+        offers_due_hours=(offsets.offers_due + SECOND) / HOUR,
+        weekend_hours=offsets.weekend / HOUR,
     )
 
 

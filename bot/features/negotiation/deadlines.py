@@ -1,5 +1,8 @@
-"""The deadlines of rule V as due actions: an offer unanswered for a day (V.G), the end of
-Wednesday (V.C, V.E, V.F), the start of Saturday (V.H) and the reminders before a match.
+"""The deadlines of rule V as due actions: an offer unanswered for a day (V.G), the offers
+deadline (V.C, V.E, V.F; 2019: the end of Wednesday), the weekend (V.H; 2019: the start of
+Saturday) and the reminders before a match. The days are the format's week
+(`config.format.week`); what both players' missing offers give is the format's `no_offers`
+(2019: the TD assigns a time; 2020 on: a draw with a forfeit each).
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from bot.audit import Actor, record
 from bot.config import Config
 from bot.due import DueKind, Handler
 from bot.events import RoundPublished
+from bot.features.discipline.ruled_draw import rule_draw
 from bot.features.matches.context import (
+    MatchContext,
     context_by_id,
     mention,
     message_player,
@@ -39,6 +44,7 @@ from bot.features.negotiation.common import (
 )
 from bot.features.negotiation.notify import wants_reminders
 from bot.rules.negotiation import fault_at_offers_due, offers_to_remind, weekend_goes_to_td
+from bot.rules.no_agreement import NoAgreementOutcome, NoOffers, both_made_no_offers
 from bot.service import Service, Subscription
 from bot.td_alerts import notify_td
 from db.models import (
@@ -124,7 +130,8 @@ class NegotiationDeadlines(Service):
         )
 
     async def on_offers_due(self, session: AsyncSession, action: DueAction, now: datetime) -> None:
-        """End of Wednesday (rule V.C): one player short → the other chooses (V.E); both → TD."""
+        """The offers deadline (rule V.C): one player short → the other chooses (V.E); both →
+        the TD assigns (V.F), or a draw with a forfeit each (`format.no_offers`, 2020 on)."""
         ctx = await context_by_id(session, action.subject_id)
         if ctx.b is None or ctx.match.state is not MatchState.NEGOTIATING:
             return  # a bye, or a match agreed, under way or over
@@ -141,7 +148,12 @@ class NegotiationDeadlines(Service):
         )
         if fault == "none":
             return
-        if fault == "both":
+        outcome = both_made_no_offers(  # the format's rule (V.F in 2019; a draw 2020 on)
+            NoOffers(self.config.format.no_offers), games=self.config.tournament.match_games
+        )
+        if fault == "both" and not outcome.td_assigns:
+            await self._draw_without_offers(session, ctx, outcome, now)
+        elif fault == "both":
             ctx.match.td_assigns = True
             history = td_wording.history([offer_info(ctx, o) for o in offers])
             notify_td(
@@ -188,10 +200,40 @@ class NegotiationDeadlines(Service):
             details={"fault": fault},
         )
 
+    async def _draw_without_offers(
+        self, session: AsyncSession, ctx: MatchContext, outcome: NoAgreementOutcome, now: datetime
+    ) -> None:
+        """2020 on: both made no offers, so the match is a draw and each forfeited a game
+        (`format.no_offers: draw_both_forfeit_a_game`, `bot.rules.no_agreement`)."""
+        assert ctx.b is not None
+        a, b, match = ctx.a, ctx.b, ctx.match
+        required = self.config.negotiation.required_offers
+        score = outcome.game_score or (0.0, 0.0)
+        post_for_match(
+            session,
+            [a, b],
+            thread_id=ctx.thread_id,
+            now=now,
+            content=wording.no_offers_draw(mention(a), mention(b), *score),
+        )
+        await rule_draw(
+            session,
+            self.config,
+            self.events,
+            match=match,
+            outcome=outcome,
+            rule=f"no_offers:{self.config.format.no_offers}",
+            decided=td_wording.offers_due_draw_td(
+                match.id, a.lichess_username, b.lichess_username, required
+            ),
+            actor=Actor.job(),
+            now=now,
+        )
+
     async def on_weekend_check(
         self, session: AsyncSession, action: DueAction, now: datetime
     ) -> None:
-        """Start of Saturday (rule V.H): both made their offers but nothing agreed → the TD."""
+        """The weekend (rule V.H): both made their offers but nothing agreed → the TD."""
         ctx = await context_by_id(session, action.subject_id)
         if ctx.b is None:
             return
@@ -207,6 +249,7 @@ class NegotiationDeadlines(Service):
             required=self.config.negotiation.required_offers,
         ):
             return
+        weekend = self.config.format.week.weekend
         notify_td(
             session,
             self.config,
@@ -216,6 +259,7 @@ class NegotiationDeadlines(Service):
                 ctx.a.lichess_username,
                 ctx.b.lichess_username,
                 td_wording.history([offer_info(ctx, o) for o in offers]),
+                td_wording.week_point(weekend.weekday, weekend.time),
             ),
         )
         record(

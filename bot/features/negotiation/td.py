@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -10,10 +12,14 @@ from bot.clock import Clock
 from bot.config import Config
 from bot.errors import InvalidInput, WrongStage
 from bot.events import EventBus
+from bot.features.discipline.ruled_draw import rule_draw
 from bot.features.matches.context import (
+    MatchContext,
     context_by_id,
     load_context,
+    mention,
     message_player,
+    post_for_match,
 )
 from bot.features.negotiation import td_text as td_wording
 from bot.features.negotiation import text as wording
@@ -31,6 +37,7 @@ from bot.features.negotiation.types import (
 from bot.ids import valid_id
 from bot.lichess.client import LichessClient
 from bot.rules.negotiation import fault_outcome
+from bot.rules.no_agreement import NoAgreementOutcome, NoFault, no_fault_found
 from bot.service import Service
 from bot.td_alerts import notify_td
 from db.engine import transaction
@@ -124,6 +131,7 @@ class TDRulings(Service):
                 at_fault.id if at_fault else None, (a.id, b.id)
             )
             chooser = ctx.player(outcome.chooser)
+            draw = self._no_fault_draw() if at_fault is None else None
             changed = await session.execute(
                 update(Match)
                 .where(
@@ -131,7 +139,7 @@ class TDRulings(Service):
                     Match.agreed_time.is_(None),
                     Match.state == MatchState.NEGOTIATING,
                 )
-                .values(chooser_id=outcome.chooser, td_assigns=outcome.td_assigns)
+                .values(chooser_id=outcome.chooser, td_assigns=outcome.td_assigns and draw is None)
                 .execution_options(synchronize_session=False)
             )
             if rowcount(changed) != 1:
@@ -149,6 +157,9 @@ class TDRulings(Service):
                 action="negotiation_fault",
                 details={"at_fault": at_fault.lichess_username if at_fault else None},
             )
+            drawn = draw is not None
+            if draw is not None:
+                await self._draw(session, ctx, draw, td_id, now)
             if at_fault is not None and chooser is not None:
                 ask_to_choose(
                     session,
@@ -159,7 +170,7 @@ class TDRulings(Service):
                     wording.opponent_ruled_at_fault(at_fault.lichess_username),
                 )
                 dm(session, ctx, at_fault, now, wording.at_fault_ruling(chooser.lichess_username))
-            else:
+            elif not drawn:
                 for player in (a, b):
                     message_player(
                         session,
@@ -180,4 +191,43 @@ class TDRulings(Service):
             match_id,
             at_fault.lichess_username if at_fault else None,
             chooser.lichess_username if chooser else None,
+            drawn=drawn,
+        )
+
+    def _no_fault_draw(self) -> NoAgreementOutcome | None:
+        """Nobody at fault: the TD assigns a time (2019, rule V.I: None), or the match is a
+        draw (`format.no_fault: draw`, 2020 on; `bot.rules.no_agreement.no_fault_found`)."""
+        outcome = no_fault_found(
+            NoFault(self.config.format.no_fault), games=self.config.tournament.match_games
+        )
+        return None if outcome.td_assigns else outcome
+
+    async def _draw(
+        self,
+        session: AsyncSession,
+        ctx: MatchContext,
+        outcome: NoAgreementOutcome,
+        td_id: int,
+        now: datetime,
+    ) -> None:
+        """The ruled draw, told to both players in the match's thread."""
+        assert ctx.b is not None and outcome.game_score is not None
+        a, b = ctx.a, ctx.b
+        post_for_match(
+            session,
+            [a, b],
+            thread_id=ctx.thread_id,
+            now=now,
+            content=wording.no_fault_draw(mention(a), mention(b), *outcome.game_score),
+        )
+        await rule_draw(
+            session,
+            self.config,
+            self.events,
+            match=ctx.match,
+            outcome=outcome,
+            rule=f"no_fault:{self.config.format.no_fault}",
+            decided=td_wording.fault_reply(ctx.match.id, None, None, drawn=True),
+            actor=Actor.td(td_id),
+            now=now,
         )

@@ -44,7 +44,10 @@ async def fault(interaction: discord.Interaction, match: MatchId, player: Liches
         td_id=interaction.user.id, match_id=match, player_name=player
     )
     await interaction.response.send_message(
-        td_wording.fault_reply(ruling.match_id, ruling.at_fault, ruling.chooser), ephemeral=True
+        td_wording.fault_reply(
+            ruling.match_id, ruling.at_fault, ruling.chooser, drawn=ruling.drawn
+        ),
+        ephemeral=True,
     )
     await kick_outbox(interaction)
 

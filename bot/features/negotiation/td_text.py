@@ -20,9 +20,28 @@ def offers_due_both_td(match_id: int, a: str, b: str, history: str, required: in
     )
 
 
-def weekend_td(match_id: int, a: str, b: str, history: str) -> str:
+def offers_due_draw_td(match_id: int, a: str, b: str, required: int) -> str:
+    """To the TD: both made no offers and the format's rule (`format.no_offers`) drew it."""
     return (
-        f"Match {match_id}, **{a}** vs **{b}**: no time agreed by the start of Saturday "
+        f"Match {match_id}, **{a}** vs **{b}**: neither player made {required} offers by the "
+        "deadline, so the match was recorded as a draw with a forfeit for each "
+        "(format.no_offers: draw_both_forfeit_a_game)."
+    )
+
+
+def week_point(weekday: str, at: str) -> str:
+    """A boundary of the format's week as the TD reads it: "the start of Saturday" at
+    00:00, else "Saturday 12:00 UTC" (`at` is "HH:MM:SS", UTC)."""
+    day = weekday.capitalize()
+    if at == "00:00:00":
+        return f"the start of {day}"
+    return f"{day} {at.removesuffix(':00') if at.count(':') == 2 else at} UTC"
+
+
+def weekend_td(match_id: int, a: str, b: str, history: str, weekend: str) -> str:
+    """`weekend`: when the format's weekend starts (:func:`week_point`)."""
+    return (
+        f"Match {match_id}, **{a}** vs **{b}**: no time agreed by {weekend} "
         f"although both made their offers (rule V.H). Rule with "
         f"`/td negotiation fault match:{match_id} player:` (`{a}`, `{b}` or `nobody`).\n{history}"
     )
@@ -46,7 +65,14 @@ def unknown_fault_player(name: str, a: str, b: str) -> str:
     return f"`{name}` is not a player of this match: give `{a}`, `{b}` or `nobody`."
 
 
-def fault_reply(match_id: int, at_fault: str | None, chooser: str | None) -> str:
+def fault_reply(
+    match_id: int, at_fault: str | None, chooser: str | None, *, drawn: bool = False
+) -> str:
+    if drawn:
+        return (
+            f"Match {match_id}: nobody at fault, so it is recorded as a draw "
+            "(format.no_fault: draw); both players were told."
+        )
     if at_fault is None:
         return (
             f"Match {match_id}: nobody at fault. Assign the time with "

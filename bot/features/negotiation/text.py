@@ -408,6 +408,37 @@ def nobody_at_fault_dm() -> str:
     )
 
 
+NO_OFFERS_RULE = (
+    '"the match will count as a draw and both players will count as having forfeited a game"'
+)
+NO_FAULT_RULE = '"if no player is at fault then the match will be ruled as a draw"'
+
+
+def _score(a: float, b: float) -> str:
+    return f"{a:g}-{b:g}"
+
+
+def no_offers_draw(a: str, b: str, score_a: float, score_b: float) -> str:
+    """Both made no offers by the deadline and the format rules a draw (2020 on): told once
+    in the match's thread, `a` and `b` being mentions (by DM without a thread)."""
+    return (
+        f"{a} and {b}: neither of you made the required offers by the deadline (rule V.C), "
+        f"so under this championship's rules {NO_OFFERS_RULE}. The match is recorded as a "
+        f"draw, {_score(score_a, score_b)}, and each of you has one forfeit on record: a "
+        "player who forfeits in two different matches is disqualified (rule VI.F)."
+    )
+
+
+def no_fault_draw(a: str, b: str, score_a: float, score_b: float) -> str:
+    """The TD found nobody at fault and the format rules a draw (2020 on): told once in the
+    match's thread, `a` and `b` being mentions (by DM without a thread)."""
+    return (
+        f"{a} and {b}: the TD ruled that nobody is at fault for the failed negotiation, and "
+        f"under this championship's rules {NO_FAULT_RULE}. The match is recorded as a draw, "
+        f"{_score(score_a, score_b)}; no forfeit is counted."
+    )
+
+
 def both_missed_dm() -> str:
     return (
         "Neither player made the required offers in time (rule V.C), so the TD assigns the "

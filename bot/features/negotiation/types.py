@@ -75,6 +75,7 @@ class FaultRuling:
     match_id: int
     at_fault: str | None  # None: nobody, the TD assigns
     chooser: str | None
+    drawn: bool = False  # nobody at fault and the format rules a draw (format.no_fault)
 
 
 @dataclass(frozen=True)

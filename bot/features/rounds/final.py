@@ -14,12 +14,12 @@ from bot.audit import Actor, record
 from bot.config import Config
 from bot.due import cancel
 from bot.events import EventBus, StageFinished
-from bot.features.rounds import records
+from bot.features.rounds import records, weeks
 from bot.features.rounds import text as wording
 from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.records import announce
 from bot.features.rounds.types import PairingLine, RoundPreview
-from bot.rules.stages import final_players, final_window, next_monday
+from bot.rules.stages import final_players, final_window
 from bot.rules.withdrawals import final_pairing_after_withdrawal
 from bot.td_alerts import notify_td
 from db.models import Match, MatchState, Player, Round, RoundState, Stage, StageKind, StageState
@@ -58,7 +58,7 @@ class FinalStage:
             notify_td(session, self.config, now=now, content=wording.final_needs_td())
             return
         champion, challenger = by_name[finalists.first], by_name[finalists.second]
-        starts_at = next_monday(after)
+        starts_at = weeks.stage_start(self.config, after, "final_match")
         stage = records.new_stage(
             self.config,
             StageKind.FINAL,

@@ -22,13 +22,12 @@ from bot.errors import WrongStage
 from bot.events import EventBus, RoundPublished
 from bot.features.matches.context import mention, post_for_match
 from bot.features.matches.text import STAGE_LABELS
-from bot.features.rounds import pairing
+from bot.features.rounds import pairing, weeks
 from bot.features.rounds import text as wording
 from bot.features.rounds.records import DONE_STATES
 from bot.features.rounds.text import round_out_text, score_set_text
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.outbox import enqueue_channel
-from bot.rules import stages as stage_rules
 from bot.rules import swiss
 from db.models import (
     Match,
@@ -58,9 +57,8 @@ class RoundProgress:
         self.events = events
 
     def round_window(self, number: int) -> tuple[datetime, datetime]:
-        """Round N's week (rule IV.A): :func:`bot.rules.stages.round_window`."""
-        cfg = self.config.swiss
-        return stage_rules.round_window(cfg.first_round_start, cfg.round_days, number)
+        """Round N's week (rule IV.A), in the format's week (`bot.features.rounds.weeks`)."""
+        return weeks.round_times(self.config, weeks.first_round_start(self.config), number)
 
     async def entrants(self, session: AsyncSession) -> list[Player]:
         """Approved, not pre-seeded, not withdrawn or disqualified: best seeding rating

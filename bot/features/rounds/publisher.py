@@ -43,6 +43,7 @@ from bot.features.matches.round_post import (
     round_post_state,
 )
 from bot.features.rounds import text as wording
+from bot.features.rounds import weeks
 from bot.features.rounds.text import no_channel_text
 from bot.message_text import split_parts
 from bot.td_alerts import notify_td
@@ -382,5 +383,5 @@ class RoundPublisher:
         if stage is not None and stage.kind is StageKind.FINAL:
             return round_instructions(round_, None)  # no weekly deadlines (IV.C)
         negotiation = self.config.negotiation
-        offers_due = round_.starts_at + timedelta(hours=negotiation.offers_due_hours)
+        offers_due = weeks.offers_due(self.config, round_.starts_at)  # the format's week
         return round_instructions(round_, (negotiation.required_offers, offers_due))

@@ -4,7 +4,7 @@ the Berger order, one a week, their results and ranking, and what a finished sta
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.audit import Actor
 from bot.config import Config
 from bot.due import cancel
+from bot.features.rounds import weeks
 from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.records import DONE_STATES, players
 from bot.features.rounds.types import PairingLine, RoundPreview
@@ -40,16 +41,8 @@ class RobinRounds:
             (pa, sa), (pb, sb) = by_id[a], by_id[b]
             lines.append(PairingLine(board, pa.lichess_username, sa, pb.lichess_username, sb))
         assert stage.started_at is not None
-        days = timedelta(days=self.config.swiss.round_days)
-        starts_at = stage.started_at + (number - 1) * days
-        preview = RoundPreview(
-            number,
-            len(schedule),
-            len(field),
-            starts_at,
-            starts_at + days - timedelta(seconds=1),
-            lines,
-        )
+        starts_at, deadline = weeks.round_times(self.config, stage.started_at, number)
+        preview = RoundPreview(number, len(schedule), len(field), starts_at, deadline, lines)
         published = await self.progress.publish(session, stage, preview, actor, now)
         await self._settle_absent(session, stage, published, field, now)
         return published

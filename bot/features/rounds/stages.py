@@ -21,6 +21,7 @@ from bot.audit import Actor, record
 from bot.config import Config
 from bot.events import EventBus, RoundComplete, StageFinished
 from bot.features.rounds import text as wording
+from bot.features.rounds import weeks
 from bot.features.rounds.final import FinalStage
 from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.records import (
@@ -42,7 +43,7 @@ from bot.features.rounds.types import ResultRecorded
 from bot.rules import candidates as berger
 from bot.rules import stages as stage_rules
 from bot.rules import swiss_table
-from bot.rules.stages import CANDIDATES, SWISS, RoundStep, next_monday
+from bot.rules.stages import CANDIDATES, SWISS, RoundStep
 from bot.td_alerts import notify_td
 from db.models import Player, Round, RoundState, Stage, StageKind, StageState
 
@@ -160,7 +161,7 @@ class StageFlow:
         tiebreak = new_stage(
             self.config,
             StageKind.TIEBREAK,
-            started_at=next_monday(last.deadline),
+            started_at=weeks.stage_start(self.config, last.deadline, None),
             seeding=[names[p].id for p in tied],
             total_rounds=len(berger.schedule(tied)),
         )
@@ -237,7 +238,7 @@ class StageFlow:
         stage = new_stage(
             self.config,
             StageKind.CANDIDATES,
-            started_at=next_monday(after),
+            started_at=weeks.stage_start(self.config, after, "round_robin"),
             seeding=[p.id for p in field],
             total_rounds=len(berger.schedule([p.lichess_id for p in field])),
         )
