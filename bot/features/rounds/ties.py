@@ -79,7 +79,7 @@ class StageTies(Service):
                 return TieChoice(player.lichess_username, done=False)
             await session.delete(raw)
             await session.flush()
-            if stage.kind is StageKind.TIEBREAK:
+            if stage.kind in (StageKind.TIEBREAK, StageKind.SWISS):
                 swiss = await stage_of(session, StageKind.SWISS)
                 sure = await outcome(session, swiss)
                 await self.flow.qualify_after_tiebreak(
