@@ -39,8 +39,7 @@ def qualification_lines(
                 + "."
             )
         then = (
-            f"They play 10-game tiebreak matches for {places - len(sure)} place(s) "
-            "(rule III.E.5)."
+            f"They play 10-game tiebreak matches for {places - len(sure)} place(s) (rule III.E.5)."
             if matches
             else f"The TD decides who takes the {places - len(sure)} place(s) left."
         )

@@ -239,8 +239,7 @@ async def test_without_tiebreak_matches_a_tie_the_chain_leaves_is_the_tds(
         assert await stage_of(sessions, StageKind.CANDIDATES) is None
         posts = await announcements(sessions)
         assert any(
-            "Tied across place 3 after every tiebreak: Ira, Ann, Cid, Eve. The TD decides"
-            in p
+            "Tied across place 3 after every tiebreak: Ira, Ann, Cid, Eve. The TD decides" in p
             for p in posts
         ), posts
         (ask,) = [m for m in await td_messages(sessions) if "leave to you" in m.content]
