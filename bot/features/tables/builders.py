@@ -1,9 +1,9 @@
 """Tables from plain data: the Swiss standings, the Candidates crosstable, the Final.
 
 Pure functions: the numbers come from the rules (`bot.rules.tiebreaks.swiss_ranking` by the
-format's chain, `bot.rules.candidates.standings`, `bot.rules.final`), never recomputed here; this module
-only lays them out. Every cell is plain ASCII, so the picture's font has every glyph and the
-text version lines up in any monospace font.
+format's chain, `bot.rules.candidates.standings`, `bot.rules.final`), never recomputed here;
+this module only lays them out. Every cell is plain ASCII, so the picture's font has every
+glyph and the text version lines up in any monospace font.
 
 Rows are numbered by their line in the table ("No"); where the rules leave players equal on
 everything (a shared rank), the footnote says so. A Swiss round cell names the opponent by
