@@ -14,10 +14,11 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import Protocol
 
 from bot.rules.candidates import CandidateStanding, winner_and_runner_up
 from bot.rules.match import is_over
-from bot.rules.swiss_table import Standing, tiebreak_groups
+from bot.rules.tiebreaks import tied_across_cut
 
 
 def round_window(first_start: datetime, round_days: int, number: int) -> tuple[datetime, datetime]:
@@ -152,20 +153,39 @@ def next_stage(finished: str, *, tie_across_cut: bool = False) -> str:
 # --- who plays the next stage (rules III.C, III.D, III.E.4-5, III.F.3) -------------------
 
 
-def swiss_qualifiers(table: Sequence[Standing], places: int) -> tuple[list[str], list[str]]:
+class SwissPlace(Protocol):
+    """A row of a Swiss table ranked by any chain (`bot.rules.swiss_table.Standing`, the
+    2019 table; `bot.rules.tiebreaks.SwissRow`, a format's chain)."""
+
+    @property
+    def player(self) -> str: ...
+
+    @property
+    def rank(self) -> int: ...
+
+    @property
+    def withdrawn(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class _Place:
+    player: str
+    rank: int
+
+
+def swiss_qualifiers(table: Sequence[SwissPlace], places: int) -> tuple[list[str], list[str]]:
     """Rule 3.5.4 (III.E.4): the best `places` of the Swiss go to the Candidates; players
-    tied across the last place after both tiebreaks play tiebreak matches (rule 3.5.5,
-    III.E.5, :func:`bot.rules.swiss_table.tiebreak_groups`). Players who left take no place
-    (rule 8.1, VIII.A). Returns (sure qualifiers best first, the tied group)."""
-    active = [row for row in table if not row.withdrawn]
-    ranks = shared_ranks([(row.player, row.rank) for row in active])
-    reranked = [replace(row, rank=rank) for row, (_, rank) in zip(active, ranks, strict=True)]
-    groups = tiebreak_groups(reranked, places)
+    still tied across the last place after the stage's tiebreak chain (2019: both
+    tiebreaks) play tiebreak matches or are the TD's (rule 3.5.5, III.E.5,
+    :func:`bot.rules.tiebreaks.tied_across_cut`). Players who left take no place (rule 8.1,
+    VIII.A). Returns (sure qualifiers best first, the tied group)."""
+    ranks = shared_ranks([(row.player, row.rank) for row in table if not row.withdrawn])
+    groups = tied_across_cut([_Place(player, rank) for player, rank in ranks], places)
     if not groups:
-        return [row.player for row in reranked[:places]], []
+        return [player for player, _ in ranks[:places]], []
     tied = groups[0]
-    rank = min(row.rank for row in reranked if row.player in tied)
-    return [row.player for row in reranked if row.rank < rank], tied
+    rank = min(r for player, r in ranks if player in tied)
+    return [player for player, r in ranks if r < rank], tied
 
 
 @dataclass(frozen=True)

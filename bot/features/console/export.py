@@ -68,7 +68,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "audit": (
         "id", "at", "actor", "actor_id", "action", "subject_type", "subject_id", "details",
     ),
-    "standings": (*(f.name for f in fields(StandingRow)), "stage_state"),
+    "standings": (*(f.name for f in fields(StandingRow) if f.name != "tiebreaks"), "stage_state"),
 }  # fmt: skip
 TABLES = tuple(COLUMNS)
 
@@ -262,11 +262,25 @@ def tables(snapshot: Snapshot, standings: list[StageTable]) -> dict[str, list[Ro
             }
             for a in snapshot.audit
         ],
-        "standings": [
-            {**asdict(row), "stage_state": table.state} for table in standings for row in table.rows
-        ],
+        "standings": [_standing(row, table.state) for table in standings for row in table.rows],
     }
     return out
+
+
+def _standing(row: StandingRow, state: str) -> Row:
+    """A standings row: its fields, the Swiss chain's other tiebreaks as columns of their
+    own (named by their keys: `cumulative`, `kashdan`, ...), then the stage's state."""
+    fields_ = {k: v for k, v in asdict(row).items() if k != "tiebreaks"}
+    return {**fields_, **dict(row.tiebreaks), "stage_state": state}
+
+
+def _columns(table: str, rows: list[Row]) -> list[str]:
+    """A table's CSV header: its columns, then any a row adds (the standings' tiebreaks of
+    the format's chain beyond the 2019 ones), in the order they first come."""
+    columns = list(COLUMNS[table])
+    for row in rows:
+        columns.extend(key for key in row if key not in columns)
+    return columns
 
 
 def write_json(data: dict[str, list[Row]], directory: Path) -> list[Path]:
@@ -293,7 +307,7 @@ def write_csv(data: dict[str, list[Row]], directory: Path) -> list[Path]:
     for table in TABLES:
         path = directory / f"{table}.csv"
         with path.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=COLUMNS[table])
+            writer = csv.DictWriter(handle, fieldnames=_columns(table, data[table]))
             writer.writeheader()
             for row in data[table]:
                 writer.writerow({key: _cell(value) for key, value in row.items()})

@@ -2,7 +2,8 @@
 and the Candidates (rule III.F.3), and the Final game by game.
 
 Each table is computed as the rounds feature computes it: the Swiss with
-`bot.rules.swiss.standings` over the decided matches of the stage's seeding; a round robin
+`bot.rules.tiebreaks.swiss_ranking` by the format's tiebreak chain over the decided matches
+of the stage's seeding, round by round; a round robin
 stage with `bot.rules.candidates.standings` over its decided matches, where a match
 forfeited without a winner (rule VIII.B: disregarded) counts for nobody.
 """
@@ -16,11 +17,16 @@ from bot.features.console.snapshot import Snapshot
 from bot.features.console.types import FinalGame, StageTable, StandingRow
 from bot.features.discipline.common import robin_match_result
 from bot.features.matches.text import game_link
+from bot.format.swiss import swiss_stage
 from bot.rules import candidates, swiss
+from bot.rules.tiebreaks import SwissTiebreak, swiss_ranking
 from db.models import Match, MatchState, Player, RoundState, Stage, StageKind, StageState
 
 STAGES = tuple(kind.value for kind in StageKind)  # swiss, tiebreak, candidates, final
 DECIDED = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
+WINS, MEDIAN_BUCHHOLZ = SwissTiebreak.WINS_AGAINST_TIED, SwissTiebreak.MEDIAN_BUCHHOLZ
+# The Swiss tiebreaks a row has a field of its own for (the 2019 chain's).
+COLUMNS_2019 = (WINS, MEDIAN_BUCHHOLZ)
 
 
 def stage_tables(snapshot: Snapshot, config: Config) -> list[StageTable]:
@@ -45,7 +51,7 @@ def stage_table(snapshot: Snapshot, config: Config, kind: str) -> StageTable:
     if stage.state is StageState.PLANNED:
         return head
     if stage.kind is StageKind.SWISS:
-        return replace(head, rows=_swiss(snapshot, stage, config.swiss.short_median_buchholz))
+        return replace(head, rows=_swiss(snapshot, stage, config))
     if stage.kind in (StageKind.TIEBREAK, StageKind.CANDIDATES):
         return replace(head, rows=_robin(snapshot, stage, config))
     return _final(snapshot, stage, head)
@@ -67,21 +73,28 @@ def _gone(player: Player) -> bool:
     return player.withdrawn_at is not None or player.disqualified_at is not None
 
 
-def _swiss(snapshot: Snapshot, stage: Stage, short_median_buchholz: str) -> list[StandingRow]:
+def _swiss(snapshot: Snapshot, stage: Stage, config: Config) -> list[StandingRow]:
+    """The Swiss ranked by the format's tiebreak chain (rule III.E.5)."""
     players = _seeded(snapshot, stage)
     by_id = snapshot.players_by_id
-    results: list[swiss.Result] = []
+    number = {r.id: r.number for r in snapshot.rounds_of(stage)}
+    by_round: list[list[swiss.Result]] = [[] for _ in range(max(number.values(), default=0))]
     for m in snapshot.matches_of(stage):
         if m.state not in DECIDED:
             continue
         b = by_id[m.player_b_id].lichess_id if m.player_b_id else None
-        results.append((by_id[m.player_a_id].lichess_id, b, m.points_a or 0.0, m.points_b or 0.0))
+        by_round[number[m.round_id] - 1].append(
+            (by_id[m.player_a_id].lichess_id, b, m.points_a or 0.0, m.points_b or 0.0)
+        )
     withdrawn = {p.lichess_id for p in players if _gone(p)}
-    table = swiss.standings(
+    settings = swiss_stage(config.format)
+    table = swiss_ranking(
         [p.lichess_id for p in players],
-        results,
+        by_round,
+        settings.tiebreaks,
+        bye_points=settings.bye_points,
+        short_median_buchholz=config.swiss.short_median_buchholz,
         withdrawn=withdrawn,
-        short_median_buchholz=short_median_buchholz,
     )
     known = {p.lichess_id: p for p in players}
     return [
@@ -91,11 +104,15 @@ def _swiss(snapshot: Snapshot, stage: Stage, short_median_buchholz: str) -> list
             player_id=known[row.player].id,
             player=known[row.player].lichess_username,
             points=row.points,
-            wins_vs_tied=row.wins_vs_tied,
-            median_buchholz=row.median_buchholz,
+            wins_vs_tied=int(values[WINS]) if WINS in values else None,
+            median_buchholz=values.get(MEDIAN_BUCHHOLZ),
             withdrawn=row.player in withdrawn,
+            tiebreaks=tuple(
+                (key.value, value) for key, value in row.tiebreaks if key not in COLUMNS_2019
+            ),
         )
         for row in table
+        for values in [dict(row.tiebreaks)]
     ]
 
 

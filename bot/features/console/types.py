@@ -41,7 +41,8 @@ class CommandEntry:
 
 @dataclass(frozen=True)
 class StandingRow:
-    """One row of a stage's table; the tiebreak columns a stage does not use stay None."""
+    """One row of a stage's table; the tiebreak columns a stage (or the format's Swiss
+    tiebreak chain) does not use stay None."""
 
     stage: str
     rank: int
@@ -53,6 +54,9 @@ class StandingRow:
     game_points: float | None = None  # Candidates (rule III.F.3)
     matches: int | None = None  # Candidates: matches counted
     withdrawn: bool = False
+    # Swiss: the format chain's other tiebreaks (cumulative, kashdan, sonneborn_berger,
+    # seed) as (key, value), in the chain's order; the export gives each a column
+    tiebreaks: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -14,5 +14,6 @@ between stages, and each new stage row named from the format), `publisher.py` (t
 pairings post and threads in Discord), `types.py`, `text.py` (every word), `stage_text.py`
 (the final Swiss and Candidates tables as posted), `cog.py` (the tie buttons; no player
 commands), `td_cog.py` (/td round). /standings and /pairings are in `bot.features.tables`.
-Rules: `bot.rules.stages`, `bot.rules.swiss`, `bot.rules.swiss_table`, `bot.rules.candidates`.
+Rules: `bot.rules.stages`, `bot.rules.swiss`, `bot.rules.swiss_table`, `bot.rules.tiebreaks`
+(the Swiss by the format's chain), `bot.rules.candidates`.
 """

@@ -27,8 +27,10 @@ from bot.features.rounds import text as wording
 from bot.features.rounds.records import DONE_STATES
 from bot.features.rounds.text import round_out_text, score_set_text
 from bot.features.rounds.types import PairingLine, RoundPreview
+from bot.format.swiss import swiss_stage
 from bot.outbox import enqueue_channel
 from bot.rules import swiss
+from bot.rules.tiebreaks import SwissRow, swiss_ranking
 from db.models import (
     Match,
     MatchState,
@@ -208,6 +210,30 @@ class RoundProgress:
     async def swiss_state(
         self, session: AsyncSession
     ) -> tuple[Stage, list[Player], list[swiss.Result], set[str], list[Round]]:
+        stage, players, by_round, withdrawn = await self._swiss_rounds(session)
+        results = [result for results in by_round for result in results]
+        return stage, players, results, withdrawn, list(stage.rounds)
+
+    async def swiss_table(self, session: AsyncSession) -> tuple[list[Player], list[SwissRow]]:
+        """The Swiss players in seeding order, and the table ranked by the format's tiebreak
+        chain (rule III.E.5; `bot.rules.tiebreaks.swiss_ranking`)."""
+        _, players, by_round, withdrawn = await self._swiss_rounds(session)
+        settings = swiss_stage(self.config.format)
+        table = swiss_ranking(
+            [p.lichess_id for p in players],
+            by_round,
+            settings.tiebreaks,
+            bye_points=settings.bye_points,
+            short_median_buchholz=self.config.swiss.short_median_buchholz,
+            withdrawn=withdrawn,
+        )
+        return players, table
+
+    async def _swiss_rounds(
+        self, session: AsyncSession
+    ) -> tuple[Stage, list[Player], list[list[swiss.Result]], set[str]]:
+        """The Swiss stage, its players in seeding order, the decided results round by
+        round (round 1 first) and who left."""
         stage = await session.scalar(
             select(Stage).where(Stage.kind == StageKind.SWISS).options(selectinload(Stage.rounds))
         )
@@ -218,17 +244,17 @@ class RoundProgress:
             for p in (await session.scalars(select(Player).where(Player.id.in_(stage.seeding))))
         }
         players = [by_id[pid] for pid in stage.seeding]
-        round_ids = [r.id for r in stage.rounds]
-        matches = (await session.scalars(select(Match).where(Match.round_id.in_(round_ids)))).all()
-        results: list[swiss.Result] = []
+        number = {r.id: r.number for r in stage.rounds}
+        matches = (await session.scalars(select(Match).where(Match.round_id.in_(number)))).all()
+        by_round: list[list[swiss.Result]] = [[] for _ in range(max(number.values(), default=0))]
         for m in matches:
             if m.state not in DONE_STATES:
                 continue
             a = by_id[m.player_a_id].lichess_id
             b = by_id[m.player_b_id].lichess_id if m.player_b_id else None
-            results.append((a, b, m.points_a or 0.0, m.points_b or 0.0))
+            by_round[number[m.round_id] - 1].append((a, b, m.points_a or 0.0, m.points_b or 0.0))
         withdrawn = {p.lichess_id for p in players if p.withdrawn_at or p.disqualified_at}
-        return stage, players, results, withdrawn, list(stage.rounds)
+        return stage, players, by_round, withdrawn
 
     async def post_result(self, session: AsyncSession, match: Match, now: datetime) -> None:
         """A score the TD recorded is a ruling about the match: its record, once, in the

@@ -40,9 +40,9 @@ from bot.features.rounds.records import (
 from bot.features.rounds.robin import RobinRounds
 from bot.features.rounds.stage_text import candidates_lines, qualification_lines
 from bot.features.rounds.types import ResultRecorded
+from bot.format.swiss import swiss_stage
 from bot.rules import candidates as berger
 from bot.rules import stages as stage_rules
-from bot.rules import swiss_table
 from bot.rules.stages import CANDIDATES, SWISS, RoundStep
 from bot.td_alerts import notify_td
 from db.models import Player, Round, RoundState, Stage, StageKind, StageState
@@ -132,13 +132,11 @@ class StageFlow:
     async def _after_swiss(
         self, session: AsyncSession, stage: Stage, last: Round, actor: Actor, now: datetime
     ) -> None:
-        _, players, results, withdrawn, _ = await self.progress.swiss_state(session)
-        table = swiss_table.standings(
-            [p.lichess_id for p in players],
-            results,
-            withdrawn=withdrawn,
-            short_median_buchholz=self.config.swiss.short_median_buchholz,
-        )
+        """The Swiss table by the format's tiebreak chain decides the qualifiers; players
+        still tied across the last place play tiebreak matches (rule III.E.5) or, when the
+        format has none, are the TD's to break with the tie buttons."""
+        players, table = await self.progress.swiss_table(session)
+        settings = swiss_stage(self.config.format)
         names = {p.lichess_id: p for p in players}
         places = self.config.swiss.qualifiers
         sure, tied = stage_rules.swiss_qualifiers(table, places)
@@ -148,7 +146,12 @@ class StageFlow:
             now,
             "\n".join(
                 qualification_lines(
-                    [(names[r.player].lichess_username, r) for r in table], places, sure, tied
+                    [(names[r.player].lichess_username, r) for r in table],
+                    places,
+                    sure,
+                    tied,
+                    chain=len(settings.tiebreaks),
+                    matches=settings.tiebreak_matches,
                 )
             ),
         )
@@ -158,6 +161,10 @@ class StageFlow:
             )
             return
         await save_outcome(session, stage, [names[p].id for p in sure], now)
+        if not settings.tiebreak_matches:
+            tie = stage_rules.TieState([], tied, places - len(sure))
+            await self._ask_td(session, stage, tie, now)
+            return
         tiebreak = new_stage(
             self.config,
             StageKind.TIEBREAK,

@@ -219,13 +219,15 @@ def challenger_to_td(challenger: str, runner_up: str | None) -> str:
 
 def tie_question(kind: StageKind, tied: list[str], *, challenger_decided: bool, places: int) -> str:
     """To the TD: a tie the rules leave to them, one button per tied player follows."""
-    if kind is StageKind.TIEBREAK:
+    if kind in (StageKind.TIEBREAK, StageKind.SWISS):
         what = "qualify for the Candidates"
     else:
         what = "be the runner-up" if challenger_decided else "be the Challenger"
     count = f" ({places} places)." if places > 1 else "."
+    stage = "Swiss (its tiebreaks leave a tie and the format has no tiebreak matches)"
+    name = stage if kind is StageKind.SWISS else kind.value
     return (
-        f"⚖️ The {kind.value} ends with a tie the rules leave to you: {', '.join(tied)}. "
+        f"⚖️ The {name} ends with a tie the rules leave to you: {', '.join(tied)}. "
         f"Press who should {what}{count}"
     )
 

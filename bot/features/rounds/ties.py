@@ -79,7 +79,7 @@ class StageTies(Service):
                 return TieChoice(player.lichess_username, done=False)
             await session.delete(raw)
             await session.flush()
-            if stage.kind is StageKind.TIEBREAK:
+            if stage.kind in (StageKind.TIEBREAK, StageKind.SWISS):
                 sure = await outcome(session, await swiss_of(session, stage))
                 await self.flow.qualify_after_tiebreak(
                     session, stage, sure, after.decided, actor, now

@@ -5,6 +5,6 @@ Candidates crosstable, the Final game by game, and the boards of any round.
 plain data: `swiss_table`, `candidates_table`, `final_table`; the stage code calls them
 too), `render.py` (a table as a PNG with Pillow, and as monospace text), `service.py`
 (reads the stages from the database; posts the standings after each round), `text.py`,
-`cog.py` (/standings, /pairings). Rules: `bot.rules.swiss_table`, `bot.rules.candidates`,
-`bot.rules.final`.
+`cog.py` (/standings, /pairings). Rules: `bot.rules.tiebreaks` (the Swiss by the format's
+chain), `bot.rules.swiss_table`, `bot.rules.candidates`, `bot.rules.final`.
 """

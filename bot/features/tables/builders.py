@@ -1,9 +1,9 @@
 """Tables from plain data: the Swiss standings, the Candidates crosstable, the Final.
 
-Pure functions: the numbers come from the rules (`bot.rules.swiss_table.standings`,
-`bot.rules.candidates.standings`, `bot.rules.final`), never recomputed here; this module
-only lays them out. Every cell is plain ASCII, so the picture's font has every glyph and the
-text version lines up in any monospace font.
+Pure functions: the numbers come from the rules (`bot.rules.tiebreaks.swiss_ranking` by the
+format's chain, `bot.rules.candidates.standings`, `bot.rules.final`), never recomputed here;
+this module only lays them out. Every cell is plain ASCII, so the picture's font has every
+glyph and the text version lines up in any monospace font.
 
 Rows are numbered by their line in the table ("No"); where the rules leave players equal on
 everything (a shared rank), the footnote says so. A Swiss round cell names the opponent by
@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
+from bot.features.tables import text as wording
 from bot.features.tables.types import Align, FinalGame, SwissPairing, Table
 from bot.rules import candidates, final, final_schemes
 from bot.rules import stages as stage_rules
 from bot.rules import swiss_table as swiss_rules
+from bot.rules.tiebreaks import SWISS_CHAIN_2019, SwissRow, SwissTiebreak, swiss_ranking
 
 __all__ = [
     "candidates_table",
@@ -68,6 +70,60 @@ def _sign(mine: float, theirs: float) -> str:
     return "="
 
 
+def _rounds_results(pairings: Sequence[SwissPairing]) -> list[list[swiss_rules.Result]]:
+    """The decided boards (and every bye) round by round, round 1 first."""
+    last = max((p.round for p in pairings), default=0)
+    by_round: list[list[swiss_rules.Result]] = [[] for _ in range(last)]
+    for p in pairings:
+        if p.points_a is not None or p.b is None:
+            by_round[p.round - 1].append((p.a, p.b, p.points_a or 0.0, p.points_b or 0.0))
+    return by_round
+
+
+def _ranked(
+    seeding: Sequence[str],
+    pairings: Sequence[SwissPairing],
+    keys: tuple[SwissTiebreak, ...],
+    withdrawn: Collection[str],
+    short_median_buchholz: str,
+    bye_points: float,
+) -> list[SwissRow]:
+    """The rows by the chain. The 2019 chain is `bot.rules.swiss_table.standings` itself
+    (which `swiss_ranking` equals on it), read from the boards as they come."""
+    if keys != SWISS_CHAIN_2019:
+        return swiss_ranking(
+            seeding,
+            _rounds_results(pairings),
+            keys,
+            bye_points=bye_points,
+            short_median_buchholz=short_median_buchholz,
+            withdrawn=withdrawn,
+        )
+    results = [r for round_results in _rounds_results(pairings) for r in round_results]
+    return [
+        SwissRow(
+            player=row.player,
+            points=row.points,
+            tiebreaks=(
+                (SwissTiebreak.WINS_AGAINST_TIED, float(row.wins_vs_tied)),
+                (SwissTiebreak.MEDIAN_BUCHHOLZ, row.median_buchholz),
+            ),
+            rank=row.rank,
+            seed=row.seed,
+            withdrawn=row.withdrawn,
+        )
+        for row in swiss_rules.standings(
+            seeding, results, withdrawn=withdrawn, short_median_buchholz=short_median_buchholz
+        )
+    ]
+
+
+def _tiebreak_cell(key: SwissTiebreak, row: SwissRow) -> str:
+    value = row.value(key)
+    whole = key in (SwissTiebreak.WINS_AGAINST_TIED, SwissTiebreak.SEED)
+    return str(int(value)) if whole else points(value)
+
+
 def swiss_table(
     seeding: Sequence[str],
     pairings: Sequence[SwissPairing],
@@ -78,24 +134,22 @@ def swiss_table(
     qualifiers: int = 0,
     title: str = "Qualification standings",
     short_median_buchholz: str = "sum",
+    chain: Sequence[str] = SWISS_CHAIN_2019,
+    bye_points: float = 1.0,
 ) -> Table:
-    """The Swiss table: #, player, points, wins vs tied, Median-Buchholz, then R1..Rn.
+    """The Swiss table: #, player, points, the chain's tiebreaks, then R1..Rn.
 
     ``seeding`` are the player keys best seed first, ``pairings`` every board of the rounds
     so far, ``names`` the display name of each key (default: the key). The rows and their
-    numbers are `bot.rules.swiss_table.standings` over the decided boards. ``rounds`` is the
+    numbers are `bot.rules.tiebreaks.swiss_ranking` by the stage's tiebreak ``chain`` over
+    the decided boards (2019: wins against tied players, then Median-Buchholz, shown as
+    "WvT" and "MBH"; any other chain: one column per key, named in words). ``rounds`` is the
     number of round columns (default: the last round in ``pairings``). The rows ranked in
     the top ``qualifiers`` (withdrawn players left out) are highlighted.
     """
     shown = names or {}
-    results: list[swiss_rules.Result] = [
-        (p.a, p.b, p.points_a or 0.0, p.points_b or 0.0)
-        for p in pairings
-        if p.points_a is not None or p.b is None
-    ]
-    table = swiss_rules.standings(
-        seeding, results, withdrawn=withdrawn, short_median_buchholz=short_median_buchholz
-    )
+    keys = tuple(SwissTiebreak(key) for key in chain)
+    table = _ranked(seeding, pairings, keys, withdrawn, short_median_buchholz, bye_points)
     place = {row.player: position for position, row in enumerate(table, start=1)}
     columns = rounds if rounds is not None else max((p.round for p in pairings), default=0)
     cells: dict[tuple[str, int], str] = {}
@@ -117,24 +171,27 @@ def swiss_table(
             str(position),
             shown.get(row.player, row.player) + (WITHDRAWN if row.withdrawn else ""),
             points(row.points),
-            str(row.wins_vs_tied),
-            points(row.median_buchholz),
+            *(_tiebreak_cell(key, row) for key in keys),
             *(cells.get((row.player, r), "") for r in range(1, columns + 1)),
         )
         for position, row in enumerate(table, start=1)
     )
     footnote = (
-        "No: line. Pts: points. WvT: wins against players on the same points. MBH: "
-        "Median-Buchholz (rule III.E.5). R1...: the opponent's No, + won, = drawn, - lost, "
-        "f by forfeit, no sign still to play."
+        wording.swiss_legend(keys)
         + (" (wd): withdrawn or disqualified." if any(r.withdrawn for r in table) else "")
         + _shared_ranks([r.rank for r in table])
     )
-    align: tuple[Align, ...] = ("right", "left", "right", "right", "right")
+    align: tuple[Align, ...] = ("right", "left", "right", *((RIGHT,) * len(keys)))
     through = _through([(r.player, r.rank) for r in table if not r.withdrawn], qualifiers)
     return Table(
         title=title,
-        headers=("No", "Player", "Pts", "WvT", "MBH", *(f"R{r}" for r in range(1, columns + 1))),
+        headers=(
+            "No",
+            "Player",
+            "Pts",
+            *wording.swiss_tiebreak_headers(keys),
+            *(f"R{r}" for r in range(1, columns + 1)),
+        ),
         rows=rows,
         align=align + (RIGHT,) * columns,
         highlight=tuple(r.player in through for r in table) if qualifiers else (),

@@ -33,8 +33,10 @@ from bot.features.tables.builders import (
 from bot.features.tables.pictures import StandingsPictures
 from bot.features.tables.render import STANDINGS_PICTURE, render_text
 from bot.features.tables.types import BoardLine, FinalGame, RoundPairings, SwissPairing, Table
+from bot.format.swiss import swiss_stage
 from bot.outbox import enqueue_channel
 from bot.rules import final, final_schemes
+from bot.rules.tiebreaks import SWISS_CHAIN_2019
 from bot.service import Service, Subscription
 from db.models import (
     Game,
@@ -273,6 +275,7 @@ class TablesService(Service):
         title = wording.swiss_title(
             self.config.tournament.short_name, at, stage.total_rounds, finished
         )
+        swiss = swiss_stage(self.config.format)
         return _swiss_table(
             seeding,
             boards,
@@ -280,6 +283,8 @@ class TablesService(Service):
             self.config.swiss.qualifiers,
             title,
             self.config.swiss.short_median_buchholz,
+            swiss.tiebreaks,
+            swiss.bye_points,
         )
 
     async def _robin(
@@ -413,10 +418,12 @@ def _swiss_table(
     qualifiers: int,
     title: str,
     short_median_buchholz: str = "sum",
+    chain: tuple[str, ...] = SWISS_CHAIN_2019,
+    bye_points: float = 1.0,
 ) -> Table:
-    """`swiss_table` of the seeding and the boards, once per content: the tables are
-    immutable values, and /standings asks for the same one again and again between two
-    results."""
+    """`swiss_table` of the seeding and the boards by the stage's tiebreak ``chain``, once
+    per content: the tables are immutable values, and /standings asks for the same one
+    again and again between two results."""
     keys = {pid: key for pid, key, _, _ in seeding}
     pairings = []
     for round_number, a_id, b_id, points_a, points_b, forfeit in boards:
@@ -435,6 +442,8 @@ def _swiss_table(
         qualifiers=qualifiers,
         title=title,
         short_median_buchholz=short_median_buchholz,
+        chain=chain,
+        bye_points=bye_points,
     )
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from discord.utils import escape_markdown
 
 from bot.features.tables.types import BoardLine, RoundPairings
+from bot.rules.tiebreaks import SWISS_CHAIN_2019, SwissTiebreak
 from bot.timefmt import discord_time
 
 LIMIT = 1990
@@ -76,6 +77,56 @@ def final_blocks_note(blocks: Sequence[tuple[str, int, int, float, float]]) -> s
         )
         parts.append(f"{name}: {_score(a)}-{_score(b)}")
     return (" " + "; ".join(parts) + ".") if parts else ""
+
+
+# --------------------------------------------------------------------------- the Swiss table
+
+_T = SwissTiebreak
+#: Each tiebreak's column: its header and what it is, in words a player understands.
+SWISS_TIEBREAK_COLUMNS: dict[SwissTiebreak, tuple[str, str]] = {
+    _T.WINS_AGAINST_TIED: ("Wins v tied", "matches won against players on the same points"),
+    _T.MEDIAN_BUCHHOLZ: (
+        "Median-Buchholz",
+        "the opponents' points added up, leaving out the best and the worst",
+    ),
+    _T.CUMULATIVE: ("Cumulative", "the running score after each round, added up"),
+    _T.KASHDAN: ("Kashdan", "4 for a match won, 2 drawn, 1 lost, 0 for a bye"),
+    _T.SONNEBORN_BERGER: (
+        "Sonneborn-Berger",
+        "the points of the opponents beaten, plus half of those drawn with",
+    ),
+    _T.SEED: ("Seed", "the seed in the qualification, 1 the best"),
+}
+_ROUNDS_LEGEND = (
+    "R1...: the opponent's No, + won, = drawn, - lost, f by forfeit, no sign still to play."
+)
+
+
+def _is_2019(keys: Sequence[SwissTiebreak]) -> bool:
+    return tuple(keys) == SWISS_CHAIN_2019
+
+
+def swiss_tiebreak_headers(keys: Sequence[SwissTiebreak]) -> tuple[str, ...]:
+    """The chain's columns, in its order. The 2019 chain keeps the short headers its tables
+    have always had (WvT, MBH), which its legend explains."""
+    if _is_2019(keys):
+        return ("WvT", "MBH")
+    return tuple(SWISS_TIEBREAK_COLUMNS[key][0] for key in keys)
+
+
+def swiss_legend(keys: Sequence[SwissTiebreak]) -> str:
+    """The Swiss table's footnote: its columns, the chain's tiebreaks in its order (rule
+    III.E.5), and how to read a round cell."""
+    if _is_2019(keys):
+        return (
+            "No: line. Pts: points. WvT: wins against players on the same points. MBH: "
+            "Median-Buchholz (rule III.E.5). " + _ROUNDS_LEGEND
+        )
+    tiebreaks = " ".join(
+        f"{SWISS_TIEBREAK_COLUMNS[key][0]}: {SWISS_TIEBREAK_COLUMNS[key][1]}." for key in keys
+    )
+    order = " Ties on points are broken in that order." if keys else ""
+    return f"No: line. Pts: points. {tiebreaks}{order} {_ROUNDS_LEGEND}".replace("  ", " ")
 
 
 # --------------------------------------------------------------------------- /pairings
