@@ -20,7 +20,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bot.format.legacy import reconcile
-from bot.format.model import FinalMatchStage, Format
+from bot.format.model import FinalMatchStage, Format, KnockoutStage
 from bot.format.presets import PresetError, merge, preset_config
 from bot.rules.final import ClockChange, FinalFormat, FinalScheme
 
@@ -278,23 +278,50 @@ class Config(_Section):
         return stage
 
     def final_format(self) -> FinalFormat:
-        """This edition's Final (rule III.G; later editions' schemes, `bot.rules.final_schemes`),
-        built from the format's final stage, as every function of `bot.rules.final` and
-        `bot.rules.final_schemes` takes it."""
-        stage = self.final_stage()
+        """This edition's Final (rule III.G; later editions' schemes, `bot.rules.final_schemes`):
+        the match format of the format's first final stage (`match_format`)."""
+        return self.match_format(self.final_stage().key)
+
+    def match_format(self, key: str) -> FinalFormat:
+        """How a match of the stage `key` is played and decided, as every function of
+        `bot.rules.final` and `bot.rules.final_schemes` takes it: a `final_match` stage's
+        scheme (rule III.G; later editions' schemes); a `knockout` stage's match is
+        `match_games` games won by more points (over once the result cannot change), a tie
+        then `tie.games` more, then the Armageddon (`tiebreak_games`). KeyError for an
+        unknown key, ValueError for a stage of another kind."""
+        stage = self.format.stage(key)
+        clock = str(self.tournament.time_control)
+        if isinstance(stage, KnockoutStage):
+            return FinalFormat(
+                base_games=stage.match_games,
+                time_control=clock,
+                tiebreak_time_control=stage.tie.clock or clock,
+                scheme=FinalScheme.TIEBREAK_GAMES,
+                tiebreak_games=stage.tie.games,
+            )
+        if not isinstance(stage, FinalMatchStage):
+            raise ValueError(f"stage {key!r} is a {stage.kind} stage, not a match stage")
         return FinalFormat(
             base_games=stage.games,
             lead=stage.lead,
             extension_games=stage.extension_games,
             lead_rule_games=stage.lead_rule_games,
             armageddon_after=stage.armageddon_after,
-            time_control=str(self.tournament.time_control),
-            tiebreak_time_control=str(self.stages.final_tiebreak_time_control),
+            time_control=clock,
+            tiebreak_time_control=stage.tiebreak_clock,
             scheme=FinalScheme(stage.scheme),
             clock_change=ClockChange(stage.clock_change),
             tiebreak_games=stage.tiebreak_games,
             weeks=stage.weeks,
         )
+
+    def match_armageddon_black_seconds(self, key: str) -> int:
+        """Black's clock in the Armageddon of a match of the stage `key` (rule III.G.6.a):
+        a final match's own; a knock-out's bids are the first final match's."""
+        stage = self.format.stage(key)
+        if isinstance(stage, FinalMatchStage):
+            return stage.armageddon_black_seconds
+        return self.final_stage().armageddon_black_seconds
 
     def pre_seeded_stage(self, lichess_name: str) -> str | None:
         """The stage a configured pre-seeded player enters at, or None for Swiss entrants."""

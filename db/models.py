@@ -68,6 +68,7 @@ class StageKind(enum.StrEnum):
     TIEBREAK = "tiebreak"
     CANDIDATES = "candidates"
     FINAL = "final"
+    KNOCKOUT = "knockout"
 
 
 class StageState(enum.StrEnum):

@@ -1,9 +1,11 @@
-"""The Armageddon of the Final (rule III.G.6): private bids for White, revealed together.
+"""The Armageddon of a knock-out or final match (rule III.G.6; the 2019 Final, a Semifinal,
+the Grand Final, the Third Place Playoff): private bids for White, revealed together.
 
-Each finalist bids the time they would play White with; neither sees the other's bid until
+Each player bids the time they would play White with; neither sees the other's bid until
 both are in. The lower bid plays White (equal bids, by the format's `equal_bids`: the previous
-champion, or a rock-paper-scissors game whose winner the TD records with a button or
-`/td armageddon rps`; `bot.rules.armageddon.armageddon_colours` decides), with that time
+champion when they play the match, otherwise, and always under `rock_paper_scissors`, a
+rock-paper-scissors game whose winner the TD records with a button or `/td armageddon rps`;
+`bot.rules.armageddon.armageddon_colours` decides), with that time
 against Black's 3 minutes, no increment, and Black has draw odds. A Lichess challenge gives
 both sides the same clock, so the bot opens a 3+0 game, tells both players exactly how the
 clocks must be, counts the game only with the right player as White, and asks the TD to
@@ -30,10 +32,10 @@ from bot.features.matches.text import addressed
 from bot.features.results import text as wording
 from bot.features.results.records import MatchRecords
 from bot.features.results.stage_rules import ARMAGEDDON_KEY, RPS_VIEW, MatchRecord
-from bot.features.results.types import BidReceipt, RpsChoice
+from bot.features.results.types import BidReceipt, RpsChoice, RpsWaiting
 from bot.lichess.client import LichessClient
 from bot.rules import final as final_rules
-from bot.rules.armageddon import A, EqualBids, armageddon_colours
+from bot.rules.armageddon import A, B, EqualBids, armageddon_colours
 from bot.service import Service
 from bot.td_alerts import notify_td
 from db.engine import transaction
@@ -58,6 +60,19 @@ def parse_bid(text: str, black_seconds: int = final_rules.ARMAGEDDON_BLACK_S) ->
     if not low <= value <= high:
         raise InvalidInput(wording.bid_out_of_range(low, high))
     return value
+
+
+def previous_champion_side(config: Config, a: Player, b: Player) -> str | None:
+    """Which side of a match is the previous champion (`players.previous_champion`, or the
+    pre-seeded player of role `champion`): "a", "b", or None when neither plays it."""
+    names = {p.lichess.lower() for p in config.players.pre_seeded if p.role == "champion"}
+    if config.players.previous_champion:
+        names.add(config.players.previous_champion.lower())
+    if a.lichess_id.lower() in names:
+        return A
+    if b.lichess_id.lower() in names:
+        return B
+    return None
 
 
 def _named(player: Player, player_id: int | None, name: str | None) -> bool:
@@ -85,15 +100,16 @@ class ArmageddonBids(Service):
         self.records = records
 
     async def submit_bid(self, *, discord_id: int, match_id: int, text: str) -> BidReceipt:
-        """One bid per finalist, kept private; the second one reveals both at once."""
-        black = self.config.stages.final_armageddon_black_seconds
-        seconds = parse_bid(text, black)
+        """One bid per player of the match, kept private; the second one reveals both at
+        once."""
         now = self.clock.now()
         async with transaction(self.sessions) as session:
             player = await player_by_discord(session, discord_id)
             ctx = await self.records.one(session, match_id)
             if ctx is None or player.id not in (ctx.a.id, ctx.b.id):
                 raise NotAllowed(wording.not_a_finalist())
+            black = self.records.rules.black_seconds(ctx.stage)
+            seconds = parse_bid(text, black)
             row = await session.get(Setting, ARMAGEDDON_KEY + str(match_id))
             if row is None:
                 raise WrongStage(wording.no_armageddon_yet())
@@ -119,7 +135,7 @@ class ArmageddonBids(Service):
                 champion_bid,
                 challenger_bid,
                 equal_bids=EqualBids(self.config.format.equal_bids),
-                previous_champion=A,  # side a of the Final is the champion's (III.G.6.c)
+                previous_champion=previous_champion_side(self.config, ctx.a, ctx.b),  # III.G.6.c
                 black_s=black,
             )
             if colours.white is None:  # equal bids: the TD records who won White
@@ -142,7 +158,7 @@ class ArmageddonBids(Service):
         rock_paper_scissors: bool,
     ) -> None:
         """Who plays White is known: the bids are revealed, and the sweep opens the 3+0 link."""
-        black = self.config.stages.final_armageddon_black_seconds
+        black = self.records.rules.black_seconds(ctx.stage)
         bids: dict[str, int] = state["bids"]
         champion_bid, challenger_bid = bids[str(ctx.a.id)], bids[str(ctx.b.id)]
         state["white"], state["revealed_at"] = white, now.isoformat()
@@ -184,15 +200,20 @@ class ArmageddonBids(Service):
             self.config,
             now=now,
             content=wording.armageddon_td(
-                ctx.match.id, white_player.lichess_username, white_bid, black
+                ctx.match.id,
+                white_player.lichess_username,
+                white_bid,
+                black,
+                self.records.rules.match_name(ctx),
             ),
         )
 
     def _ask_for_rock_paper_scissors(
         self, session: AsyncSession, ctx: MatchRecord, bid: int, now: datetime
     ) -> None:
-        """Equal bids under `rock_paper_scissors`: both finalists and the TD are told, and
-        the TD gets one button per finalist to record the winner."""
+        """Equal bids under `rock_paper_scissors`, or under `previous_champion` with no
+        previous champion in the match: both players and the TD are told, and the TD gets
+        one button per player to record the rock-paper-scissors winner."""
         record(
             session,
             at=now,
@@ -203,31 +224,44 @@ class ArmageddonBids(Service):
             details={"bid": bid},
         )
         a, b = ctx.a.lichess_username, ctx.b.lichess_username
+        no_champion = self.config.format.equal_bids == EqualBids.PREVIOUS_CHAMPION.value
         post_for_match(
             session,
             [ctx.a, ctx.b],
             thread_id=ctx.thread_id,
             now=now,
             content=addressed(
-                [mention(ctx.a), mention(ctx.b)], wording.armageddon_equal_bids(a, b, bid)
+                [mention(ctx.a), mention(ctx.b)],
+                wording.armageddon_equal_bids(a, b, bid, no_previous_champion=no_champion),
             ),
         )
         notify_td(
             session,
             self.config,
             now=now,
-            content=wording.armageddon_rps_td(ctx.match.id, a, b, bid),
+            content=wording.armageddon_rps_td(
+                ctx.match.id, a, b, bid, self.records.rules.match_name(ctx)
+            ),
             view=(RPS_VIEW, {"players": [[ctx.a.id, a], [ctx.b.id, b]]}),
         )
 
     async def record_rps_winner(
-        self, *, td_id: int, player_id: int | None = None, player_name: str | None = None
+        self,
+        *,
+        td_id: int,
+        player_id: int | None = None,
+        player_name: str | None = None,
+        match_id: int | None = None,
     ) -> RpsChoice:
         """The TD records who won rock-paper-scissors after equal bids (by the button's
-        player id or the command's name); the winner plays White. Again: nothing changes."""
+        player id or the command's name, in the match `match_id` when given, otherwise in
+        the match with equal bids that player plays, one still waiting first); the winner
+        plays White. Again: nothing changes."""
         now = self.clock.now()
         async with transaction(self.sessions) as session:
             waiting = await self._equal_bids(session)
+            if match_id is not None:
+                waiting = [w for w in waiting if w[0].match.id == match_id]
             if not waiting:
                 raise WrongStage(wording.no_rps_waiting())
             found = next(
@@ -262,10 +296,26 @@ class ArmageddonBids(Service):
             self._reveal(session, ctx, row, state, side, now, rock_paper_scissors=True)
             return RpsChoice(winner.lichess_username, already=False)
 
+    async def waiting_for_rps(self) -> list[RpsWaiting]:
+        """The matches whose equal Armageddon bids wait for the TD's rock-paper-scissors
+        winner (the autocomplete of `/td armageddon rps match:`)."""
+        async with self.sessions() as session:
+            return [
+                RpsWaiting(
+                    ctx.match.id,
+                    self.records.rules.match_name(ctx),
+                    ctx.a.lichess_username,
+                    ctx.b.lichess_username,
+                )
+                for ctx, _row, state in await self._equal_bids(session)
+                if state.get("white") is None
+            ]
+
     async def _equal_bids(
         self, session: AsyncSession
     ) -> list[tuple[MatchRecord, Setting, dict[str, Any]]]:
-        """The Finals whose two Armageddon bids are in and equal (White recorded or not)."""
+        """The matches whose two Armageddon bids are in and equal: those still waiting for
+        White first, then those recorded, each by match id."""
         rows = await session.scalars(
             select(Setting).where(Setting.key.startswith(ARMAGEDDON_KEY, autoescape=True))
         )
@@ -278,4 +328,5 @@ class ArmageddonBids(Service):
             ctx = await self.records.one(session, int(row.key.removeprefix(ARMAGEDDON_KEY)))
             if ctx is not None:
                 found.append((ctx, row, state))
+        found.sort(key=lambda item: (item[2].get("white") is not None, item[0].match.id))
         return found

@@ -34,6 +34,7 @@ from bot.features.results.stage_rules import (
     UNDER_WAY,
     MatchRecord,
     StageRules,
+    is_match_stage,
     td_voided,
 )
 from bot.features.results.types import Settled, start_key
@@ -120,7 +121,7 @@ class Scorekeeper:
                     player_a=ctx.a.lichess_id,
                     player_b=ctx.b.lichess_id,
                     variant=self.config.tournament.variant,
-                    clock=self.rules.clock_for(ctx.stage.kind, results),
+                    clock=self.rules.clock_for(ctx.stage, results),
                     earliest=earliest,
                 )
                 if not verdict.counts or verdict.result_a is None:
@@ -170,7 +171,7 @@ class Scorekeeper:
                 return None
             await session.flush()
             settled = await self.settle(session, ctx, actor, now)
-            if ctx.stage.kind is StageKind.FINAL:
+            if is_match_stage(ctx.stage):
                 await self._final_game_posts(session, ctx, list(stored.values()), now)
             return Settled(
                 settled.match_id, settled.score_a, settled.score_b, settled.finished, stored
@@ -179,7 +180,8 @@ class Scorekeeper:
     async def _ask_for_bids(
         self, session: AsyncSession, ctx: MatchRecord, now: datetime, played: int
     ) -> None:
-        """30 games and still equal: each finalist bids privately for White (III.G.6)."""
+        """Still equal at the Armageddon point (30 games in the 2019 Final): each player
+        bids privately for White (III.G.6)."""
         key = ARMAGEDDON_KEY + str(ctx.match.id)
         if await session.get(Setting, key) is not None:
             return  # asked already
@@ -192,8 +194,9 @@ class Scorekeeper:
                 now=now,
                 content=wording.armageddon_bid_request(
                     played,
-                    self.config.stages.final_armageddon_black_seconds,
+                    self.rules.black_seconds(ctx.stage),
                     self.config.format.equal_bids,
+                    name=self.rules.match_name(ctx),
                 ),
                 view=(BID_VIEW, {"match_id": ctx.match.id}),
             )
@@ -201,29 +204,33 @@ class Scorekeeper:
     async def _final_game_posts(
         self, session: AsyncSession, ctx: MatchRecord, new: Sequence[Game], now: datetime
     ) -> None:
-        """Every Final game read gets its post in the thread, however many one poll reads:
-        the score, what the game did to the match (an extension, the two-point rule dropped,
-        the 2+0 clock, the Armageddon, each with its rule) and the next game. The poll's last
-        post and each that changes the match mention both players, which notifies them (the
-        Armageddon's is the bid request); without a thread those come by DM. A game that
-        decides the Final gets none: the champion's post says it. A new time control read in
-        the poll gets a new game link (rules III.G.3-6)."""
+        """Every game of a final match (the Final, the Grand Final, the Third Place Playoff)
+        read gets its post in the thread, however many one poll reads: the score, what the
+        game did to the match (an extension, the two-point rule dropped, the 2+0 clock, the
+        tiebreak games, the Armageddon, each with its rule) and the next game; a knock-out
+        match (whose scoreboard is its start post's, as in the Swiss) gets only the posts of
+        the games that change it. The poll's last post and each that changes the match
+        mention both players, which notifies them (the Armageddon's is the bid request);
+        without a thread those come by DM. A game that decides the match gets none: the
+        result's post says it. A new time control read in the poll gets a new game link
+        (rules III.G.3-6)."""
         results = [g.result_a for g in ctx.games if g.counted]
         new_ids = {g.id for g in new}
         played = [k for k, g in enumerate(g for g in ctx.games if g.counted) if g.id in new_ids]
         if not played:
             return
-        status = self.rules.final_status(results, ctx.armageddon_white)
+        status = self.rules.final_status(ctx.stage, results, ctx.armageddon_white)
         bids = status.next_game == final_rules.ARMAGEDDON and ctx.armageddon_white is None
         if bids or (
             status.next_game
             and any(self.rules.final_clock_changed(ctx, results[: k + 1]) for k in played)
         ):  # the Armageddon's link comes with the reveal, a new clock's with the next sweep
             ctx.match.challenge_url = None
-        shape = self.rules.final_shape()
+        shape = self.rules.final_shape(ctx)
+        every_game = ctx.stage.kind is StageKind.FINAL
         for k in (k + 1 for k in played):
-            turn = self.rules.final_turn(results[:k], ctx.armageddon_white)
-            if turn.status.next_game is None:
+            turn = self.rules.final_turn(ctx.stage, results[:k], ctx.armageddon_white)
+            if turn.status.next_game is None or not (every_game or turn.kind):
                 continue
             last = k == len(results)
             text = wording.final_game_post(
@@ -235,7 +242,8 @@ class Scorekeeper:
                 turn.status.next_game,
                 wording.final_turn_text(turn.kind, k, turn.block_end, turn.lead_rule_ends, shape),
                 new_link=last and ctx.match.challenge_url is None,
-                block=self.rules.final_block(results[:k]),
+                block=self.rules.final_block(ctx.stage, results[:k]),
+                name=shape.name,
             )
             if (turn.kind or last) and turn.kind != final_rules.ARMAGEDDON:
                 text = addressed([mention(ctx.a), mention(ctx.b)], text)
@@ -276,7 +284,7 @@ class Scorekeeper:
             note = (
                 wording.after_end_note(match.id, a, b, beyond)
                 if rest_reason == AFTER_END
-                else wording.finished_note_for_final(match.id)
+                else wording.finished_note_for_final(match.id, self.rules.match_name(ctx))
             )
             notify_td(session, self.config, now=now, content=note)
         recount = after_recount(  # rule VI.G, decided in bot/rules/match.py
@@ -314,9 +322,10 @@ class Scorekeeper:
     ) -> None:
         match = ctx.match
         match.points_a, match.points_b = match_points(match.score_a, match.score_b)
-        if ctx.stage.kind is StageKind.FINAL:  # the winner by the Final's rules (Armageddon)
-            status = self.rules.final_status([g.result_a for g in counted], ctx.armageddon_white)
-            assert status.winner is not None  # the Final is over
+        if is_match_stage(ctx.stage):  # the winner by its match format (the Armageddon too)
+            results = [g.result_a for g in counted]
+            status = self.rules.final_status(ctx.stage, results, ctx.armageddon_white)
+            assert status.winner is not None  # the match is over
             match.points_a, match.points_b = final_rules.final_match_points(status.winner)
         match.state, match.finished_at = MatchState.FINISHED, now
         record(

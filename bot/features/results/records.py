@@ -13,7 +13,13 @@ from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.config import Config
-from bot.features.results.stage_rules import ARMAGEDDON_KEY, UNDER_WAY, MatchRecord, StageRules
+from bot.features.results.stage_rules import (
+    ARMAGEDDON_KEY,
+    UNDER_WAY,
+    MatchRecord,
+    StageRules,
+    is_match_stage,
+)
 from db.models import Game, Match, MatchState, Player, Round, Setting, Stage, StageKind
 
 
@@ -55,7 +61,7 @@ class MatchRecords:
             stage = stages[round_.stage_id]
             a, b = players[match.player_a_id], players[match.player_b_id or 0]
             white, revealed = None, None
-            if stage.kind is StageKind.FINAL:
+            if is_match_stage(stage):
                 row = await session.get(Setting, ARMAGEDDON_KEY + str(match.id))
                 state = json.loads(row.value) if row else {}
                 white = state.get("white")

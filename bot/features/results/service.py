@@ -118,7 +118,7 @@ class ResultsService(Service):
             if await self._held(ctx):
                 continue  # Lichess made another challenge than asked: the TD has it
             white, black = self.rules.link_colours(ctx, results)
-            limit, increment = self.rules.clock_for(ctx.stage.kind, results)
+            limit, increment = self.rules.clock_for(ctx.stage, results)
             users = (white.lichess_id, black.lichess_id)
             variant = self.config.tournament.variant
             try:
@@ -178,7 +178,7 @@ class ResultsService(Service):
         now = self.clock.now()
         results = self._counted(ctx)
         white, _black = self.rules.link_colours(ctx, results)
-        limit, increment = self.rules.clock_for(ctx.stage.kind, results)
+        limit, increment = self.rules.clock_for(ctx.stage, results)
         async with transaction(self.sessions) as session:
             await tell_td_of_auth(session, self.config, exc, now, self.lichess.token_key)
             if not await once(session, "no-link:" + self._hold_key(ctx), now):
@@ -223,7 +223,7 @@ class ResultsService(Service):
                 subject_id=ctx.match.id,
                 details={"url": url, "white": white.lichess_username},
             )
-            limit, increment = self.rules.clock_for(ctx.stage.kind, self._counted(ctx))
+            limit, increment = self.rules.clock_for(ctx.stage, self._counted(ctx))
             clock = f"{limit / 60:g}+{increment}"
             post_for_match(
                 session,
@@ -344,9 +344,7 @@ class ResultsService(Service):
             player_a=ctx.a.lichess_id,
             player_b=ctx.b.lichess_id,
             variant=self.config.tournament.variant,
-            clock=self.rules.clock_for(
-                ctx.stage.kind, [g.result_a for g in ctx.games if g.counted]
-            ),
+            clock=self.rules.clock_for(ctx.stage, [g.result_a for g in ctx.games if g.counted]),
             earliest=self.rules.earliest(ctx),
         )
         if not verdict.counts:

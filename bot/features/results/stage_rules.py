@@ -1,5 +1,7 @@
 """How each stage reads a match: the Swiss and tiebreak matches may stop early, the
-Candidates are played out, the Final goes on by its own rules (III.G) up to the Armageddon.
+Candidates are played out; a match of a knock-out or a final-match stage (the 2019 Final, a
+Semifinal, the Grand Final, the Third Place Playoff) goes on by its stage's match format
+(`Config.match_format`: rule III.G, later editions' schemes) up to the Armageddon.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from bot.config import Config
 from bot.features.matches.types import PLAYED_ON
 from bot.features.results import text as wording
 from bot.features.results.types import FinalBlock, FinalShape
+from bot.format.model import KnockoutStage
 from bot.lichess.models import LichessGame
 from bot.rules import final as final_rules
 from bot.rules import final_schemes
@@ -37,6 +40,8 @@ ARMAGEDDON_KEY = "armageddon:"  # Setting key + match id: the bids and who plays
 BID_VIEW = "armageddon_bid"
 RPS_VIEW = "armageddon_rps"  # the TD's buttons: who won rock-paper-scissors
 TD_VOID = "voided by the TD: "
+#: The engine kinds whose matches are played by a match format (`Config.match_format`).
+MATCH_STAGES = (StageKind.KNOCKOUT, StageKind.FINAL)
 
 
 @dataclass
@@ -49,8 +54,9 @@ class MatchRecord:
     a: Player
     b: Player
     games: list[Game]
-    # The Final's Armageddon (III.G.6): who plays White once both bids are revealed, and
-    # when they were (a game started before the reveal is not the Armageddon).
+    # The Armageddon of a knock-out or final match (III.G.6): who plays White once both
+    # bids are revealed ("champion" is side a), and when they were (a game started before
+    # the reveal is not the Armageddon).
     armageddon_white: str | None = None
     armageddon_revealed_at: datetime | None = None
 
@@ -59,13 +65,19 @@ class MatchRecord:
         return self.match.thread_id or self.round_.thread_id
 
 
+def is_match_stage(stage: Stage) -> bool:
+    """A stage whose matches are played by a match format (a knock-out, a final match)."""
+    return stage.kind in MATCH_STAGES
+
+
 def td_voided(game: Game) -> bool:
     return not game.counted and (game.voided_reason or "").startswith(TD_VOID)
 
 
 class StageRules:
     """The rules of each stage applied to a match's results: the clock each game must
-    have, which games count, when the match is over, the Final's Armageddon."""
+    have, which games count, when the match is over, the Armageddon of a match played by
+    its stage's match format (a knock-out or a final match)."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
@@ -80,36 +92,63 @@ class StageRules:
         tc = self.config.tournament.time_control
         return (tc.limit_seconds, tc.increment)
 
+    def _in_format(self, stage: Stage) -> bool:
+        return stage.key in self.config.format.keys()
+
+    def match_format(self, stage: Stage) -> final_rules.FinalFormat:
+        """The match format of a knock-out or final-match stage row (its format stage by
+        key, `Config.match_format`); a Final row whose key the format lacks is the Final's."""
+        if stage.kind is StageKind.FINAL and not self._in_format(stage):
+            return self.config.final_format()
+        return self.config.match_format(stage.key)
+
+    def black_seconds(self, stage: Stage) -> int:
+        """Black's clock in this stage's Armageddon (rule III.G.6.a)."""
+        if not self._in_format(stage):
+            return self.config.stages.final_armageddon_black_seconds
+        return self.config.match_armageddon_black_seconds(stage.key)
+
+    def match_name(self, ctx: MatchRecord) -> str:
+        """What the match's posts call it: a knock-out match its pairing's name by board
+        ("Semifinal 1"), any other the stage row's name ("Final", "Grand Final")."""
+        stage = ctx.stage
+        if stage.kind is StageKind.KNOCKOUT and self._in_format(stage):
+            spec = self.config.format.stage(stage.key)
+            if isinstance(spec, KnockoutStage) and 1 <= ctx.match.board <= len(spec.pairings):
+                return spec.pairings[ctx.match.board - 1].name
+        return stage.name
+
     def final_status(
-        self, results: Sequence[float], white: str | None = None
+        self, stage: Stage, results: Sequence[float], white: str | None = None
     ) -> final_rules.FinalStatus:
-        return final_schemes.status(results, self.config.final_format(), armageddon_white=white)
+        return final_schemes.status(results, self.match_format(stage), armageddon_white=white)
 
     def final_turn(
-        self, results: Sequence[float], white: str | None = None
+        self, stage: Stage, results: Sequence[float], white: str | None = None
     ) -> final_rules.FinalTurn:
-        """What the last of these Final games did to the match (rules III.G.3-6; a later
+        """What the last of these games did to the match (rules III.G.3-6; a later
         scheme's tiebreak games or new week, `bot.rules.final_schemes.turn_after`)."""
-        return final_schemes.turn_after(results, self.config.final_format(), armageddon_white=white)
+        return final_schemes.turn_after(results, self.match_format(stage), armageddon_white=white)
 
-    def final_shape(self) -> FinalShape:
-        st, fmt = self.config.stages, self.config.final_format()
+    def final_shape(self, ctx: MatchRecord) -> FinalShape:
+        fmt = self.match_format(ctx.stage)
         return FinalShape(
-            st.final_lead,
-            st.final_lead_rule_games,
-            str(st.final_tiebreak_time_control),
+            fmt.lead,
+            fmt.lead_rule_games,
+            fmt.tiebreak_time_control,
             scheme=fmt.scheme.value,
             base_games=fmt.base_games,
             tiebreak_games=fmt.tiebreak_games,
             weeks=fmt.weeks,
             equal_bids=self.config.format.equal_bids,
+            name=self.match_name(ctx),
         )
 
-    def final_block(self, results: Sequence[float]) -> FinalBlock | None:
-        """Where the last of these Final games stands in a later scheme's block: its week
-        (from week 2 of `week_repeats`) or its tiebreak game (`tiebreak_games`), with the
-        block's score; None for the first block, `lead_by_two` and the Armageddon."""
-        fmt = self.config.final_format()
+    def final_block(self, stage: Stage, results: Sequence[float]) -> FinalBlock | None:
+        """Where the last of these games stands in a later scheme's block: its week (from
+        week 2 of `week_repeats`) or its tiebreak game (`tiebreak_games`), with the block's
+        score; None for the first block, `lead_by_two` and the Armageddon."""
+        fmt = self.match_format(stage)
         played = len(results)
         if not played or played > final_schemes.armageddon_point(fmt):
             return None
@@ -127,18 +166,19 @@ class StageRules:
         a = sum(block)
         return FinalBlock(kind, number, len(block), size, a, len(block) - a)
 
-    def clock_for(self, kind: StageKind, results: Sequence[float]) -> tuple[int, int]:
-        """The clock the next game must have (rules III.G.5, III.G.6.a and III.G.6.d in the
-        Final, decided by `bot.rules.final.next_game_clock`)."""
-        if kind is not StageKind.FINAL:
+    def clock_for(self, stage: Stage, results: Sequence[float]) -> tuple[int, int]:
+        """The clock the next game must have (rules III.G.5, III.G.6.a and III.G.6.d in a
+        match played by its match format, decided by `bot.rules.final.next_game_clock`)."""
+        if not is_match_stage(stage):
             return self.base_clock()
-        tiebreak = self.config.stages.final_tiebreak_time_control
+        fmt = self.match_format(stage)
+        minutes, increment = fmt.tiebreak_time_control.split("+")
         return final_schemes.next_game_clock(
             results,
-            self.config.final_format(),
+            fmt,
             base=self.base_clock(),
-            tiebreak=(tiebreak.limit_seconds, tiebreak.increment),
-            armageddon_black_s=self.config.stages.final_armageddon_black_seconds,
+            tiebreak=(int(minutes) * 60, int(increment)),
+            armageddon_black_s=self.black_seconds(stage),
         )
 
     def cut(
@@ -146,10 +186,10 @@ class StageRules:
     ) -> tuple[int, bool, str]:
         """How many games count, whether the match is over, why the rest do not count:
         decided by `bot.rules.match.stops_early` (rules III.E.1, III.E.5, III.F.2) and, in
-        the Final, `bot.rules.final.counted_final_games` (rule III.G)."""
-        if stage.kind is StageKind.FINAL:
+        a knock-out or final match, `bot.rules.final_schemes.counted_games` (rule III.G)."""
+        if is_match_stage(stage):
             n, over, bids = final_schemes.counted_games(
-                results, self.config.final_format(), armageddon_white=white
+                results, self.match_format(stage), armageddon_white=white
             )
             return n, over, ARMAGEDDON if bids else AFTER_END
         early = stops_early(
@@ -168,6 +208,8 @@ class StageRules:
             return None
         if stage.kind is StageKind.FINAL:
             return self.config.stages.final_games
+        if stage.kind is StageKind.KNOCKOUT:
+            return self.match_format(stage).base_games
         return self.config.tournament.match_games
 
     def plays_on(self, ctx: MatchRecord) -> bool:
@@ -190,19 +232,17 @@ class StageRules:
         )
 
     def final_clock_changed(self, ctx: MatchRecord, results: Sequence[float]) -> bool:
-        """The next Final game needs another clock than the last one (2+5 to 2+0, III.G.5)."""
-        if ctx.stage.kind is not StageKind.FINAL or not results:
+        """The next game needs another clock than the last one (2+5 to 2+0, III.G.5)."""
+        if not is_match_stage(ctx.stage) or not results:
             return False
-        return self.clock_for(ctx.stage.kind, results) != self.clock_for(
-            ctx.stage.kind, results[:-1]
-        )
+        return self.clock_for(ctx.stage, results) != self.clock_for(ctx.stage, results[:-1])
 
     def awaiting_bids(self, ctx: MatchRecord, results: Sequence[float]) -> bool:
-        """The next Final game is the Armageddon and the bids for White are not all in."""
+        """The next game is the Armageddon and the bids for White are not all in."""
         return (
-            ctx.stage.kind is StageKind.FINAL
+            is_match_stage(ctx.stage)
             and ctx.armageddon_white is None
-            and self.final_status(results).next_game == final_rules.ARMAGEDDON
+            and self.final_status(ctx.stage, results).next_game == final_rules.ARMAGEDDON
         )
 
     def link_colours(self, ctx: MatchRecord, results: Sequence[float]) -> tuple[Player, Player]:
@@ -212,9 +252,9 @@ class StageRules:
         Lichess alternates the colours in the rematches that follow."""
         white = ctx.armageddon_white
         if (
-            ctx.stage.kind is StageKind.FINAL
+            is_match_stage(ctx.stage)
             and white is not None
-            and self.final_status(results, white).next_game == final_rules.ARMAGEDDON
+            and self.final_status(ctx.stage, results, white).next_game == final_rules.ARMAGEDDON
         ):
             return (ctx.a, ctx.b) if white == final_rules.CHAMPION else (ctx.b, ctx.a)
         return ctx.a, ctx.b
@@ -223,10 +263,10 @@ class StageRules:
         self, ctx: MatchRecord, results: Sequence[float], game: LichessGame
     ) -> str | None:
         """Why a game cannot be the Armageddon: bids not in yet, or the wrong side White."""
-        if ctx.stage.kind is not StageKind.FINAL:
+        if not is_match_stage(ctx.stage):
             return None
         try:
-            next_game = self.final_status(results, ctx.armageddon_white).next_game
+            next_game = self.final_status(ctx.stage, results, ctx.armageddon_white).next_game
         except ValueError:  # already decided: a game played on is no Armageddon
             return None
         if next_game != final_rules.ARMAGEDDON:

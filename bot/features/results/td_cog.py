@@ -9,7 +9,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.discord_limits import BUTTON_LABEL
+from bot.discord_limits import AUTOCOMPLETE_CHOICES, BUTTON_LABEL, CHOICE_NAME
 from bot.errors import NotAllowed
 from bot.features.results import text as wording
 from bot.features.results.types import RpsChoice
@@ -18,6 +18,7 @@ from cogs.common import (
     GameText,
     IdButton,
     LichessName,
+    MatchId,
     Reason,
     bot_of,
     game_choices,
@@ -47,11 +48,34 @@ def rps_reply(choice: RpsChoice) -> str:
     return wording.rps_recorded(choice.white)
 
 
-@app_commands.describe(winner="Lichess username of the finalist who won rock-paper-scissors")
+async def rps_match_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[int]]:
+    """The matches whose equal Armageddon bids wait for the rock-paper-scissors winner."""
+    if not is_td(interaction):
+        return []
+    typed = str(current).strip().lower()
+    choices = [
+        app_commands.Choice(
+            name=fit(wording.rps_match_choice(w.match_id, w.name, w.a, w.b), CHOICE_NAME),
+            value=w.match_id,
+        )
+        for w in await bot_of(interaction).svc.bids.waiting_for_rps()
+    ]
+    return [c for c in choices if typed in c.name.lower()][:AUTOCOMPLETE_CHOICES]
+
+
+@app_commands.describe(
+    winner="Lichess username of the player who won rock-paper-scissors",
+    match="The match with the equal bids (left out: the one the winner plays)",
+)
 @app_commands.autocomplete(winner=player_choices)
-async def rps(interaction: discord.Interaction, winner: LichessName) -> None:
+@app_commands.autocomplete(match=rps_match_choices)
+async def rps(
+    interaction: discord.Interaction, winner: LichessName, match: MatchId | None = None
+) -> None:
     choice = await bot_of(interaction).svc.bids.record_rps_winner(
-        td_id=interaction.user.id, player_name=winner
+        td_id=interaction.user.id, player_name=winner, match_id=match
     )
     await interaction.response.send_message(rps_reply(choice), ephemeral=True)
     await kick_outbox(interaction)

@@ -81,9 +81,9 @@ def after_end_note(match_id: int, a: str, b: str, lichess_ids: Sequence[str]) ->
     )
 
 
-def finished_note_for_final(match_id: int) -> str:
+def finished_note_for_final(match_id: int, name: str = "Final") -> str:
     return (
-        f"Final match {match_id}: games were played before the Armageddon bids were in; "
+        f"{name} match {match_id}: games were played before the Armageddon bids were in; "
         "the Armageddon counts only once both bids for White are revealed."
     )
 
@@ -141,7 +141,8 @@ def _lead_rule(lead: float) -> str:
 def final_turn_text(
     kind: str | None, played: int, block_end: int | None, lead_rule_ends: bool, shape: FinalShape
 ) -> str:
-    """What the game just played did to the Final, with its rule; empty when nothing."""
+    """What the game just played did to the match (the Final, "Semifinal 1", "Grand
+    Final": `shape.name`), with its rule; empty when nothing."""
     games = f"games {played + 1}–{block_end}" if block_end else ""
     if kind == "extended":
         text = (
@@ -169,8 +170,8 @@ def final_turn_text(
     if kind == "tiebreak_games_start":
         return (
             f" Equal after {played} games: **{shape.tiebreak_games} tiebreak games** follow: "
-            f"{games}. Whoever scores more in them wins the Final; still equal after them, an "
-            "Armageddon game decides."
+            f"{games}. Whoever scores more in them wins the {shape.name}; still equal after "
+            "them, an Armageddon game decides."
         )
     if kind == "new_week":
         week = (block_end or played) // shape.base_games
@@ -182,11 +183,11 @@ def final_turn_text(
         )
         return (
             f" Equal after week {week - 1}: the week is **played again** as week {week}: "
-            f"{games}. Whoever scores more in week {week} wins the Final; {then}"
+            f"{games}. Whoever scores more in week {week} wins the {shape.name}; {then}"
         )
     if kind == "armageddon":
         return (
-            f" Equal after {played} games: an **Armageddon** game decides the Final "
+            f" Equal after {played} games: an **Armageddon** game decides the {shape.name} "
             "(rule III.G.6). Both of you bid a time for White and the lower bid plays White "
             f"(rule III.G.6.b; {_equal_bids(shape.equal_bids)}); Black has "
             "3:00 and draw odds (rule III.G.6.a); no increment (rule III.G.6.d). The bot asks "
@@ -203,21 +204,27 @@ def _equal_bids(rule: str) -> str:
 
 
 def _final_head(
-    a: str, b: str, score_a: float, score_b: float, played: int, block: FinalBlock | None
+    a: str,
+    b: str,
+    score_a: float,
+    score_b: float,
+    played: int,
+    block: FinalBlock | None,
+    name: str = "Final",
 ) -> str:
     """The game post's first words: the game and the score; in a later scheme's block (a
     repeated week, the tiebreak games) also the game's place in it and the block's score."""
     if block is None:
-        return f"👑 Final, game {played}: **{a}** {score(score_a)}–{score(score_b)} **{b}**."
+        return f"👑 {name}, game {played}: **{a}** {score(score_a)}–{score(score_b)} **{b}**."
     inside = f"{score(block.score_a)}–{score(block.score_b)}"
     if block.kind == "week":
         return (
-            f"👑 Final, game {played} (week {block.number}, game {block.game} of "
+            f"👑 {name}, game {played} (week {block.number}, game {block.game} of "
             f"{block.size}): **{a}** {inside} **{b}** this week; "
             f"{score(score_a)}–{score(score_b)} over all games."
         )
     return (
-        f"👑 Final, game {played} (tiebreak game {block.game} of {block.size}): **{a}** "
+        f"👑 {name}, game {played} (tiebreak game {block.game} of {block.size}): **{a}** "
         f"{score(score_a)}–{score(score_b)} **{b}**; the tiebreak games {inside}."
     )
 
@@ -233,10 +240,12 @@ def final_game_post(
     *,
     new_link: bool,
     block: FinalBlock | None = None,
+    name: str = "Final",
 ) -> str:
-    """The Final after one game: the score, what the game did to the match (`turn`, from
-    `final_turn_text`) and how the next game is played (III.G)."""
-    head = _final_head(a, b, score_a, score_b, played, block)
+    """A final or knock-out match (`name`: "Final", "Semifinal 1") after one game: the
+    score, what the game did to the match (`turn`, from `final_turn_text`) and how the next
+    game is played (III.G)."""
+    head = _final_head(a, b, score_a, score_b, played, block, name)
     if next_game == "armageddon":
         return head + turn + f" Game {played + 1} is the Armageddon."
     how = f"**{next_game}**" + (
@@ -249,7 +258,9 @@ def clock_text(seconds: int) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def armageddon_bid_request(played: int, black: int, equal_bids: str = "previous_champion") -> str:
+def armageddon_bid_request(
+    played: int, black: int, equal_bids: str = "previous_champion", *, name: str = "Final"
+) -> str:
     if equal_bids == "rock_paper_scissors":
         equal = (
             "equal bids: you play a game of rock-paper-scissors for White, and the TD records "
@@ -258,7 +269,7 @@ def armageddon_bid_request(played: int, black: int, equal_bids: str = "previous_
     else:
         equal = "equal bids give White to the previous champion (rule III.G.6.c)."
     return (
-        f"⚖️ The Final is equal after {played} games: an **Armageddon** game decides it "
+        f"⚖️ The {name} is equal after {played} games: an **Armageddon** game decides it "
         f"(rule III.G.6). Black has {clock_text(black)} and draw odds (rule III.G.6.a); White "
         "has the time of the lower bid (rule III.G.6.b); no increment (rule III.G.6.d). Press "
         "**Bid for White** and give the time you would play White with (m:ss, 0:01 to "
@@ -330,9 +341,11 @@ def armageddon_reveal(
     )
 
 
-def armageddon_td(match_id: int, white: str, white_bid: int, black: int) -> str:
+def armageddon_td(
+    match_id: int, white: str, white_bid: int, black: int, name: str = "Final"
+) -> str:
     return (
-        f"⚖️ Final match {match_id}: Armageddon bids revealed, {white} plays White with "
+        f"⚖️ {name} match {match_id}: Armageddon bids revealed, {white} plays White with "
         f"{clock_text(white_bid)} against {clock_text(black)}. Lichess gives both sides "
         f"{clock_text(black)}: when the game is in, check that White's clock never "
         f"fell below {clock_text(black - white_bid)}, and void it with /td results void-game "
@@ -340,24 +353,42 @@ def armageddon_td(match_id: int, white: str, white_bid: int, black: int) -> str:
     )
 
 
-def armageddon_equal_bids(champion: str, challenger: str, bid: int) -> str:
-    """Both bids equal under `rock_paper_scissors` (2020-2024 rules, Armageddon)."""
+def armageddon_equal_bids(
+    champion: str, challenger: str, bid: int, *, no_previous_champion: bool = False
+) -> str:
+    """Both bids equal under `rock_paper_scissors` (2020-2024 rules, Armageddon), or under
+    `previous_champion` (rule III.G.6.c) in a match the previous champion does not play,
+    where the rules are silent and the TD decides by the same game."""
+    why = (
+        "Neither of you is the previous champion, who would get White (rule III.G.6.c), so a "
+        "game of **rock-paper-scissors** decides who gets White."
+        if no_previous_champion
+        else 'A game of **rock-paper-scissors** decides who gets White ("In case of identical '
+        'offers, a game of rock-paper-scissors will determine who gets White").'
+    )
     return (
         f"⚖️ Armageddon bids: **{champion}** {clock_text(bid)}, **{challenger}** "
-        f"{clock_text(bid)}: the bids are **equal**. A game of **rock-paper-scissors** "
-        'decides who gets White ("In case of identical offers, a game of rock-paper-scissors '
-        'will determine who gets White"). Play it with the tournament director, who records '
-        "the winner; the winner plays White with that time, and the game link follows then."
+        f"{clock_text(bid)}: the bids are **equal**. {why} Play it with the tournament "
+        "director, who records the winner; the winner plays White with that time, and the "
+        "game link follows then."
     )
 
 
-def armageddon_rps_td(match_id: int, champion: str, challenger: str, bid: int) -> str:
+def armageddon_rps_td(
+    match_id: int, champion: str, challenger: str, bid: int, name: str = "Final"
+) -> str:
     return (
-        f"⚖️ Final match {match_id}: both Armageddon bids are {clock_text(bid)}: "
+        f"⚖️ {name} match {match_id}: both Armageddon bids are {clock_text(bid)}: "
         f"**{champion}** and **{challenger}** play rock-paper-scissors for White. Once they "
-        "have, press the winner's button below (or use `/td armageddon rps winner:<player>`); "
+        "have, press the winner's button below (or use `/td armageddon rps "
+        f"match:{match_id} winner:<player>`); "
         "the Armageddon's game link follows with the winner as White."
     )
+
+
+def rps_match_choice(match_id: int, name: str, a: str, b: str) -> str:
+    """A match waiting for the rock-paper-scissors winner, as `/td armageddon rps` lists it."""
+    return f"Match {match_id}, {name}: {a} vs {b}"
 
 
 def rps_button_label(name: str) -> str:

@@ -68,8 +68,19 @@ class RpsChoice:
 
 
 @dataclass(frozen=True)
+class RpsWaiting:
+    """A match whose equal Armageddon bids wait for the rock-paper-scissors winner."""
+
+    match_id: int
+    name: str  # the match's stage name ("Final", "Semifinal 1")
+    a: str
+    b: str
+
+
+@dataclass(frozen=True)
 class FinalShape:
-    """The Final's structure as configured (rule III.G), for the words that explain it."""
+    """A knock-out or final match's structure as configured (its stage's match format; the
+    2019 Final's rule III.G), for the words that explain it."""
 
     lead: float
     lead_rule_games: int
@@ -79,6 +90,7 @@ class FinalShape:
     tiebreak_games: int = 0  # `tiebreak_games`: the games after a tied base block
     weeks: int = 1  # `week_repeats`: the most weeks before the Armageddon
     equal_bids: str = "previous_champion"  # `bot.rules.armageddon.EqualBids`
+    name: str = "Final"  # what the match's posts call it ("Semifinal 1", "Grand Final")
 
 
 @dataclass(frozen=True)

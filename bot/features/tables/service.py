@@ -326,7 +326,11 @@ class TablesService(Service):
                 .order_by(Game.number, Game.id)
             )
         ).all()
-        rules = self.config.final_format()
+        rules = (  # the stage row's match format (a row the format lacks: the Final's)
+            self.config.match_format(stage.key)
+            if stage.key in self.config.format.keys()
+            else self.config.final_format()
+        )
         controls = final_time_controls([g.result_a for g in rows], rules)
         games = [
             FinalGame(
@@ -355,7 +359,10 @@ class TablesService(Service):
             b.lichess_username,
             games,
             title=wording.final_title(
-                self.config.tournament.short_name, a.lichess_username, b.lichess_username
+                self.config.tournament.short_name,
+                a.lichess_username,
+                b.lichess_username,
+                stage.name,
             ),
             winner=winner.lichess_username if winner else None,
             blocks=wording.final_blocks_note(final_blocks([g.result_a for g in rows], rules)),

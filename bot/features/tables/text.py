@@ -61,8 +61,9 @@ def robin_title(kind: str, short_name: str, number: int, total: int | None, fini
     return f"{name} · {short_name}, {_progress(number, total, finished)}"
 
 
-def final_title(short_name: str, a: str, b: str) -> str:
-    return f"Final · {short_name}: {a} vs {b}"
+def final_title(short_name: str, a: str, b: str, name: str = "Final") -> str:
+    """The scoreboard of a final match, by its stage's name ("Final", "Grand Final")."""
+    return f"{name} · {short_name}: {a} vs {b}"
 
 
 def final_blocks_note(blocks: Sequence[tuple[str, int, int, float, float]]) -> str:
