@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.clock import FakeClock
 from bot.config import Config, with_preset
 from bot.rules import final_schemes
+from bot.rules.final import FINAL_2019, FinalFormat, FinalScheme
 from db.engine import transaction
 from db.models import (
     Match,
@@ -182,7 +183,7 @@ async def test_a_semifinal_tied_5_5_goes_to_the_armageddon(
     cfg = edition(config)
     semis = cfg.match_format("semifinals")
     assert (semis.scheme, semis.base_games, semis.tiebreak_games) == (
-        final_schemes.FinalScheme.TIEBREAK_GAMES,
+        FinalScheme.TIEBREAK_GAMES,
         10,
         0,
     )
@@ -409,11 +410,11 @@ def with_final_scheme(config: Config) -> Config:
     return config.model_copy(update={"format": fmt})
 
 
-def shape(fmt: final_schemes.final.FinalFormat) -> tuple[object, ...]:
+def shape(fmt: FinalFormat) -> tuple[object, ...]:
     """What decides a match of each scheme (the other scheme's fields are unused)."""
-    if fmt.scheme is final_schemes.FinalScheme.LEAD_BY_TWO:
+    if fmt.scheme is FinalScheme.LEAD_BY_TWO:
         return (fmt.scheme, fmt.base_games, fmt.lead, fmt.lead_rule_games, fmt.armageddon_after)
-    if fmt.scheme is final_schemes.FinalScheme.WEEK_REPEATS:
+    if fmt.scheme is FinalScheme.WEEK_REPEATS:
         return (fmt.scheme, fmt.base_games, fmt.weeks)
     return (fmt.scheme, fmt.base_games, fmt.tiebreak_games)
 
@@ -424,7 +425,7 @@ def test_each_match_stage_has_its_match_format() -> None:
     the 2019 Final unchanged; a stage of another kind has none."""
     y2019 = Config()
     assert y2019.final_format() == y2019.match_format("final")
-    assert shape(y2019.final_format()) == shape(final_schemes.final.FINAL_2019)
+    assert shape(y2019.final_format()) == shape(FINAL_2019)
     y2020 = Config.model_validate(with_preset({"preset": "acwc-2020"}))
     assert shape(y2020.match_format("knockout")) == shape(final_schemes.KNOCK_OUT_2020)
     assert y2020.match_format("grand_final").tiebreak_time_control == "3+0"
