@@ -22,7 +22,8 @@ from bot.rules import candidates, swiss
 from bot.rules.tiebreaks import SwissTiebreak, swiss_ranking
 from db.models import Match, MatchState, Player, RoundState, Stage, StageKind, StageState
 
-STAGES = tuple(kind.value for kind in StageKind)  # swiss, tiebreak, candidates, final
+# swiss, tiebreak, candidates, final: the 2019 shape's (a knock-out's table is not shown yet)
+STAGES = tuple(kind.value for kind in StageKind if kind is not StageKind.KNOCKOUT)
 DECIDED = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
 WINS, MEDIAN_BUCHHOLZ = SwissTiebreak.WINS_AGAINST_TIED, SwissTiebreak.MEDIAN_BUCHHOLZ
 # The Swiss tiebreaks a row has a field of its own for (the 2019 chain's).

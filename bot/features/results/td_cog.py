@@ -24,6 +24,7 @@ from cogs.common import (
     game_choices,
     is_td,
     kick_outbox,
+    match_choices,
     player_choices,
 )
 from cogs.td import TDCommand
@@ -51,7 +52,8 @@ def rps_reply(choice: RpsChoice) -> str:
 async def rps_match_choices(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[int]]:
-    """The matches whose equal Armageddon bids wait for the rock-paper-scissors winner."""
+    """The matches whose equal Armageddon bids wait for the rock-paper-scissors winner; with
+    none waiting, the TD's usual list of matches (the command then says none waits)."""
     if not is_td(interaction):
         return []
     typed = str(current).strip().lower()
@@ -62,6 +64,8 @@ async def rps_match_choices(
         )
         for w in await bot_of(interaction).svc.bids.waiting_for_rps()
     ]
+    if not choices:
+        return await match_choices(interaction, current)
     return [c for c in choices if typed in c.name.lower()][:AUTOCOMPLETE_CHOICES]
 
 
