@@ -21,6 +21,7 @@ Challenger wins in the bids (III.G.3 to III.G.6).
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -280,7 +281,7 @@ def run_cli(
     console = Console()
     log = StepLog(out / "progress.jsonl", seed=seed, players=players, edition=edition)
     if log.other_edition is not None and not fresh and not faults:
-        console.print(str(OtherEdition(out, log.other_edition, edition)), style="red")
+        print(OtherEdition(out, log.other_edition, edition), file=sys.stderr)  # one line
         return 2  # bot.cli.EXIT_USAGE
     started = time.perf_counter()
     with Progress(console=console, transient=False) as bar:
