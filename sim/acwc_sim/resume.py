@@ -42,7 +42,8 @@ class OtherEdition(Exception):
     def __init__(self, out: Path, found: str, asked: str) -> None:
         super().__init__(
             f"{out} holds an unfinished {found} run: run it again with --edition {found} to "
-            f"go on with it, or add --fresh to start over with {asked} there (or choose another --out)."
+            f"go on with it, or add --fresh to start over with {asked} there "
+            "(or choose another --out)."
         )
         self.found, self.asked = found, asked
 

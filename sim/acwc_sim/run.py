@@ -293,7 +293,7 @@ def run_cli(
             bar.update(tasks[stage], advance=1, description=label)
 
         if not fresh and not faults and log.resumable:
-            console.print(f"Going on with the unfinished {edition} run in {out} (--fresh: anew)")
+            console.print(f"Going on with the unfinished run in {out} (--fresh starts over)")
         result = asyncio.run(
             simulate(players, seed, out, progress, faults=faults, fresh=fresh, edition=edition)
         )

@@ -63,7 +63,7 @@ def test_an_unfinished_run_of_another_edition_is_refused(tmp_path: Path) -> None
 
 async def test_simulate_refuses_to_go_on_with_another_editions_run(tmp_path: Path) -> None:
     StepLog(tmp_path / "progress.jsonl", seed=1, players=8).begin(fresh=True)
-    with pytest.raises(OtherEdition, match="unfinished acwc-2019 run.*--edition acwc-2019"):
+    with pytest.raises(OtherEdition, match=r"unfinished acwc-2019 run.*--edition acwc-2019"):
         await simulate(8, 1, tmp_path, edition="acwc-2024")
     assert not (tmp_path / "acwc.sqlite3").exists()  # nothing was touched
 

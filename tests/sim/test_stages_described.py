@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 async def test_each_stage_is_described_with_its_entries(tmp_path: Path) -> None:
     result = await simulate(6, 2, tmp_path)
     stages = {stage["key"]: stage for stage in result["stages"]}
-    assert [s["key"] for s in result["stages"]][0] == "swiss"
+    assert next(s["key"] for s in result["stages"]) == "swiss"
     assert [s["key"] for s in result["stages"] if s["key"] != "swiss_tiebreak"] == [
         "swiss",
         "candidates",
@@ -31,9 +31,8 @@ async def test_each_stage_is_described_with_its_entries(tmp_path: Path) -> None:
     assert swiss["rounds"] == result["rounds"]["swiss"]
     assert candidates["pools"] == [{"key": "candidates", "name": "Candidates"}]
     rules = [(e["rule"], e["source"], e["place"]) for e in candidates["entries"]]
-    assert rules == [("top", "swiss", 1), ("top", "swiss", 2), ("top", "swiss", 3)] + [
-        ("pre_seeded", "", None)
-    ]
+    top = [("top", "swiss", 1), ("top", "swiss", 2), ("top", "swiss", 3)]
+    assert rules == [*top, ("pre_seeded", "", None)]
     assert candidates["entries"][3]["player"] == "Ogul1"
     assert result["challenger"] == final["entries"][1]["player"]
     assert final["entries"][1]["rule"] == "places"
