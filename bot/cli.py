@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.config import DEFAULT_PRESET, Config, ConfigError, Secrets, load_config
+from bot.config import DEFAULT_PRESET, Config, ConfigError, Secrets, load_config, with_preset
 from bot.features.registration.player_check import PlayerReport, check_player
 from bot.features.rounds.weeks import first_round_start
 from bot.format.presets import preset_names
@@ -193,13 +193,19 @@ def _new_edition(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-SIMULATED_PRESETS = (DEFAULT_PRESET,)
+def simulated(edition: str) -> bool:
+    """Whether `acwc simulate` can play the preset: the stage engine runs its format
+    (`bot.doctor.edition.engine_runs`, the guard `acwc run` and the doctor use too)."""
+    from bot.doctor.edition import engine_runs
+
+    return engine_runs(Config.model_validate(with_preset({"preset": edition})))
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    """Run the offline championship if the simulator (the acwc-sim distribution in sim/) is
-    installed; the bot's own install leaves it out, so say how to add it."""
-    if args.edition not in SIMULATED_PRESETS:
+    """Run the offline championship of the preset `--edition` if the simulator (the
+    acwc-sim distribution in sim/) is installed; the bot's own install leaves it out, so say
+    how to add it."""
+    if not simulated(args.edition):
         print(
             f"acwc simulate --edition {args.edition}: the bot's stage engine runs the "
             f"{DEFAULT_PRESET} format (Swiss, one round robin, Final) today; the "
@@ -215,7 +221,14 @@ def _simulate(args: argparse.Namespace) -> int:
             raise  # the simulator is there but something it needs is not: show that
         print(SIMULATOR_MISSING, file=sys.stderr)
         return EXIT_FAILURE
-    return run_cli(args.players, args.seed, args.out, faults=args.faults, fresh=args.fresh)
+    return run_cli(
+        args.players,
+        args.seed,
+        args.out,
+        faults=args.faults,
+        fresh=args.fresh,
+        edition=args.edition,
+    )
 
 
 def database_failure(command: str, url: str, failure: BaseException) -> str:

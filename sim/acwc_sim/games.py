@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Select, select
 
 from acwc_sim.fake_lichess import FakeLichess
-from acwc_sim.harness import DiscordHarness
+from acwc_sim.harness import DiscordHarness, RecordedMessage
 from acwc_sim.players import SimPlayer, game_result
 from acwc_sim.resume import RequestLog, StepLog
 from acwc_sim.transcript import Transcript
@@ -31,15 +31,24 @@ if TYPE_CHECKING:
     from bot.app import ChampionshipBot
 
 GUILD, TD, TD_ALERTS, ANNOUNCE, PAIRINGS = 5000, 5001, 5002, 5003, 5004
-PRESEEDED = (("arimakat", "final", 5101, 2350), ("Ogul1", "candidates", 5102, 2250))
-START = datetime(2019, 9, 10, 12, 0, tzinfo=UTC)  # registration is open
+# The simulated previous champion and runner-up: (Lichess name, role, Discord id, rating); the
+# format's entry rules say which stage each role enters (`acwc_sim.edition.sim_config`).
+PRESEEDED = (("arimakat", "champion", 5101, 2350), ("Ogul1", "runner_up", 5102, 2250))
+START = datetime(2019, 9, 10, 12, 0, tzinfo=UTC)  # 2019: registration is open
 # Settings the driver reads back as any observer of the database could (the sim sits below
 # the features and does not import them): the Armageddon's bids, the tie left to the TD.
 ARMAGEDDON_KEY, PENDING_TIE = "armageddon:", "pending_tie"
+RPS_BUTTON = "acwc:armageddon-rps:"  # the TD's button: this player won rock-paper-scissors
 # Seeds whose Final follows a planned path instead of the dice: the finalists win in turn,
 # through every extension (rule III.G.3) and the 2+0 games (III.G.5), to 15-15 after 30 games;
 # the Challenger wins the bids (III.G.6.b) and the Armageddon. Other seeds roll every game.
 ARMAGEDDON_SEEDS = frozenset({1, 3})
+
+
+def match_stage(stage: Stage) -> bool:
+    """A row whose matches follow a match format (`bot.rules.final`): a final match, or a
+    knock-out's matches (won by more points, then the tie's games and the Armageddon)."""
+    return stage.kind.value in ("final", "knockout")
 
 
 def game_id(seed: int, match_id: int, number: int) -> str:
@@ -194,7 +203,7 @@ class SimBase:
     ) -> MatchPlan:
         """Every game of the match and what the players do between them, from the seed and
         the match alone: a restarted run plans the same games again."""
-        planned = stage.kind is StageKind.FINAL and self.seed in ARMAGEDDON_SEEDS
+        planned = self.planned(stage)
         plan = MatchPlan()
         results: list[float] = []
         moment = start + timedelta(minutes=2)
@@ -204,11 +213,11 @@ class SimBase:
             dice = random.Random(f"{self.seed}:game:{match.id}:{len(results) + 1}")
             result = game_result(dice, self.rating[a.lichess_id], self.rating[b.lichess_id])
             if planned:
-                result = self.planned_final_result(a, results)
-            armageddon = stage.kind is StageKind.FINAL and self.armageddon_next(results)
+                result = self.planned_final_result(stage, a, results)
+            armageddon = match_stage(stage) and self.armageddon_next(stage, results)
             if armageddon:
                 plan.events.append(("bids", moment))
-                bids = (self.bid(match, a), self.bid(match, b))
+                bids = (self.bid(stage, match, a), self.bid(stage, match, b))
                 white_a = final_rules.armageddon_white(*bids) == "champion"
                 moment += timedelta(minutes=2)
                 clock = (180, 0)
@@ -237,21 +246,36 @@ class SimBase:
                 left = False
             moment += timedelta(minutes=10)
             white_a = not white_a
-            if stage.kind is StageKind.FINAL and len(results) % 6 == 0:
+            if match_stage(stage) and len(results) % 6 == 0:
                 plan.events.append(("at", moment))  # the Final is read game by game
         plan.end = moment
         return plan
 
-    def planned_final_result(self, a: Player, results: list[float]) -> float:
+    def planned(self, stage: Stage) -> bool:
+        """Whether the match follows the planned path: the final matches of the seeds in
+        `ARMAGEDDON_SEEDS` (2019: the Final; 2020 on: the Grand Final and the Third Place
+        Playoff, whose bids are equal)."""
+        return stage.kind is StageKind.FINAL and self.seed in ARMAGEDDON_SEEDS
+
+    def equal_bids(self, stage: Stage) -> bool:
+        """A planned match for third place: both bid the same (the equal-bid rule decides)."""
+        if not self.planned(stage) or stage.key not in self.bot.config.format.keys():
+            return False
+        return getattr(self.bot.config.format.stage(stage.key), "places", (1, 2)) != (1, 2)
+
+    def planned_final_result(self, stage: Stage, a: Player, results: list[float]) -> float:
         """Player a's result in the next game of a planned Final: the finalists win in turn,
         and the Challenger wins the Armageddon."""
-        if self.armageddon_next(results):
+        if self.armageddon_next(stage, results):
             return 0.0 if a.lichess_id == PRESEEDED[0][0].lower() else 1.0
         return 1.0 if len(results) % 2 == 0 else 0.0
 
-    def bid(self, match: Match, player: Player) -> int:
+    def bid(self, stage: Stage, match: Match, player: Player) -> int:
         """A finalist's Armageddon bid in seconds, the same in every run of the seed; in a
-        planned Final the Challenger bids lower and so wins White (rule III.G.6.b)."""
+        planned Final the Challenger bids lower and so wins White (rule III.G.6.b); in a
+        planned match for third place both bid 2:30."""
+        if self.equal_bids(stage):
+            return 150
         dice = random.Random(f"{self.seed}:bid:{match.id}:{player.id}")
         if self.seed not in ARMAGEDDON_SEEDS:
             return dice.randint(100, 170)
@@ -293,7 +317,7 @@ class SimBase:
         for number, (kind, moment) in enumerate(plan.events):
             key = f"play:{match.id}:{number}"
             if kind == "bids":
-                await self.armageddon_bids(key, match, a, b, moment)
+                await self.armageddon_bids(key, stage, match, a, b, moment)
                 await self.armageddon_game(key, match, a, plan)
                 continue
             await self.step_at(key, moment)
@@ -320,37 +344,55 @@ class SimBase:
     def over(self, stage: Stage, results: list[float]) -> bool:
         games = self.bot.config.tournament.match_games
         score_a, score_b = sum(results), sum(1 - r for r in results)
-        if stage.kind is StageKind.FINAL:
-            return self.final_status(results).winner is not None
+        if match_stage(stage):
+            return self.final_status(stage, results).winner is not None
         early = stage.kind is StageKind.SWISS or (
             stage.kind is StageKind.TIEBREAK and len(stage.seeding) == 2
         )
         return is_over(score_a, score_b, games=games, early_stop=early)
 
-    def final_status(self, results: list[float], white: str | None = None) -> Any:
+    def match_format(self, stage: Stage) -> Any:
+        """The row's match format: `Config.match_format(key)` where the engine has it (a
+        knock-out's or any final match's), else the format's Final (the 2019 engine)."""
+        by_key = getattr(self.bot.config, "match_format", None)
+        if by_key is not None and stage.key in self.bot.config.format.keys():
+            return by_key(stage.key)
+        return self.bot.config.final_format()
+
+    def final_status(self, stage: Stage, results: list[float], white: str | None = None) -> Any:
         return final_rules.status(
-            results, self.bot.config.final_format(), armageddon_white=white or "champion"
+            results, self.match_format(stage), armageddon_white=white or "champion"
         )
 
-    def armageddon_next(self, results: list[float]) -> bool:
-        return bool(self.final_status(results).next_game == final_rules.ARMAGEDDON)
+    def armageddon_next(self, stage: Stage, results: list[float]) -> bool:
+        return bool(self.final_status(stage, results).next_game == final_rules.ARMAGEDDON)
 
     def clock_for(self, stage: Stage, results: list[float]) -> tuple[int, int]:
-        if stage.kind is StageKind.FINAL and self.final_status(results).next_game == "2+0":
-            return (120, 0)
+        """The next game's clock: a match format's tiebreak clock ("2+0", "3+0") when the
+        score calls for it, the match clock otherwise."""
+        if match_stage(stage):
+            following = str(self.final_status(stage, results).next_game)
+            if following != final_rules.ARMAGEDDON and following != str(
+                self.bot.config.tournament.time_control
+            ):
+                minutes, _, increment = following.partition("+")
+                if minutes.isdigit() and increment.isdigit():
+                    return (int(minutes) * 60, int(increment))
         return (120, 5)
 
     async def armageddon_bids(
-        self, key: str, match: Match, a: Player, b: Player, moment: datetime
+        self, key: str, stage: Stage, match: Match, a: Player, b: Player, moment: datetime
     ) -> None:
-        """Both finalists bid through the button and the private form."""
+        """Both players bid through the button and the private form; equal bids under
+        `rock_paper_scissors` are settled by the TD's button (player a won the game)."""
         await self.step_at(key, moment)
         for player in (a, b):
 
             async def bid(player: Player = player) -> None:
                 assert player.discord_id is not None
-                ask = next(m for m in self.h.dms_to(player.discord_id) if "Bid for White" in m.text)
-                seconds = self.bid(match, player)
+                asks = [m for m in self.h.dms_to(player.discord_id) if "Bid for White" in m.text]
+                ask = asks[-1]  # a player who reached an Armageddon before has older asks
+                seconds = self.bid(stage, match, player)
                 button = str(self.h.buttons(ask)[0]["custom_id"])
                 await self.h.press(button, user=player.discord_id, message=ask, dm=True)
                 await self.h.submit_modal(
@@ -359,6 +401,9 @@ class SimBase:
 
             await self.step(f"{key}:bid:{player.id}", bid, done=partial(self.bid_in, match, player))
         await self.step(f"{key}:jobs", self.jobs)
+        rps = self.bot.config.format.equal_bids == "rock_paper_scissors"
+        if rps and self.bid(stage, match, a) == self.bid(stage, match, b):
+            await self.rock_paper_scissors(key, match, a)
 
         async def both_bids() -> bool:
             return await self.bid_in(match, a) and await self.bid_in(match, b)
@@ -367,8 +412,41 @@ class SimBase:
             f"{key}:listed",
             self.nothing,
             done=both_bids,
-            incident="the Final went to the Armageddon",
+            incident=f"the {stage.name} went to the Armageddon",
         )
+
+    async def rock_paper_scissors(self, key: str, match: Match, winner: Player) -> None:
+        """Equal bids under `rock_paper_scissors`: the TD presses the winner's button in the
+        bot's DM (nothing to press under `previous_champion`: the champion decided)."""
+
+        async def asked() -> list[RecordedMessage]:
+            return [
+                m
+                for m in self.h.dms_to(TD)
+                if any(
+                    str(button["custom_id"]).startswith(RPS_BUTTON) for button in self.h.buttons(m)
+                )
+            ]
+
+        async def press() -> None:
+            found = await asked()
+            if found:
+                button = f"{RPS_BUTTON}{winner.id}"
+                await self.h.press(button, user=TD, message=found[-1], dm=True)
+
+        async def white_known() -> bool:
+            assert self.bot.sessions is not None
+            async with self.bot.sessions() as session:
+                row = await session.get(Setting, ARMAGEDDON_KEY + str(match.id))
+            return row is not None and json.loads(row.value).get("white") is not None
+
+        await self.step(
+            f"{key}:rps",
+            press,
+            done=white_known,
+            incident=f"{winner.lichess_username} won rock-paper-scissors after equal bids",
+        )
+        await self.step(f"{key}:rps:jobs", self.jobs)
 
     async def armageddon_game(self, key: str, match: Match, a: Player, plan: MatchPlan) -> None:
         """The Armageddon is played on the link the bot opens after the reveal, with the

@@ -14,37 +14,65 @@ from acwc_sim.games import TD
 from acwc_sim.paths import Paths
 from db.models import Match, Player, Round, Stage, StageKind, TimeOffer
 
-# Each match is played in a slot of its own, 3 hours from Thursday 03:00 (a Swiss match
-# with a no-show, a break and a /left takes under 2.5 hours): 30 slots to Sunday 18:00, the
-# last three for the matches whose time the TD assigns or a player chooses. A round of more
-# than 27 other matches (over 56 players) shares slots, and its clock jumps past some starts.
-SLOTS, SLOT_HOURS, FIRST_SLOT = 30, 3, timedelta(days=3, hours=3)
+# Each match is played in a slot of its own, 3 hours apart from 3 hours after the offers are
+# due (2019: Thursday 03:00; a Swiss match with a no-show, a break and a /left takes under 2.5
+# hours): in 2019, 30 slots to Sunday 18:00, the last three for the matches whose time the TD
+# assigns or a player chooses; a week whose offers are due later has fewer slots (2020-2024:
+# 22). A round of more matches than slots shares them, and its clock jumps past some starts.
+MAX_SLOTS, SLOT_HOURS, WEEK_HOURS = 30, 3, 168
 
 
-def slot(round_: Round, index: int) -> datetime:
-    """The start of a match's slot: one of the first 27 for a board, or one of the last
-    three, kept for the times chosen or assigned."""
-    return round_.starts_at + FIRST_SLOT + timedelta(hours=SLOT_HOURS * index)
+def first_slot(offers_due_hours: float) -> timedelta:
+    """The first slot's start after the round's: 3 hours after the offers are due."""
+    return timedelta(hours=offers_due_hours + SLOT_HOURS)
+
+
+def slots(offers_due_hours: float) -> int:
+    """How many slots the week has between the first and the end of the round."""
+    free = WEEK_HOURS - first_slot(offers_due_hours).total_seconds() / 3600
+    return min(MAX_SLOTS, int(free // SLOT_HOURS) - 1)
+
+
+def slot(round_: Round, index: int, offers_due_hours: float = 72.0) -> datetime:
+    """The start of a match's slot: one of the first for a board, or one of the last three,
+    kept for the times chosen or assigned."""
+    return round_.starts_at + first_slot(offers_due_hours) + timedelta(hours=SLOT_HOURS * index)
 
 
 class Negotiating(Paths):
     """The pairs' negotiations, and the TD's part in them."""
 
+    def slot(self, round_: Round, index: int) -> datetime:
+        return slot(round_, index, self.bot.config.negotiation.offers_due_hours)
+
+    def slots(self) -> int:
+        return slots(self.bot.config.negotiation.offers_due_hours)
+
     async def negotiate(
-        self, key: str, stage: Stage, round_: Round, matches: list[Match], label: str
+        self,
+        key: str,
+        stage: Stage,
+        round_: Round,
+        matches: list[Match],
+        label: str,
+        *,
+        first: int = 0,
     ) -> None:
+        """`first`: the boards other rounds of the same week took already (their slots)."""
         players = await self.names()
+        due = self.bot.config.negotiation.offers_due_hours
+        last = self.slots()
         # Every time offered falls after the last moment the run moves the clock to before
         # the first match is played (Thursday 00:00:01, past the offers' deadline), and each
         # match has a slot of its own (`slot`): the clock then stops at each agreed time, and
         # a match starts when it was agreed.
-        thursday_evening = round_.starts_at + timedelta(days=3, hours=18)
+        thursday_evening = round_.starts_at + timedelta(hours=due + 18)
         left_to_td: list[Match] = []
         missed: list[Match] = []
         swiss = stage.kind is StageKind.SWISS
         for board, match in enumerate(matches):
             a, b = players[match.player_a_id], players[match.player_b_id or 0]
-            when = slot(round_, board % (SLOTS - 3))
+            when = self.slot(round_, (first + board) % (last - 3))
             if swiss and round_.number == 1 and board == len(matches) - 1:
                 left_to_td.append(match)  # this pair never makes an offer: the TD assigns
             elif swiss and round_.number == 2 and board == len(matches) - 1:
@@ -70,12 +98,14 @@ class Negotiating(Paths):
         await self.step_at(f"{key}:thursday", thursday)
         for match in missed:
             a, b = players[match.player_a_id], players[match.player_b_id or 0]
-            when = slot(round_, SLOTS - 2)
+            when = self.slot(round_, last - 2)
             await self.offers_missed(label, match, a, b, when)
+        if self.bot.config.format.no_offers != "td_assigns":
+            left_to_td = []  # 2020 on: the bot rules the match a draw, nobody assigns
         for match in left_to_td:
 
             async def assign(match: Match = match) -> None:
-                when = slot(round_, SLOTS - 3)
+                when = self.slot(round_, last - 3)
                 done = await self.h.slash(
                     "td negotiation assign-time",
                     user=TD,
@@ -102,7 +132,7 @@ class Negotiating(Paths):
         players = await self.names()
         for match in self.weekend:
             a, b = players[match.player_a_id], players[match.player_b_id or 0]
-            when = slot(round_, SLOTS - 1)
+            when = self.slot(round_, self.slots() - 1)
             await self.weekend_ruling(label, match, a, b, when)
         self.weekend.clear()
 

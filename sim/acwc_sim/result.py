@@ -55,4 +55,6 @@ async def championship_result(sim: SimBase, seed: int) -> dict[str, Any]:
         "faults_observed": sim.faults.observed() if sim.faults else {},
         # what Discord would have refused (its limits): every message must fit
         "refused_by_discord": list(sim.h.breaches),
+        # each stage of the format as it ran, and the entry rule that moved each player on
+        "stages": await sim.bot.svc.console.stages(),
     }

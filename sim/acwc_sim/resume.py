@@ -24,6 +24,8 @@ from typing import Any
 
 from acwc_sim.journal import Journal, read_entries
 
+DEFAULT_EDITION = "acwc-2019"  # bot.config.DEFAULT_PRESET: the runs before --edition
+
 
 @dataclass
 class Counters:
@@ -33,12 +35,27 @@ class Counters:
     incidents: list[str] = field(default_factory=list)
 
 
+class OtherEdition(Exception):
+    """The run folder holds an unfinished run of another edition: going on with it under
+    this one would mix two formats in one database."""
+
+    def __init__(self, out: Path, found: str, asked: str) -> None:
+        super().__init__(
+            f"{out} holds an unfinished {found} run: run it again with --edition {found} to "
+            f"go on with it, or add --fresh to start over with {asked} there "
+            "(or choose another --out)."
+        )
+        self.found, self.asked = found, asked
+
+
 class StepLog:
     """The steps recorded in `path`: each key once, in order."""
 
-    def __init__(self, path: Path, *, seed: int, players: int) -> None:
+    def __init__(
+        self, path: Path, *, seed: int, players: int, edition: str = DEFAULT_EDITION
+    ) -> None:
         self.path = path
-        self.seed, self.players = seed, players
+        self.seed, self.players, self.edition = seed, players, edition
         # The steps an earlier process recorded, each dropped once asked for (a key comes
         # once per run); this process's own are only written: no one asks for them again.
         self.done: dict[str, dict[str, Any]] = {}
@@ -60,11 +77,16 @@ class StepLog:
                 self.last = entry
             elif op == "finished":
                 self.finished = True
-        self.resumable = (
+        same_run = (
             header is not None
             and (header["seed"], header["players"]) == (seed, players)
             and not self.finished
         )
+        # a folder written before editions were remembered holds a 2019 run
+        found = header.get("edition", DEFAULT_EDITION) if header is not None else None
+        self.resumable = same_run and found == edition
+        # the edition of an unfinished run that this one would go on with, were it the same
+        self.other_edition: str | None = found if same_run and found != edition else None
         self._seen: set[str] = set()
         self._file: Journal | None = None
 
@@ -76,7 +98,8 @@ class StepLog:
             self.steps = 0
         self._file = Journal(self.path, fsync=False)
         if fresh:
-            self._file.write({"op": "header", "seed": self.seed, "players": self.players})
+            header = {"op": "header", "seed": self.seed, "players": self.players}
+            self._file.write({**header, "edition": self.edition})
         self._file.write({"op": "start"})
         self.starts += 1
 

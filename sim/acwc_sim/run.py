@@ -21,6 +21,7 @@ Challenger wins in the bids (III.G.3 to III.G.6).
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -30,61 +31,32 @@ from typing import Any
 
 from sqlalchemy import select
 
+from acwc_sim.edition import sim_config, start_of
 from acwc_sim.fake_lichess import fake_lichess
 from acwc_sim.faults import Faults
-from acwc_sim.games import ANNOUNCE, GUILD, PAIRINGS, PRESEEDED, START, TD, TD_ALERTS
+from acwc_sim.games import ANNOUNCE, GUILD, PAIRINGS, PRESEEDED, TD, TD_ALERTS
 from acwc_sim.harness import RecordedMessage, discord_harness
-from acwc_sim.negotiation import Negotiating
 from acwc_sim.players import SimPlayer, add_account, make_players
 from acwc_sim.result import championship_result
-from acwc_sim.resume import RequestLog, StepLog
+from acwc_sim.resume import OtherEdition, RequestLog, StepLog
+from acwc_sim.rounds import Rounds
 from bot.app import ChampionshipBot
 from bot.clock import FakeClock, FakeClockPause
-from bot.config import Config, DiscordConfig, PreSeededPlayer, Secrets, load_config
+from bot.config import DEFAULT_PRESET, Secrets
 from bot.lichess.client import LichessClient
 from db import schema
 from db.models import (
-    Match,
-    MatchState,
     OwnershipChallenge,
     Player,
     Registration,
     Round,
-    RoundState,
-    Stage,
-    StageKind,
 )
 
 REGISTRATION_GAP = timedelta(minutes=20)  # between one player's registration and the next
 KEEP_IN_MEMORY = 2000  # REST messages the harness holds; a round of 256 players sends ~2,000
 
 
-def sim_config(db_url: str, lichess_url: str) -> Config:
-    """The 2019 edition as configured by default, in a server of its own."""
-    base = load_config(None, environ={"LICHESS_BASE_URL": lichess_url, "DATABASE_URL": db_url})
-    return base.model_copy(
-        update={
-            "discord": DiscordConfig(
-                guild_id=GUILD,
-                td_user_ids=(TD,),
-                td_alert_channel_id=TD_ALERTS,
-                announcement_channel_id=ANNOUNCE,
-                pairings_channel_id=PAIRINGS,
-            ),
-            "registration": base.registration.model_copy(update={"auto_approve": True}),
-            "players": base.players.model_copy(
-                update={
-                    "pre_seeded": tuple(
-                        PreSeededPlayer(lichess=name, stage=stage, discord_id=user)
-                        for name, stage, user, _ in PRESEEDED
-                    )
-                }
-            ),
-        }
-    )
-
-
-class Simulation(Negotiating):
+class Simulation(Rounds):
     """One championship: the bot, the harness, the fake Lichess, the clock and the dice."""
 
     # --- registration ------------------------------------------------------------------------
@@ -106,7 +78,7 @@ class Simulation(Negotiating):
                 await self.h.press(verify, user=player.discord_id, message=record.last)
 
             key = f"register:{player.name}"
-            await self.step_at(f"{key}:at", START + index * REGISTRATION_GAP)
+            await self.step_at(f"{key}:at", start_of(self.bot.config) + index * REGISTRATION_GAP)
             await self.step(key, register, done=partial(self.registered, player))
             await self.step(f"{key}:note", partial(self.registration_note, key, player))
         await self.step("register:jobs", self.jobs)
@@ -176,153 +148,6 @@ class Simulation(Negotiating):
 
         await self.step("round:1:publish", publish, done=published)
 
-    # --- the rounds --------------------------------------------------------------------------
-
-    async def open_round(self) -> dict[str, Any] | None:
-        """The round now being played and its boards still to agree a time (read as ids, so
-        a restarted run reads back the same)."""
-        assert self.bot.sessions is not None
-        async with self.bot.sessions() as session:
-            round_id = await session.scalar(
-                select(Round.id)
-                .where(Round.state == RoundState.PUBLISHED)
-                .order_by(Round.published_at.desc(), Round.id.desc())
-                .limit(1)
-            )
-            if round_id is None:
-                return None
-            matches = list(
-                await session.scalars(
-                    select(Match.id)
-                    .where(Match.round_id == round_id, Match.state == MatchState.NEGOTIATING)
-                    .order_by(Match.board)
-                )
-            )
-        return {"round": round_id, "matches": matches} if matches else None
-
-    async def load(self, opened: dict[str, Any]) -> tuple[Stage, Round, list[Match]]:
-        assert self.bot.sessions is not None
-        async with self.bot.sessions() as session:
-            round_ = await session.get(Round, opened["round"])
-            assert round_ is not None
-            stage = await session.get(Stage, round_.stage_id)
-            by_id = {
-                m.id: m
-                for m in await session.scalars(select(Match).where(Match.id.in_(opened["matches"])))
-            }
-        assert stage is not None
-        return stage, round_, [by_id[i] for i in opened["matches"]]
-
-    async def play_round(self, number: int) -> bool:
-        key = f"round:{number}"
-        opened = await self.step(f"{key}:open", self.open_round)
-        if opened is None:
-            return False
-        stage, round_, matches = await self.load(opened)
-        label = f"{stage.kind.value} round {round_.number}"
-        self.progress(stage.kind.value, label)
-
-        async def count() -> None:
-            kind = stage.kind.value
-            self.counters.rounds[kind] = self.counters.rounds.get(kind, 0) + 1
-
-        await self.step(f"{key}:count", count)
-        await self.step_at(f"{key}:start", round_.starts_at + timedelta(hours=1))
-        if stage.kind is StageKind.SWISS and round_.number == 3:
-            await self.withdraw_the_weakest(f"{key}:withdraw")
-            opened = await self.step(f"{key}:reopen", self.open_round)
-            if opened is None:
-                return True
-            stage, round_, matches = await self.load(opened)
-        if stage.kind is StageKind.SWISS and round_.number == 2:
-            await self.report_a_cheat(f"{key}:cheat")
-        await self.negotiate(key, stage, round_, matches, label)
-        if self.faults is not None:
-            self.faults.each_round()
-        await self.play_matches(key, stage, round_, label)
-        await self.settle(key, round_)
-        await self.break_ties(f"{key}:tie")
-        return True
-
-    async def settle(self, key: str, round_: Round) -> None:
-        """Let the jobs run until the round has every result: a poll that failed (Lichess
-        down) reads the games again at the next turn."""
-        for turn in range(30):
-            left = await self.step(f"{key}:settle:{turn}", lambda: self.results_missing(round_))
-            if not left:
-                return
-            await self.step_at(
-                f"{key}:settle:{turn}:jobs", lambda: self.clock.now() + timedelta(minutes=5)
-            )
-
-    async def results_missing(self, round_: Round) -> bool:
-        left = await self.scalar(
-            select(Match.id)
-            .where(
-                Match.round_id == round_.id,
-                Match.state.in_((MatchState.SCHEDULED, MatchState.IN_PROGRESS)),
-            )
-            .limit(1)
-        )
-        return left is not None
-
-    async def play_matches(self, key: str, stage: Stage, round_: Round, label: str) -> None:
-        """The matches in the order of their agreed times; those agreed at the weekend
-        (rule V.H) once the clock has reached it."""
-        saturday = round_.starts_at + timedelta(hours=self.bot.config.negotiation.weekend_hours)
-
-        async def agreed_matches() -> list[int]:
-            assert self.bot.sessions is not None
-            async with self.bot.sessions() as session:
-                return list(
-                    await session.scalars(
-                        select(Match.id)
-                        .where(Match.round_id == round_.id, Match.agreed_time.is_not(None))
-                        .order_by(Match.agreed_time, Match.id)
-                    )
-                )
-
-        ids = await self.step(f"{key}:agreed", agreed_matches)
-        before = await self.matches_by_id(ids)
-        played: list[int] = []
-        if self.weekend:
-            played = [i for i in ids if (before[i].agreed_time or saturday) < saturday]
-            await self.play_in_order(stage, round_, label, [before[i] for i in played])
-            await self.weekend_rulings(key, round_, label)
-            ids = await self.step(f"{key}:agreed:weekend", agreed_matches)
-            before = await self.matches_by_id(ids)
-        rest = [before[i] for i in ids if i not in played]
-        await self.play_in_order(stage, round_, label, rest, first_index=len(played))
-
-    async def matches_by_id(self, ids: list[int]) -> dict[int, Match]:
-        assert self.bot.sessions is not None
-        async with self.bot.sessions() as session:
-            return {m.id: m for m in await session.scalars(select(Match).where(Match.id.in_(ids)))}
-
-    async def play_in_order(
-        self, stage: Stage, round_: Round, label: str, matches: list[Match], first_index: int = 0
-    ) -> None:
-        players = await self.names()
-        swiss = stage.kind is StageKind.SWISS
-        for index, match in enumerate(matches, start=first_index):
-            assert match.agreed_time is not None
-            a, b = players[match.player_a_id], players[match.player_b_id or 0]
-            start = match.agreed_time
-            for hours in sorted(self.bot.config.negotiation.match_reminders_hours, reverse=True):
-                # the reminders go out when due (a moment passed already is not gone back to)
-                await self.step_at(
-                    f"play:{match.id}:remind:{hours}", start - timedelta(hours=hours)
-                )
-            await self.step_at(f"play:{match.id}:link", start)  # the agreed minute
-            if swiss and round_.number == 2 and index == 0:
-                start = await self.noshow_then_arrival(
-                    f"play:{match.id}:noshow", match, a, start, label
-                )
-            brk = swiss and round_.number == 1 and index == 0
-            left = swiss and round_.number == 1 and index == 1
-            last = await self.play_games(stage, match, a, b, start, brk=brk, left=left)
-            await self.step_at(f"play:{match.id}:after", last + timedelta(minutes=20))
-
 
 RUN_FILES = ("acwc.sqlite3", "acwc.sqlite3-wal", "acwc.sqlite3-shm", "discord.jsonl")
 
@@ -335,25 +160,30 @@ async def simulate(
     *,
     faults: bool = False,
     fresh: bool = False,
+    edition: str = DEFAULT_PRESET,
 ) -> dict[str, Any]:
-    """Run a whole championship; writes `transcript.md` and `result.json` into `out`.
+    """Run a whole championship of the preset `edition`; writes `transcript.md` and
+    `result.json` into `out`.
 
     A run of the same players and seed that `out` holds unfinished (it was killed, or
     stopped with Ctrl-C) goes on where it stopped, to the same `result.json` an
-    uninterrupted run gives; `fresh` starts over. Runs with faults always start over.
+    uninterrupted run gives; `fresh` starts over. Runs with faults always start over. An
+    unfinished run of another edition is not gone on with: `OtherEdition` says so.
     """
     out.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 (before anything runs)
-    log = StepLog(out / "progress.jsonl", seed=seed, players=players)
+    log = StepLog(out / "progress.jsonl", seed=seed, players=players, edition=edition)
+    if log.other_edition is not None and not fresh and not faults:
+        raise OtherEdition(out, log.other_edition, edition)
     resume = log.resumable and not fresh and not faults
     if not resume:
         for name in RUN_FILES:
             (out / name).unlink(missing_ok=True)
     log.begin(fresh=not resume)
     requests = RequestLog(out / "lichess-requests.jsonl", fresh=not resume)
-    clock = FakeClock(log.clock() or START)
     async with fake_lichess(seed) as fake:
         database = out / "acwc.sqlite3"
-        config = sim_config(f"sqlite+aiosqlite:///{database}", fake.base_url)
+        config = sim_config(f"sqlite+aiosqlite:///{database}", fake.base_url, edition)
+        clock = FakeClock(log.clock() or start_of(config))
         entrants = make_players(seed, players, first_discord_id=6000)
         cutoff = config.registration.games_before - timedelta(days=2)
         for player in entrants:
@@ -416,7 +246,7 @@ async def simulate(
             await sim.register_everyone()
             await sim.publish_first_round()
             for number in range(1, 61):
-                if not await sim.play_round(number):
+                if not await sim.play_week(number):
                     break
             await sim.step_at("end:hour", lambda: clock.now() + timedelta(hours=1))
             # the last retries of the outbox
@@ -433,31 +263,40 @@ async def simulate(
 
 
 def run_cli(
-    players: int, seed: int, out: Path, *, faults: bool = False, fresh: bool = False
+    players: int,
+    seed: int,
+    out: Path,
+    *,
+    faults: bool = False,
+    fresh: bool = False,
+    edition: str = DEFAULT_PRESET,
 ) -> int:
-    """The terminal side: a progress bar per stage and round, then a short summary."""
+    """The terminal side: a progress bar per stage (by the stage rows' names: "Qualification",
+    "Upper pool", "Grand Final") and round, then a short summary."""
     import asyncio
 
     from rich.console import Console
     from rich.progress import Progress
 
     console = Console()
+    log = StepLog(out / "progress.jsonl", seed=seed, players=players, edition=edition)
+    if log.other_edition is not None and not fresh and not faults:
+        print(OtherEdition(out, log.other_edition, edition), file=sys.stderr)  # one line
+        return 2  # bot.cli.EXIT_USAGE
     started = time.perf_counter()
     with Progress(console=console, transient=False) as bar:
         tasks: dict[str, Any] = {}
 
         def progress(stage: str, label: str) -> None:
             if stage not in tasks:
-                tasks[stage] = bar.add_task(stage.capitalize(), total=None)
-            bar.update(tasks[stage], advance=1, description=f"{stage.capitalize()}: {label}")
+                tasks[stage] = bar.add_task(stage, total=None)
+            bar.update(tasks[stage], advance=1, description=label)
 
-        if (
-            not fresh
-            and not faults
-            and StepLog(out / "progress.jsonl", seed=seed, players=players).resumable
-        ):
+        if not fresh and not faults and log.resumable:
             console.print(f"Going on with the unfinished run in {out} (--fresh starts over)")
-        result = asyncio.run(simulate(players, seed, out, progress, faults=faults, fresh=fresh))
+        result = asyncio.run(
+            simulate(players, seed, out, progress, faults=faults, fresh=fresh, edition=edition)
+        )
     wall = time.perf_counter() - started
     rounds = ", ".join(f"{k} {v}" for k, v in result["rounds"].items())
     console.print(f"Rounds: {rounds}")

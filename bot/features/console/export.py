@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.config import Config
 from bot.features.console.snapshot import Snapshot, read_snapshot
+from bot.features.console.stage_view import entry_rows
 from bot.features.console.standings import stage_tables
 from bot.features.console.types import StageTable, StandingRow
 from bot.features.matches.text import game_link
@@ -41,7 +42,11 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "peak_rating_game", "seeding_rating", "exception_reason", "td_comment", "decided_by",
         "decided_at", "created_at", "updated_at",
     ),
-    "stages": ("id", "kind", "state", "total_rounds", "seeding", "started_at", "finished_at"),
+    "stages": (
+        "id", "key", "name", "position", "pool", "kind", "state", "total_rounds", "seeding",
+        "started_at", "finished_at",
+    ),
+    "entries": ("stage", "player", "rule", "source", "place", "pool", "moved_up"),
     "seeding": ("stage", "seed", "player_id", "player"),
     "rounds": ("id", "stage", "number", "state", "starts_at", "deadline", "published_at"),
     "matches": (
@@ -84,10 +89,14 @@ async def collect(
 ) -> dict[str, list[Row]]:
     """Every table of the championship, read in one session."""
     snapshot = await read_snapshot(sessions)
-    return tables(snapshot, stage_tables(snapshot, config))
+    return tables(snapshot, stage_tables(snapshot, config), entry_rows(snapshot, config))
 
 
-def tables(snapshot: Snapshot, standings: list[StageTable]) -> dict[str, list[Row]]:
+def tables(
+    snapshot: Snapshot, standings: list[StageTable], entries: list[Row] | None = None
+) -> dict[str, list[Row]]:
+    """Every table; `entries` (which entry rule moved each player on, `stage_view`) is
+    empty when not given."""
     names = {p.id: p.lichess_username for p in snapshot.players}
     stage_of_round = {r.id: r.stage_id for r in snapshot.rounds}
     kinds = {s.id: s.kind.value for s in snapshot.stages}
@@ -140,6 +149,10 @@ def tables(snapshot: Snapshot, standings: list[StageTable]) -> dict[str, list[Ro
         "stages": [
             {
                 "id": s.id,
+                "key": s.key,
+                "name": s.name,
+                "position": s.position,
+                "pool": s.pool or None,
                 "kind": s.kind.value,
                 "state": s.state.value,
                 "total_rounds": s.total_rounds,
@@ -149,6 +162,7 @@ def tables(snapshot: Snapshot, standings: list[StageTable]) -> dict[str, list[Ro
             }
             for s in snapshot.stages
         ],
+        "entries": list(entries or []),
         "seeding": [
             {"stage": s.kind.value, "seed": seed, "player_id": pid, "player": name(pid)}
             for s in snapshot.stages

@@ -19,6 +19,8 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from bot.errors import InvalidInput
 from bot.features.console import text as wording
+from bot.features.console.snapshot import read_snapshot
+from bot.features.console.stage_view import describe
 from bot.features.console.types import AuditLine, AuditPage
 from bot.service import Service
 from db.models import (
@@ -87,7 +89,12 @@ def _ids(rows: Iterable[Any]) -> set[int]:
 
 
 class ConsoleService(Service):
-    """The TD's view of the audit log."""
+    """The TD's view of the audit log, and each stage as it ran."""
+
+    async def stages(self) -> list[dict[str, Any]]:
+        """Each stage of the format with its rows, rounds, matches, standings and the entry
+        rule that moved each player on (`stage_view.describe`, read in one session)."""
+        return describe(await read_snapshot(self.sessions), self.config)
 
     async def audit(
         self, *, player: str | None = None, match_id: int | None = None, limit: int = PAGE

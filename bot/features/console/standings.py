@@ -48,6 +48,12 @@ def stage_table(snapshot: Snapshot, config: Config, kind: str) -> StageTable:
     stage = snapshot.stage(kind)
     if stage is None:
         return StageTable(kind, "not_started")
+    return row_table(snapshot, config, stage)
+
+
+def row_table(snapshot: Snapshot, config: Config, stage: Stage) -> StageTable:
+    """One stage row's table (one pool of a round robin, a Grand Final, ...)."""
+    kind = stage.kind.value
     rounds = snapshot.rounds_of(stage)
     played = sum(1 for r in rounds if r.state is RoundState.FINISHED)
     head = StageTable(kind, stage.state.value, played, stage.total_rounds)
@@ -57,6 +63,8 @@ def stage_table(snapshot: Snapshot, config: Config, kind: str) -> StageTable:
         return replace(head, rows=_swiss(snapshot, stage, config))
     if stage.kind in (StageKind.TIEBREAK, StageKind.CANDIDATES):
         return replace(head, rows=_robin(snapshot, stage, config))
+    if stage.kind is not StageKind.FINAL:
+        return head  # a knock-out: its matches say who won
     return _final(snapshot, stage, head)
 
 
