@@ -35,7 +35,17 @@ STAGE_LABELS: dict[str, str] = {
     StageKind.TIEBREAK: "Tiebreak",
     StageKind.CANDIDATES: "Candidates",
     StageKind.FINAL: "Final",
+    StageKind.KNOCKOUT: "Knock-out",
 }
+
+
+def stage_label(kind: StageKind, name: str) -> str:
+    """How a round's posts, threads and announcements name a stage row: the Swiss and its
+    tiebreak matches by their 2019 words, every other row by its name from the format
+    ("Candidates", "Upper pool", "Semifinals", "Grand Final")."""
+    if kind in (StageKind.SWISS, StageKind.TIEBREAK) or not name:
+        return STAGE_LABELS[kind]
+    return name
 
 
 def addressed(mentions: Sequence[str], text: str) -> str:
@@ -132,7 +142,7 @@ def match_thread_name(
     short_name: str, stage: str, round_number: int, board: int, a: str, b: str
 ) -> str:
     """ "ACWC 2019 · Swiss round 2 · board 3: a vs b": the match's thread in the channel."""
-    return f"{short_name} · {stage.capitalize()} round {round_number} · board {board}: {a} vs {b}"
+    return f"{short_name} · {stage} round {round_number} · board {board}: {a} vs {b}"
 
 
 def bye_opening(a: str, points: float) -> str:

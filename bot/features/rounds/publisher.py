@@ -42,6 +42,7 @@ from bot.features.matches.round_post import (
     round_instructions,
     round_post_state,
 )
+from bot.features.matches.text import stage_label
 from bot.features.rounds import text as wording
 from bot.features.rounds import weeks
 from bot.features.rounds.text import no_channel_text
@@ -151,7 +152,8 @@ class RoundPublisher:
             stage = await session.get(Stage, round_.stage_id)
             needs_post = round_.thread_id is None
             layout = await render_round_post_layout(session, round_id) if needs_post else None
-            title = wording.round_post_title(stage.kind if stage else None, round_.number)
+            label = stage_label(stage.kind, stage.name) if stage else None
+            title = wording.round_post_title(label, round_.number)
         earlier = await self._mark_in_flight(round_id)
         if layout is not None:
             parts = layout.parts
@@ -361,7 +363,7 @@ class RoundPublisher:
         assert round_ is not None and stage is not None and a is not None and b is not None
         return match_thread_name(
             self.config.tournament.short_name,
-            stage.kind.value,
+            stage_label(stage.kind, stage.name),
             round_.number,
             match,
             a.lichess_username,
