@@ -145,6 +145,11 @@ def match_thread_name(
     return f"{short_name} · {stage} round {round_number} · board {board}: {a} vs {b}"
 
 
+def knockout_thread_name(short_name: str, match: str, a: str, b: str) -> str:
+    """ "ACWC 2024 · Semifinal 1: a vs b": a knock-out match's thread, by the match's name."""
+    return f"{short_name} · {match}: {a} vs {b}"[:100]
+
+
 def bye_opening(a: str, points: float) -> str:
     return f"Bye this round: {a} (+{points:g})."
 

@@ -215,8 +215,7 @@ async def test_2024_from_the_swiss_to_the_champion(
     said = await announcements(sessions)
     assert (
         "🏆 **Semifinals** starts:\n"
-        "Semifinal 1: **P03** vs **P05**\nSemifinal 2: **P01** vs **P07**"
-        in said
+        "Semifinal 1: **P03** vs **P05**\nSemifinal 2: **P01** vs **P07**" in said
     )
     await services.rounds.set_score(
         td_id=TD_ID, match_id=semis[0][0], score_a=4.0, score_b=6.0, reason=None
