@@ -31,7 +31,7 @@ from bot.features.discipline.common import (
 )
 from bot.features.matches.round_post import queue_round_post_update
 from bot.message_text import quote
-from bot.rules import withdrawals
+from bot.rules import match_conduct, withdrawals
 from bot.td_alerts import notify_td
 from db.models import (
     AuditEntry,
@@ -395,3 +395,35 @@ async def reinstate(
     await session.flush()
     for round_id in sorted(rounds):
         await queue_round_post_update(session, round_id, now=now)
+
+
+async def disqualify_for_forfeits(
+    session: AsyncSession,
+    config: Config,
+    events: EventBus,
+    *,
+    player: Player,
+    forfeits: int,
+    round_id: int,
+    actor: Actor,
+    now: datetime,
+) -> bool:
+    """Rule VI.F: a player still in whose forfeits reach the limit is disqualified (True);
+    otherwise nothing happens here (False) and the caller tells the TD the count."""
+    limit = config.match_day.forfeits_for_disqualification
+    still_in = player.disqualified_at is None and player.withdrawn_at is None
+    if not match_conduct.disqualified_by_forfeits(forfeits, limit, still_in=still_in):
+        return False
+    await apply_disqualification(
+        session,
+        config,
+        events,
+        player=player,
+        reason=wording.forfeits_reason(forfeits),
+        engine_mark=False,
+        actor=actor,
+        now=now,
+        public=wording.forfeits_public(forfeits),
+        settle={round_id},
+    )
+    return True

@@ -18,9 +18,7 @@ from bot.features.discipline.common import (
     load_players,
     settle_rounds,
 )
-from bot.features.discipline.disqualification import (
-    apply_disqualification,
-)
+from bot.features.discipline.disqualification import disqualify_for_forfeits
 from bot.features.matches.context import mention, post_for_match
 from bot.message_text import quote
 from bot.rules import match_conduct
@@ -88,22 +86,18 @@ async def forfeit_match(
     text = wording.forfeit_decided(
         match.id, winner.lichess_username, loser.lichess_username, quote(reason)
     )
-    limit = config.match_day.forfeits_for_disqualification
-    still_in = loser.disqualified_at is None and loser.withdrawn_at is None
-    if match_conduct.disqualified_by_forfeits(forfeits, limit, still_in=still_in):
-        await apply_disqualification(
-            session,
-            config,
-            events,
-            player=loser,
-            reason=wording.forfeits_reason(forfeits),
-            engine_mark=False,
-            actor=actor,
-            now=now,
-            public=wording.forfeits_public(forfeits),
-            settle={match.round_id},
-        )
+    if await disqualify_for_forfeits(
+        session,
+        config,
+        events,
+        player=loser,
+        forfeits=forfeits,
+        round_id=match.round_id,
+        actor=actor,
+        now=now,
+    ):
         return True
+    limit = config.match_day.forfeits_for_disqualification
     notify_td(
         session,
         config,

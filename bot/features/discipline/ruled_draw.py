@@ -21,9 +21,8 @@ from bot.features.discipline.common import (
     decide_match,
     load_players,
 )
-from bot.features.discipline.disqualification import apply_disqualification
+from bot.features.discipline.disqualification import disqualify_for_forfeits
 from bot.features.matches.round_post import queue_round_post_update
-from bot.rules import match_conduct
 from bot.rules.no_agreement import NoAgreementOutcome
 from bot.td_alerts import notify_td
 from db.models import Match, MatchState
@@ -73,20 +72,16 @@ async def rule_draw(
     for pid in forfeit_ids:
         player = players[pid]
         forfeits = await count_forfeits(session, pid)
-        still_in = player.disqualified_at is None and player.withdrawn_at is None
-        if match_conduct.disqualified_by_forfeits(forfeits, limit, still_in=still_in):
-            await apply_disqualification(
-                session,
-                config,
-                events,
-                player=player,
-                reason=wording.forfeits_reason(forfeits),
-                engine_mark=False,
-                actor=actor,
-                now=now,
-                public=wording.forfeits_public(forfeits),
-                settle={match.round_id},
-            )
+        if await disqualify_for_forfeits(
+            session,
+            config,
+            events,
+            player=player,
+            forfeits=forfeits,
+            round_id=match.round_id,
+            actor=actor,
+            now=now,
+        ):
             disqualified.append(player.lichess_username)
             continue
         notify_td(
