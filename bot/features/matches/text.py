@@ -39,13 +39,19 @@ STAGE_LABELS: dict[str, str] = {
 }
 
 
+# The rows named by the engine's word, not the format's (2019's "Swiss round 3", whatever
+# the Swiss stage is called; the tiebreak matches are no stage of the format).
+ENGINE_WORDS: dict[str, str] = {
+    StageKind.SWISS: STAGE_LABELS[StageKind.SWISS],
+    StageKind.TIEBREAK: STAGE_LABELS[StageKind.TIEBREAK],
+}
+
+
 def stage_label(kind: StageKind, name: str) -> str:
     """How a round's posts, threads and announcements name a stage row: the Swiss and its
     tiebreak matches by their 2019 words, every other row by its name from the format
     ("Candidates", "Upper pool", "Semifinals", "Grand Final")."""
-    if kind in (StageKind.SWISS, StageKind.TIEBREAK) or not name:
-        return STAGE_LABELS[kind]
-    return name
+    return ENGINE_WORDS.get(kind) or name or STAGE_LABELS[kind]
 
 
 def addressed(mentions: Sequence[str], text: str) -> str:

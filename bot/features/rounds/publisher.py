@@ -45,8 +45,8 @@ from bot.features.matches.round_post import (
 from bot.features.matches.text import knockout_thread_name, stage_label
 from bot.features.rounds import text as wording
 from bot.features.rounds import weeks
+from bot.features.rounds.starters import match_name
 from bot.features.rounds.text import no_channel_text
-from bot.format.model import KnockoutStage
 from bot.message_text import split_parts
 from bot.td_alerts import notify_td
 from db.engine import transaction
@@ -362,9 +362,8 @@ class RoundPublisher:
         a = await session.get(Player, match.player_a_id)
         b = await session.get(Player, match.player_b_id)
         assert round_ is not None and stage is not None and a is not None and b is not None
-        spec = self.config.format.stage(stage.key) if stage.kind is StageKind.KNOCKOUT else None
-        if isinstance(spec, KnockoutStage) and match.board <= len(spec.pairings):
-            name = spec.pairings[match.board - 1].name  # "Semifinal 1": board N is pairing N
+        name = match_name(self.config.format, stage.key, match.board)
+        if name is not None:  # a knock-out's match: "Semifinal 1"
             return knockout_thread_name(
                 self.config.tournament.short_name, name, a.lichess_username, b.lichess_username
             )

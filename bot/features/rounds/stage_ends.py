@@ -16,17 +16,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.audit import Actor, record
 from bot.config import Config
+from bot.events import EventBus, StageFinished
 from bot.features.rounds import records
 from bot.features.rounds import stage_text as words
 from bot.features.rounds import text as wording
 from bot.features.rounds.advance import StageAdvance
 from bot.features.rounds.records import PENDING_TIE, TIE_VIEW, announce, players, set_setting
 from bot.features.rounds.robin import RobinRounds
+from bot.features.rounds.starters import is_2019_final
 from bot.format.model import Format, PoolPlaces, PreSeeded, RoundRobinStage
 from bot.rules import stages as stage_rules
 from bot.rules.tiebreaks_robin import pool_ranking
 from bot.td_alerts import notify_td
-from db.models import Match, Player, Round, Stage, StageKind, StageState
+from db.models import Match, Player, Round, RoundState, Stage, StageKind, StageState
 
 POOL_ORDERS = "pool_orders"  # the saved outcome's field: the pools decided so far
 
@@ -53,10 +55,45 @@ def is_pool_row(config: Config, stage: Stage) -> bool:
 class StageEnds:
     """What the end of a pool, a knock-out or a final match decides."""
 
-    def __init__(self, config: Config, robin: RobinRounds, advance: StageAdvance) -> None:
+    def __init__(
+        self, config: Config, events: EventBus, robin: RobinRounds, advance: StageAdvance
+    ) -> None:
         self.config = config
+        self.events = events
         self.robin = robin
         self.advance = advance
+
+    async def row_finished(
+        self, session: AsyncSession, stage: Stage, actor: Actor, now: datetime
+    ) -> bool:
+        """The last round of a pool of several or of a knock-out is closed: what it
+        decides. False for the rows the 2019 code runs (`StageFlow`)."""
+        if is_pool_row(self.config, stage):
+            await self.pool_finished(session, stage, actor, now)
+            return True
+        if stage.kind is StageKind.KNOCKOUT:
+            await self.knockout_finished(session, stage, actor, now)
+            return True
+        return False
+
+    async def final_match_finished(
+        self, session: AsyncSession, match: Match, actor: Actor, now: datetime
+    ) -> bool:
+        """A match of a final match stage other than 2019's Final is decided: its places.
+        False for any other match (2019's Final is `FinalStage.crown_champion`'s)."""
+        round_ = await session.get(Round, match.round_id)
+        row = await session.get(Stage, round_.stage_id) if round_ is not None else None
+        if round_ is None or row is None or row.kind is not StageKind.FINAL:
+            return False
+        if is_2019_final(self.config.format.stage(row.key)):
+            return False
+        if row.state is StageState.FINISHED:
+            return True
+        if await self.final_match_decided(session, row, match, actor, now) is not None:
+            round_.state = RoundState.FINISHED
+            event = StageFinished(actor, stage_id=row.id, kind=row.kind.value)
+            await self.events.publish(session, event, now)
+        return True
 
     # --- a pool ---------------------------------------------------------------------------
 

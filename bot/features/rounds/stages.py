@@ -38,9 +38,9 @@ from bot.features.rounds.records import (
     swiss_of,
 )
 from bot.features.rounds.robin import RobinRounds
-from bot.features.rounds.stage_ends import StageEnds, is_pool_row
+from bot.features.rounds.stage_ends import StageEnds
 from bot.features.rounds.stage_text import candidates_lines, qualification_lines
-from bot.features.rounds.starters import StartKit, is_2019_final
+from bot.features.rounds.starters import StartKit
 from bot.features.rounds.types import ResultRecorded
 from bot.format.swiss import swiss_stage
 from bot.rules import candidates as berger
@@ -48,7 +48,7 @@ from bot.rules import stages as stage_rules
 from bot.rules.stages import CANDIDATES, SWISS, RoundStep
 from bot.rules.tiebreaks import SwissRow
 from bot.td_alerts import notify_td
-from db.models import Match, Round, RoundState, Stage, StageKind, StageState
+from db.models import Round, RoundState, Stage, StageKind, StageState
 
 
 class StageFlow:
@@ -70,7 +70,7 @@ class StageFlow:
         self.robin = robin
         self.final = final
         self.advance = StageAdvance(config, StartKit(config, progress, robin, final))
-        self.ends = StageEnds(config, robin, self.advance)
+        self.ends = StageEnds(config, events, robin, self.advance)
 
     async def after_result(
         self, session: AsyncSession, round_id: int, actor: Actor, now: datetime
@@ -125,35 +125,14 @@ class StageFlow:
         )
         event = StageFinished(actor, stage_id=stage.id, kind=stage.kind.value)
         await self.events.publish(session, event, now)
+        if await self.ends.row_finished(session, stage, actor, now):
+            return  # a pool of several, a knock-out: the format's stages after 2019's
         if stage.kind is StageKind.SWISS:
             await self._after_swiss(session, stage, last, actor, now)
         elif stage.kind is StageKind.TIEBREAK:
             await self._after_tiebreak(session, stage, actor, now)
-        elif is_pool_row(self.config, stage):
-            await self.ends.pool_finished(session, stage, actor, now)
         elif stage.kind is StageKind.CANDIDATES:
             await self._after_candidates(session, stage, actor, now)
-        elif stage.kind is StageKind.KNOCKOUT:
-            await self.ends.knockout_finished(session, stage, actor, now)
-
-    async def final_match_finished(
-        self, session: AsyncSession, match: Match, actor: Actor, now: datetime
-    ) -> bool:
-        """A match of a final match stage other than 2019's Final is decided: its places
-        (`StageEnds.final_match_decided`). False for any other match."""
-        round_ = await session.get(Round, match.round_id)
-        row = await session.get(Stage, round_.stage_id) if round_ is not None else None
-        if round_ is None or row is None or row.kind is not StageKind.FINAL:
-            return False
-        if is_2019_final(self.config.format.stage(row.key)):
-            return False
-        if row.state is StageState.FINISHED:
-            return True
-        if await self.ends.final_match_decided(session, row, match, actor, now) is not None:
-            round_.state = RoundState.FINISHED
-            event = StageFinished(actor, stage_id=row.id, kind=row.kind.value)
-            await self.events.publish(session, event, now)
-        return True
 
     # --- the end of the Swiss (III.E.4-5) ------------------------------------------------------
 
@@ -237,7 +216,7 @@ class StageFlow:
         qualified = await players(session, sure) + [by_name[n] for n in won]
         names = [by_name[n].lichess_username for n in won]
         announce(session, self.config, now, wording.tiebreak_decided(names))
-        swiss = stage if stage.kind is StageKind.SWISS else await swiss_of(session, stage)
+        swiss = await swiss_of(session, stage)  # the Swiss row itself, or the tiebreak's
         _, table = await self.progress.swiss_table(session)
         order = [p.lichess_id for p in qualified]
         await self._qualified(session, swiss, order, table, actor, now)

@@ -30,7 +30,13 @@ from bot.features.rounds.records import announce, new_stage, pairing_json
 from bot.features.rounds.robin import RobinRounds
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.format.flow import StageStart
-from bot.format.model import FinalMatchStage, PreSeeded, RoundRobinStage
+from bot.format.model import (
+    FinalMatchStage,
+    Format,
+    KnockoutStage,
+    PreSeeded,
+    RoundRobinStage,
+)
 from bot.format.model import Stage as FormatStage
 from bot.rules import candidates as berger
 from bot.rules import stages as stage_rules
@@ -212,6 +218,15 @@ async def start_knockout(
     announce(session, kit.config, now, words.knockout_start(stage.name, matches))
     await kit.progress.publish(session, row, preview, actor, now)
     return [row]
+
+
+def match_name(fmt: Format, key: str, board: int) -> str | None:
+    """The name of a knock-out's match on `board` (board N is pairing N: "Semifinal 1");
+    None for a row of any other kind."""
+    spec = fmt.stage(key) if key in fmt.keys() else None
+    if isinstance(spec, KnockoutStage) and 1 <= board <= len(spec.pairings):
+        return spec.pairings[board - 1].name
+    return None
 
 
 def is_2019_final(stage: FormatStage) -> bool:
