@@ -66,9 +66,9 @@ class StageKind(enum.StrEnum):
     SWISS = "swiss"
     # 10-game matches between players still tied across the qualifying places (III.E.5)
     TIEBREAK = "tiebreak"
-    CANDIDATES = "candidates"  # one pool of a format round_robin stage (a row per pool)
-    FINAL = "final"  # one format final_match stage (the Grand Final, the Third Place Playoff)
-    KNOCKOUT = "knockout"  # one format knockout stage: one round, a match per pairing
+    CANDIDATES = "candidates"
+    FINAL = "final"
+    KNOCKOUT = "knockout"
 
 
 class StageState(enum.StrEnum):

@@ -35,17 +35,13 @@ def stale_pre_seeded(config: Config) -> str | None:
 
 
 def engine_runs(config: Config) -> bool:
-    """Whether the running stage engine can play this format: today the 2019 shape only
-    (a Swiss, one round-robin pool, a Final of any scheme: lead by two, tiebreak games or
-    repeated weeks); the other presets are described and checked, and their stages are not
-    run yet."""
+    """Whether the running stage engine can play this format: one Swiss, first; then any
+    round robin stages (one pool or several), knock-outs and final matches of a scheme the
+    results feature plays (lead by two, tiebreak games or repeated weeks), started as the
+    format's entry rules say (`bot.features.rounds.advance`)."""
     fmt = config.format
-    kinds = tuple(stage.kind for stage in fmt.stages)
-    robin, final = fmt.stages[1:2], fmt.stages[2:3]
-    return (
-        kinds == ("swiss", "round_robin", "final_match")
-        and all(getattr(stage, "placement", None) == "single" for stage in robin)
-        and all(getattr(stage, "scheme", None) in FINAL_SCHEMES for stage in final)
+    return fmt.of_kind("swiss") == fmt.stages[:1] and all(
+        getattr(stage, "scheme", None) in FINAL_SCHEMES for stage in fmt.of_kind("final_match")
     )
 
 

@@ -35,7 +35,7 @@ STAGE_LABELS: dict[str, str] = {
     StageKind.TIEBREAK: "Tiebreak",
     StageKind.CANDIDATES: "Candidates",
     StageKind.FINAL: "Final",
-    StageKind.KNOCKOUT: "Knock-out",
+    StageKind.KNOCKOUT: "Knock-Out",
 }
 
 
