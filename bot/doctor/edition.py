@@ -52,10 +52,11 @@ def edition_problems(config: Config, now: datetime, *, started: bool) -> list[Ch
     if not engine_runs(config):
         stages = " -> ".join(f"{stage.name} ({stage.kind})" for stage in config.format.stages)
         detail = (
-            f"this version runs a Swiss, one round robin and a Final; the "
+            f"this version runs one Swiss first, then round robins, knock-outs and final "
+            f"matches (lead by two, tiebreak games, repeated weeks); the "
             f"format's stages {stages} are described but not run yet."
         )
-        fix = "use the acwc-2019 format for now (a config without preset:)."
+        fix = "use one of the presets (acwc-2019 ... acwc-2024) as a start."
         lines.append(failed("Format", detail, fix, fatal=True))
     closes = config.registration.closes_at
     if closes < now and not started:
