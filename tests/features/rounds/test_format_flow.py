@@ -297,3 +297,50 @@ async def test_2020_knockout_winners_join_the_pools(
     assert field == set(order[:4]) | winners | {"arimakat", "Ogul1"}
     assert set(pools) == {"upper", "lower"}
     assert all(len(p.seeding) == 5 for p in pools.values())
+
+
+async def test_a_pool_tie_on_a_place_that_moves_on_is_the_tds_per_pool(
+    sessions: async_sessionmaker[AsyncSession], config: Config, clock: FakeClock
+) -> None:
+    config = preset(config, "acwc-2024")
+    clock.set(NOW)
+    services = wired(sessions, config, clock)
+    for match_id in await swiss_of(sessions, config, SWISS_10):
+        await services.rounds.set_score(
+            td_id=TD_ID, match_id=match_id, score_a=6.0, score_b=0.0, reason=None
+        )
+    # Every upper pool match drawn: the chain cannot part anyone (the champion has no Swiss
+    # place, so neither the previous final nor the Swiss place orders the group).
+    while found := await open_matches(sessions, "candidates", "upper"):
+        for match_id, _, _ in found:
+            await services.rounds.set_score(
+                td_id=TD_ID, match_id=match_id, score_a=5.0, score_b=5.0, reason=None
+            )
+    async with sessions() as session:
+        asked = (
+            await session.scalars(
+                select(OutboxMessage)
+                .where(OutboxMessage.target_id == TD_ID)
+                .order_by(OutboxMessage.id.desc())
+            )
+        ).first()
+        by_name = {p.lichess_username: p.id for p in await session.scalars(select(Player))}
+    assert asked is not None and asked.content.startswith(
+        "⚖️ Upper pool ends with a tie its tiebreaks leave to you: "
+    )
+    assert asked.content.endswith("Press who takes place 1.")
+    assert asked.view is not None and len(asked.view["args"]["players"]) == 6
+    assert not any("**Upper pool** is over" in s for s in await announcements(sessions))
+
+    first = await services.ties.decide_tie(td_id=TD_ID, player_id=by_name["P07"])
+    second = await services.ties.decide_tie(td_id=TD_ID, player_id=by_name["llIVIll"])
+    assert (first.done, second.done) == (False, True)
+    said = await announcements(sessions)
+    assert any(
+        s.startswith("🏁 **Upper pool** is over. Places: 1. **P07**, 2. **llIVIll**, 3. ")
+        for s in said
+    )
+    lower = ["P01", "P05", "P02", "P04", "P10", "TheUnknownGuyReborn"]  # Swiss 1, 3, 6, 7, 10
+    await play_pool(services, sessions, "candidates", "lower", lower)
+    semis = await open_matches(sessions, "semifinals")
+    assert [(a, b) for _, a, b in semis] == [("P07", "P05"), ("P01", "llIVIll")]
