@@ -22,7 +22,10 @@ from bot.rules import candidates, swiss
 from bot.rules.tiebreaks import SwissTiebreak, swiss_ranking
 from db.models import Match, MatchState, Player, RoundState, Stage, StageKind, StageState
 
-STAGES = tuple(kind.value for kind in StageKind)  # swiss, tiebreak, candidates, final
+# The 2019 shape's stages (a knock-out's table is not shown yet).
+STAGES = tuple(
+    k.value for k in (StageKind.SWISS, StageKind.TIEBREAK, StageKind.CANDIDATES, StageKind.FINAL)
+)
 DECIDED = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
 WINS, MEDIAN_BUCHHOLZ = SwissTiebreak.WINS_AGAINST_TIED, SwissTiebreak.MEDIAN_BUCHHOLZ
 # The Swiss tiebreaks a row has a field of its own for (the 2019 chain's).
