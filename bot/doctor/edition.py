@@ -35,17 +35,13 @@ def stale_pre_seeded(config: Config) -> str | None:
 
 
 def engine_runs(config: Config) -> bool:
-    """Whether the running stage engine can play this format: today the 2019 shape only
-    (a Swiss, one round-robin pool, a Final of any scheme: lead by two, tiebreak games or
-    repeated weeks); the other presets are described and checked, and their stages are not
-    run yet."""
+    """Whether the running stage engine can play this format: one Swiss, first; then any
+    round robin stages (one pool or several), knock-outs and final matches of a scheme the
+    results feature plays (lead by two, tiebreak games or repeated weeks), started as the
+    format's entry rules say (`bot.features.rounds.advance`)."""
     fmt = config.format
-    kinds = tuple(stage.kind for stage in fmt.stages)
-    robin, final = fmt.stages[1:2], fmt.stages[2:3]
-    return (
-        kinds == ("swiss", "round_robin", "final_match")
-        and all(getattr(stage, "placement", None) == "single" for stage in robin)
-        and all(getattr(stage, "scheme", None) in FINAL_SCHEMES for stage in final)
+    return fmt.of_kind("swiss") == fmt.stages[:1] and all(
+        getattr(stage, "scheme", None) in FINAL_SCHEMES for stage in fmt.of_kind("final_match")
     )
 
 
@@ -56,10 +52,11 @@ def edition_problems(config: Config, now: datetime, *, started: bool) -> list[Ch
     if not engine_runs(config):
         stages = " -> ".join(f"{stage.name} ({stage.kind})" for stage in config.format.stages)
         detail = (
-            f"this version runs a Swiss, one round robin and a Final; the "
+            f"this version runs one Swiss first, then round robins, knock-outs and final "
+            f"matches (lead by two, tiebreak games, repeated weeks); the "
             f"format's stages {stages} are described but not run yet."
         )
-        fix = "use the acwc-2019 format for now (a config without preset:)."
+        fix = "use one of the presets (acwc-2019 ... acwc-2024) as a start."
         lines.append(failed("Format", detail, fix, fatal=True))
     closes = config.registration.closes_at
     if closes < now and not started:

@@ -376,3 +376,25 @@ def td_score_problem(
     except ValueError as exc:
         return ScoreProblem("impossible", detail=str(exc))
     return None if finished else ScoreProblem("unfinished", early_stop=early_stop)
+
+
+def pool_tie(
+    ranked: Sequence[tuple[str, int]], moving: Collection[int], fixed: Sequence[str] = ()
+) -> TieState:
+    """A pool's order once its tiebreak chain has ranked it (2020-2024: the places that
+    move on must be one player's each): `ranked` is (player, shared rank) best first,
+    `moving` the places later stages take, `fixed` the order the TD already gave. Done
+    (``places`` 0) with the whole order in ``decided``; otherwise ``decided`` is the order
+    above the first tie that spans a place moving on, ``tied`` that group and ``places``
+    how many of its places the TD fills (the last is left to the rest)."""
+    rank = dict(ranked)
+    order = [*fixed, *(p for p, _ in ranked if p not in fixed)]
+    last = max(moving, default=0)
+    index = len(fixed)
+    while index < min(len(order), last):
+        group = [p for p in order[index:] if rank[p] == rank[order[index]]]
+        span = range(index + 1, index + len(group) + 1)
+        if len(group) > 1 and any(place in span for place in moving):
+            return TieState(order[:index], group, min(len(group) - 1, last - index))
+        index += len(group)
+    return TieState(order, [], 0)

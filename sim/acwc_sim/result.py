@@ -26,7 +26,9 @@ async def championship_result(sim: SimBase, seed: int) -> dict[str, Any]:
                 "rows": [list(r) for r in table.rows],
             }
     players = await sim.names()
-    order = json.loads(outcome.value) if outcome else []
+    saved = json.loads(outcome.value) if outcome else []
+    # the Challenger and runner-up: a 2019 database's list, or the saved outcome's ids
+    order = saved if isinstance(saved, list) else saved.get("ids", [])
     champion = None
     final = stages.get(StageKind.FINAL)
     if final is not None:

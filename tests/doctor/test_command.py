@@ -304,4 +304,4 @@ def test_a_preset_for_a_new_year_keeps_last_years_players_and_doctor_says_so(
         f"preset's, for 2024, but this edition is {year}." in out
     )
     assert "registration closed" not in out
-    assert "✗ Format: this version runs a Swiss, one round robin and a Final" in out
+    assert "✗ Format:" not in out  # the engine runs the 2024 format's stages

@@ -27,11 +27,15 @@ STAGE_WORDS = {
     "final_match",
 }
 CATALOGUE_DIRS = ("bot/format/", "bot/rules/")
-CATALOGUE = {"db/models.py"}
+CATALOGUE = {
+    "db/models.py",
+    # the rounds feature's modules of the kinds after 2019's: how each kind starts and ends
+    "bot/features/rounds/starters.py",
+    "bot/features/rounds/stage_ends.py",
+}
 # The branches on a stage kind the engine still has, by file: the debt this test ratchets.
 KNOWN: dict[str, int] = {
     "bot/cli.py": 1,
-    "bot/doctor/edition.py": 1,
     "bot/features/choices/text.py": 1,
     "bot/features/console/standings.py": 2,
     "bot/features/negotiation/deadlines.py": 1,
@@ -46,7 +50,7 @@ KNOWN: dict[str, int] = {
     "bot/features/rounds/records.py": 1,
     "bot/features/rounds/robin.py": 1,
     "bot/features/rounds/service.py": 3,
-    "bot/features/rounds/stages.py": 5,
+    "bot/features/rounds/stages.py": 4,
     "bot/features/rounds/text.py": 4,
     "bot/features/rounds/ties.py": 2,
     "bot/features/schedule/text.py": 1,

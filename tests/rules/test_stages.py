@@ -31,6 +31,7 @@ from bot.rules.stages import (
     next_monday,
     next_stage,
     on_monday,
+    pool_tie,
     robin_ranking,
     round_one_block,
     round_window,
@@ -286,3 +287,23 @@ def test_the_swiss_qualifiers_agree_with_the_cut(ranks: list[int], places: int) 
     shared = shared_ranks([(t.player, t.rank) for t in table])
     table = [row(p, r) for p, r in shared]
     assert swiss_qualifiers(table, places) == cut(shared, places)
+
+
+# --- a pool's places that move on (2020-2024) ------------------------------------------------
+
+
+def test_pool_tie_leaves_no_tie_below_the_places_that_move_on() -> None:
+    ranked = [("a", 1), ("b", 2), ("c", 3), ("d", 3)]
+    assert pool_tie(ranked, {1, 2}) == TieState(["a", "b", "c", "d"], [], 0)
+
+
+def test_pool_tie_on_a_moving_place_is_the_tds() -> None:
+    ranked = [("a", 1), ("b", 2), ("c", 2), ("d", 2)]
+    assert pool_tie(ranked, {1, 2}) == TieState(["a"], ["b", "c", "d"], 1)
+    # the TD picked c for place 2: the rest follow in the table's order
+    assert pool_tie(ranked, {1, 2}, ["a", "c"]) == TieState(["a", "c", "b", "d"], [], 0)
+
+
+def test_pool_tie_for_first_orders_every_moving_place() -> None:
+    ranked = [("a", 1), ("b", 1), ("c", 1), ("d", 4)]
+    assert pool_tie(ranked, {1, 2}) == TieState([], ["a", "b", "c"], 2)

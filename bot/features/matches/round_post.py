@@ -189,7 +189,7 @@ async def _post_inputs(
             names[match.player_b_id] = row[width + 1]
     seeding = stage.seeding if stage else []
     seeds = {pid: i + 1 for i, pid in enumerate(seeding) if pid in names}
-    stage_name = stage.kind.value.capitalize() if stage else ""
+    stage_name = wording.stage_label(stage.kind, stage.name) if stage else ""
     header = round_post_header(stage_name, round_.number, discord_time(round_.deadline))
     return _PostInputs(header, round_.deadline, matches, names, seeds)
 

@@ -39,6 +39,21 @@ STAGE_LABELS: dict[str, str] = {
 }
 
 
+# The rows named by the engine's word, not the format's (2019's "Swiss round 3", whatever
+# the Swiss stage is called; the tiebreak matches are no stage of the format).
+ENGINE_WORDS: dict[str, str] = {
+    StageKind.SWISS: STAGE_LABELS[StageKind.SWISS],
+    StageKind.TIEBREAK: STAGE_LABELS[StageKind.TIEBREAK],
+}
+
+
+def stage_label(kind: StageKind, name: str) -> str:
+    """How a round's posts, threads and announcements name a stage row: the Swiss and its
+    tiebreak matches by their 2019 words, every other row by its name from the format
+    ("Candidates", "Upper pool", "Semifinals", "Grand Final")."""
+    return ENGINE_WORDS.get(kind) or name or STAGE_LABELS[kind]
+
+
 def addressed(mentions: Sequence[str], text: str) -> str:
     """A thread post for the players it mentions first (the mention notifies them, so it
     is their one copy: no DM repeats it)."""
@@ -133,7 +148,12 @@ def match_thread_name(
     short_name: str, stage: str, round_number: int, board: int, a: str, b: str
 ) -> str:
     """ "ACWC 2019 · Swiss round 2 · board 3: a vs b": the match's thread in the channel."""
-    return f"{short_name} · {stage.capitalize()} round {round_number} · board {board}: {a} vs {b}"
+    return f"{short_name} · {stage} round {round_number} · board {board}: {a} vs {b}"
+
+
+def knockout_thread_name(short_name: str, match: str, a: str, b: str) -> str:
+    """ "ACWC 2024 · Semifinal 1: a vs b": a knock-out match's thread, by the match's name."""
+    return f"{short_name} · {match}: {a} vs {b}"[:100]
 
 
 def bye_opening(a: str, points: float) -> str:

@@ -335,6 +335,10 @@ def withdraw_effect(stage: StageKind, in_stage: bool) -> str:
             "Challenger plays them; if you are the Challenger, they take your place "
             "(rule VIII.C)."
         ),
+        StageKind.KNOCKOUT: (
+            "Your knock-out match goes to your opponent, and the player below you in the "
+            "stage you came from may take your place in what follows (rule VIII)."
+        ),
     }
     return effects[stage] + " Only the TD can reinstate you."
 

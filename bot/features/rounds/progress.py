@@ -21,7 +21,7 @@ from bot.due import DueKind, schedule
 from bot.errors import WrongStage
 from bot.events import EventBus, RoundPublished
 from bot.features.matches.context import mention, post_for_match
-from bot.features.matches.text import STAGE_LABELS
+from bot.features.matches.text import stage_label
 from bot.features.rounds import pairing, weeks
 from bot.features.rounds import text as wording
 from bot.features.rounds.records import DONE_STATES
@@ -198,7 +198,7 @@ class RoundProgress:
             content = round_out_text(
                 self.config.tournament.short_name,
                 stage.kind,
-                STAGE_LABELS[stage.kind],
+                stage_label(stage.kind, stage.name),
                 round_.number,
                 stage.total_rounds,
                 [(line.player_a, line.player_b) for line in preview.lines],

@@ -42,8 +42,10 @@ from bot.features.matches.round_post import (
     round_instructions,
     round_post_state,
 )
+from bot.features.matches.text import knockout_thread_name, stage_label
 from bot.features.rounds import text as wording
 from bot.features.rounds import weeks
+from bot.features.rounds.starters import match_name
 from bot.features.rounds.text import no_channel_text
 from bot.message_text import split_parts
 from bot.td_alerts import notify_td
@@ -151,7 +153,8 @@ class RoundPublisher:
             stage = await session.get(Stage, round_.stage_id)
             needs_post = round_.thread_id is None
             layout = await render_round_post_layout(session, round_id) if needs_post else None
-            title = wording.round_post_title(stage.kind if stage else None, round_.number)
+            label = stage_label(stage.kind, stage.name) if stage else None
+            title = wording.round_post_title(label, round_.number)
         earlier = await self._mark_in_flight(round_id)
         if layout is not None:
             parts = layout.parts
@@ -359,9 +362,14 @@ class RoundPublisher:
         a = await session.get(Player, match.player_a_id)
         b = await session.get(Player, match.player_b_id)
         assert round_ is not None and stage is not None and a is not None and b is not None
+        name = match_name(self.config.format, stage.key, match.board)
+        if name is not None:  # a knock-out's match: "Semifinal 1"
+            return knockout_thread_name(
+                self.config.tournament.short_name, name, a.lichess_username, b.lichess_username
+            )
         return match_thread_name(
             self.config.tournament.short_name,
-            stage.kind.value,
+            stage_label(stage.kind, stage.name),
             round_.number,
             match,
             a.lichess_username,

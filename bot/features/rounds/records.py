@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -17,8 +18,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.config import Config
 from bot.errors import WrongStage
 from bot.features.rounds import text as wording
-from bot.format.model import RoundRobinStage
+from bot.format.model import Format, RoundRobinStage
 from bot.outbox import enqueue_channel
+from bot.rules.advancement import StageOutcome
+from bot.rules.knockout import Pairing, Seat
 from db.models import (
     NO_POOL,
     Match,
@@ -42,6 +45,14 @@ FORMAT_KIND = {
     StageKind.TIEBREAK: "swiss",
     StageKind.CANDIDATES: "round_robin",
     StageKind.FINAL: "final_match",
+    StageKind.KNOCKOUT: "knockout",
+}
+# The engine kind of a row of each format stage kind.
+ENGINE_KIND = {
+    "swiss": StageKind.SWISS,
+    "round_robin": StageKind.CANDIDATES,
+    "knockout": StageKind.KNOCKOUT,
+    "final_match": StageKind.FINAL,
 }
 TIEBREAK_SUFFIX = "_tiebreak"
 
@@ -69,6 +80,17 @@ def format_stage(config: Config, kind: StageKind) -> StageName:
     return StageName(stage.key, stage.name, position, pool)
 
 
+def stage_named(fmt: Format, key: str, pool: str = NO_POOL) -> StageName:
+    """The row of format stage `key` (and of its `pool`): a pool's row is named after the
+    pool ("Upper pool"; 2019's one pool is "Candidates")."""
+    stage = fmt.stage(key)
+    position = fmt.keys().index(key)
+    if isinstance(stage, RoundRobinStage):
+        spec = next((p for p in stage.pools if p.key == pool), stage.pools[0])
+        return StageName(key, spec.name, position, spec.key)
+    return StageName(key, stage.name, position, NO_POOL)
+
+
 def new_stage(
     config: Config,
     kind: StageKind,
@@ -76,9 +98,15 @@ def new_stage(
     started_at: datetime,
     seeding: list[int],
     total_rounds: int,
+    key: str | None = None,
+    pool: str | None = None,
 ) -> Stage:
-    """A running stage of `kind`, named from the format (`format_stage`)."""
-    named = format_stage(config, kind)
+    """A running stage of `kind`, named from the format: the format stage `key` (and its
+    `pool`), or without a key the first of its kind (`format_stage`, the 2019 shape)."""
+    if key is None:
+        named = format_stage(config, kind)
+    else:
+        named = stage_named(config.format, key, pool or NO_POOL)
     return Stage(
         kind=kind,
         key=named.key,
@@ -144,17 +172,80 @@ async def set_setting(session: AsyncSession, key: str, value: str, now: datetime
         row.value, row.updated_at = value, now
 
 
+async def stage_outcome(session: AsyncSession, key: str) -> dict[str, Any]:
+    """What is saved of format stage `key` (`stage_outcome:<key>`, a JSON object: see
+    `save_stage_outcome`); a 2019 database's list of player ids reads as ``{"ids": ...}``."""
+    row = await session.get(Setting, RESULTS_KEY + key)
+    if row is None:
+        return {}
+    value = json.loads(row.value)
+    return {"ids": value} if isinstance(value, list) else dict(value)
+
+
+async def save_stage_outcome(
+    session: AsyncSession, key: str, now: datetime, **fields: object
+) -> None:
+    """Add `fields` to what format stage `key` decided: ``ranking`` (lichess ids, best
+    first), ``pools`` (each pool's ranking), ``pairings`` (``[name, first, second, first
+    seat, second seat, source]``) and ``winners`` (by pairing name); ``ids`` the 2019
+    engine's player ids (the Swiss's sure qualifiers, the Challenger and runner-up)."""
+    value = {**await stage_outcome(session, key), **fields}
+    await set_setting(session, RESULTS_KEY + key, json.dumps(value), now)
+
+
+def finished(value: dict[str, Any]) -> bool:
+    """Whether a saved outcome is a finished stage's (the ids alone are the Swiss's sure
+    qualifiers while its tiebreak matches run)."""
+    return any(k in value for k in ("ranking", "pools", "winners"))
+
+
+def _seat(raw: object) -> Seat:
+    return (str(raw[0]), int(raw[1])) if isinstance(raw, list) else int(str(raw))
+
+
+def as_outcome(value: dict[str, Any]) -> StageOutcome:
+    """A saved outcome as `bot.rules.advancement` reads it."""
+    pairings = tuple(
+        Pairing(str(p[0]), str(p[1]), str(p[2]), _seat(p[3]), _seat(p[4]), str(p[5]))
+        if len(p) >= 6
+        else Pairing(str(p[0]), str(p[1]), str(p[2]), 1, 2)
+        for p in value.get("pairings", [])
+    )
+    return StageOutcome(
+        tuple(value.get("ranking", [])),
+        {pool: tuple(order) for pool, order in value.get("pools", {}).items()},
+        pairings,
+        dict(value.get("winners", {})),
+    )
+
+
+def pairing_json(pairing: Pairing) -> list[object]:
+    def seat(s: Seat) -> object:
+        return list(s) if isinstance(s, tuple) else s
+
+    return [
+        pairing.name,
+        pairing.first,
+        pairing.second,
+        seat(pairing.first_seat),
+        seat(pairing.second_seat),
+        pairing.source,
+    ]
+
+
 async def save_outcome(
     session: AsyncSession, stage: Stage, player_ids: list[int], now: datetime
 ) -> None:
     """What a finished stage decided, best first: the Swiss's sure qualifiers, the
-    Candidates' Challenger and runner-up."""
-    await set_setting(session, RESULTS_KEY + stage.kind.value, json.dumps(player_ids), now)
+    Candidates' Challenger and runner-up (player ids, the 2019 engine's)."""
+    await save_stage_outcome(session, stage.key, now, ids=player_ids)
 
 
 async def outcome(session: AsyncSession, stage: Stage) -> list[int]:
-    row = await session.get(Setting, RESULTS_KEY + stage.kind.value)
-    return [int(i) for i in json.loads(row.value)] if row else []
+    value = await stage_outcome(session, stage.key)
+    if "ids" not in value and stage.key != stage.kind.value:
+        value = await stage_outcome(session, stage.kind.value)  # before stage keys
+    return [int(i) for i in value.get("ids", [])]
 
 
 def announce(session: AsyncSession, config: Config, now: datetime, content: str) -> None:

@@ -296,7 +296,9 @@ class RoundService(Service):
         self, session: AsyncSession, event: MatchFinished, now: datetime
     ) -> None:
         match = await session.get(Match, event.match_id)
-        if match is not None:
+        if match is not None and not await self.flow.ends.final_match_finished(
+            session, match, event.actor, now
+        ):
             await self.final.crown_champion(session, match, event.actor, now)
         await self._close_if_complete(session, event.round_id, event.actor, now)
 

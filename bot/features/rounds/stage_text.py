@@ -66,3 +66,71 @@ def candidates_lines(table: list[CandidateStanding], names: dict[str, str]) -> l
     for row in table:
         lines.append(f"{row.rank}. {names[row.player]} · {row.points:g} · {row.game_points:g}")
     return lines
+
+
+# --- the stages after 2019's: pools, knock-outs, final matches --------------------------
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(f"**{n}**" for n in names)
+
+
+def pools_start(stage: str, pools: list[tuple[str, list[str]]]) -> str:
+    """A round robin stage of several pools starts: each pool and its players."""
+    lines = [f"🏆 **{stage}** starts: a round robin in each pool."]
+    lines += [f"**{pool}** ({len(names)} players): {_names(names)}" for pool, names in pools]
+    return "\n".join(lines)
+
+
+def pool_places(pool: str, names: list[str]) -> str:
+    """A pool is over: its places, best first."""
+    places = ", ".join(f"{i}. **{n}**" for i, n in enumerate(names, start=1))
+    return f"🏁 **{pool}** is over. Places: {places}."
+
+
+def pool_tie_question(pool: str, tied: list[str], place: int) -> str:
+    """To the TD: a pool's tiebreak chain leaves a tie on a place that moves on."""
+    return (
+        f"⚖️ {pool} ends with a tie its tiebreaks leave to you: {', '.join(tied)}. "
+        f"Press who takes place {place}."
+    )
+
+
+def knockout_start(stage: str, matches: list[tuple[str, str, str]]) -> str:
+    """A knock-out starts: each match by its name, the first named is side a."""
+    lines = [f"🏆 **{stage}** starts:"]
+    lines += [f"{name}: **{a}** vs **{b}**" for name, a, b in matches]
+    return "\n".join(lines)
+
+
+def knockout_winners(stage: str, matches: list[tuple[str, str, str]]) -> str:
+    """A knock-out is over: each match's winner."""
+    lines = [f"🏁 **{stage}** is over."]
+    lines += [f"{name}: **{winner}** beat {loser}" for name, winner, loser in matches]
+    return "\n".join(lines)
+
+
+def knockout_undecided(match: str) -> str:
+    """To the TD: a knock-out match finished without a winner."""
+    return f"{match} finished without a winner: record the decided score (/td round set-score)."
+
+
+def final_match_start(stage: str, a: str, b: str, *, games: int) -> str:
+    """A final match other than 2019's Final starts."""
+    return f"🏆 **{stage}**: **{a}** vs **{b}**, {games} games to start with."
+
+
+def place_decided(
+    stage: str, place: int, winner: str, a: str, b: str, score_a: float, score_b: float
+) -> str:
+    """A final match for lower places is decided (the Third Place Playoff)."""
+    how = " (the Armageddon decided it)" if score_a == score_b else ""
+    return (
+        f"🥉 **{winner}** takes place {place}! {stage}: **{a}** {score_a:g}–{score_b:g} "
+        f"**{b}**{how}."
+    )
+
+
+def stage_cannot_start(stage: str) -> str:
+    """To the TD: the players a stage takes cannot be found (too many left)."""
+    return f"{stage} cannot start: too few players are left for it. Set it up by hand."

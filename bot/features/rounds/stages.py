@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.audit import Actor, record
@@ -22,30 +21,34 @@ from bot.config import Config
 from bot.events import EventBus, RoundComplete, StageFinished
 from bot.features.rounds import text as wording
 from bot.features.rounds import weeks
+from bot.features.rounds.advance import StageAdvance
 from bot.features.rounds.final import FinalStage
 from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.records import (
     PENDING_TIE,
     TIE_VIEW,
     announce,
-    last_round,
     new_stage,
     open_matches,
     outcome,
     players,
     save_outcome,
+    save_stage_outcome,
     set_setting,
     swiss_of,
 )
 from bot.features.rounds.robin import RobinRounds
+from bot.features.rounds.stage_ends import StageEnds
 from bot.features.rounds.stage_text import candidates_lines, qualification_lines
+from bot.features.rounds.starters import StartKit
 from bot.features.rounds.types import ResultRecorded
 from bot.format.swiss import swiss_stage
 from bot.rules import candidates as berger
 from bot.rules import stages as stage_rules
 from bot.rules.stages import CANDIDATES, SWISS, RoundStep
+from bot.rules.tiebreaks import SwissRow
 from bot.td_alerts import notify_td
-from db.models import Player, Round, RoundState, Stage, StageKind, StageState
+from db.models import Round, RoundState, Stage, StageKind, StageState
 
 
 class StageFlow:
@@ -66,6 +69,8 @@ class StageFlow:
         self.progress = progress
         self.robin = robin
         self.final = final
+        self.advance = StageAdvance(config, StartKit(config, progress, robin, final))
+        self.ends = StageEnds(config, events, robin, self.advance)
 
     async def after_result(
         self, session: AsyncSession, round_id: int, actor: Actor, now: datetime
@@ -120,6 +125,8 @@ class StageFlow:
         )
         event = StageFinished(actor, stage_id=stage.id, kind=stage.kind.value)
         await self.events.publish(session, event, now)
+        if await self.ends.row_finished(session, stage, actor, now):
+            return  # a pool of several, a knock-out: the format's stages after 2019's
         if stage.kind is StageKind.SWISS:
             await self._after_swiss(session, stage, last, actor, now)
         elif stage.kind is StageKind.TIEBREAK:
@@ -156,9 +163,7 @@ class StageFlow:
             ),
         )
         if stage_rules.next_stage(SWISS, tie_across_cut=bool(tied)) == CANDIDATES:
-            await self._start_candidates(
-                session, [names[p] for p in sure], last.deadline, actor, now
-            )
+            await self._qualified(session, stage, sure, table, actor, now)
             return
         await save_outcome(session, stage, [names[p].id for p in sure], now)
         if not settings.tiebreak_matches:
@@ -211,59 +216,27 @@ class StageFlow:
         qualified = await players(session, sure) + [by_name[n] for n in won]
         names = [by_name[n].lichess_username for n in won]
         announce(session, self.config, now, wording.tiebreak_decided(names))
-        last = await last_round(session, stage)
-        assert last is not None
-        await self._start_candidates(session, qualified, last.deadline, actor, now)
+        swiss = await swiss_of(session, stage)  # the Swiss row itself, or the tiebreak's
+        _, table = await self.progress.swiss_table(session)
+        order = [p.lichess_id for p in qualified]
+        await self._qualified(session, swiss, order, table, actor, now)
 
-    # --- the Candidates (III.F) ----------------------------------------------------------------
-
-    async def _start_candidates(
+    async def _qualified(
         self,
         session: AsyncSession,
-        qualified: list[Player],
-        after: datetime,
+        swiss: Stage,
+        qualified: list[str],
+        table: list[SwissRow],
         actor: Actor,
         now: datetime,
     ) -> None:
-        """The Swiss qualifiers (best first) and the pre-seeded Candidates (rule III.D)."""
-        pre_seeded = (
-            await session.scalars(
-                select(Player).where(
-                    Player.pre_seeded_stage == StageKind.CANDIDATES,
-                    Player.withdrawn_at.is_(None),
-                    Player.disqualified_at.is_(None),
-                )
-            )
-        ).all()
-        by_name = {p.lichess_id: p for p in [*qualified, *pre_seeded]}
-        field = [
-            by_name[n]
-            for n in stage_rules.candidates_field(
-                [p.lichess_id for p in qualified], [p.lichess_id for p in pre_seeded]
-            )
-        ]
-        stage = new_stage(
-            self.config,
-            StageKind.CANDIDATES,
-            started_at=weeks.stage_start(self.config, after, "round_robin"),
-            seeding=[p.id for p in field],
-            total_rounds=len(berger.schedule([p.lichess_id for p in field])),
-        )
-        session.add(stage)
-        await session.flush()
-        record(
-            session,
-            at=now,
-            actor=actor,
-            action="candidates_started",
-            subject_type="stage",
-            subject_id=stage.id,
-            details={"players": [p.lichess_id for p in field]},
-        )
-        names = [p.lichess_username for p in field]
-        announce(session, self.config, now, wording.candidates_start(names))
-        if stage.total_rounds:
-            await self.robin.publish_round(session, stage, 1, actor, now)
+        """The Swiss's ranking is final (its qualifiers first, in their order, as the
+        tiebreak matches or the TD left them): saved, and what follows starts."""
+        rest = [row.player for row in table if row.player not in qualified]
+        await save_stage_outcome(session, swiss.key, now, ranking=[*qualified, *rest])
+        await self.advance.run(session, actor, now)
+
+    # --- the Candidates (III.F) ----------------------------------------------------------------
 
     async def _after_candidates(
         self, session: AsyncSession, stage: Stage, actor: Actor, now: datetime
@@ -303,10 +276,12 @@ class StageFlow:
         runner_up_name = runner_up.lichess_username if runner_up else None
         content = wording.challenger_announced(challenger.lichess_username, runner_up_name)
         announce(session, self.config, now, content)
-        last = await last_round(session, stage)
-        await self.final.start(
-            session, challenger, runner_up, last.deadline if last else now, actor, now
+        ranked = [n for n, _ in await self.robin.ranking(session, stage, list(by_name.values()))]
+        ranking = [*order, *(n for n in ranked if n not in order)]
+        await save_stage_outcome(
+            session, stage.key, now, ranking=ranking, pools={stage.pool: ranking}
         )
+        await self.advance.run(session, actor, now)  # the Final (`FinalStage.start`)
         content = wording.challenger_to_td(challenger.lichess_username, runner_up_name)
         notify_td(session, self.config, now=now, content=content)
 

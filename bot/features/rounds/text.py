@@ -112,7 +112,7 @@ def round_out_text(
     if kind is StageKind.FINAL and len(pairs) == 1 and pairs[0][1] is not None:
         a, b = pairs[0]
         return (
-            f"📣 **{short_name}: the Final is set!** **{a}** vs **{b}**; it must be finished "
+            f"📣 **{short_name}: the {label} is set!** **{a}** vs **{b}**; it must be finished "
             f"by {discord_time(deadline)}."
         )
     matches = [p for p in pairs if p[1] is not None]
@@ -398,10 +398,11 @@ def not_started() -> str:
 # --- the pairings post in Discord ----------------------------------------------------------------
 
 
-def round_post_title(kind: StageKind | None, number: int) -> str:
+def round_post_title(label: str | None, number: int) -> str:
     """The pairings post's (and its thread's) title: the publisher finds a post it made
-    before a restart by this title, so it must stay the same for the same round."""
-    return f"{kind.value.capitalize() if kind else ''} round {number}".strip()
+    before a restart by this title, so it must stay the same for the same round (a pool's
+    rounds are told apart by the pool's name)."""
+    return f"{label or ''} round {number}".strip()
 
 
 def posting_pairings(number: int) -> str:

@@ -16,6 +16,7 @@ from bot.errors import InvalidInput, WrongStage
 from bot.events import EventBus
 from bot.features.rounds import text as wording
 from bot.features.rounds.records import PENDING_TIE, outcome, players, swiss_of
+from bot.features.rounds.stage_ends import is_pool_row
 from bot.features.rounds.stages import StageFlow
 from bot.features.rounds.types import TieChoice
 from bot.lichess.client import LichessClient
@@ -58,7 +59,10 @@ class StageTies(Service):
             )
             try:
                 after = break_tie(
-                    state, player.lichess_id, candidates=stage.kind is StageKind.CANDIDATES
+                    state,
+                    player.lichess_id,
+                    candidates=stage.kind is StageKind.CANDIDATES
+                    and not is_pool_row(self.config, stage),
                 )
             except ValueError:
                 raise InvalidInput(wording.not_in_tie()) from None
@@ -84,6 +88,8 @@ class StageTies(Service):
                 await self.flow.qualify_after_tiebreak(
                     session, stage, sure, after.decided, actor, now
                 )
+            elif is_pool_row(self.config, stage):
+                await self.flow.ends.pool_finished(session, stage, actor, now, after.decided)
             else:
                 ranked = await self.flow.robin.ranking(
                     session, stage, await players(session, stage.seeding)

@@ -49,11 +49,14 @@ def round_times(config: Config, first_start: datetime, number: int) -> tuple[dat
     return window.start, window.round_end
 
 
-def stage_start(config: Config, after: datetime, kind: str | None) -> datetime:
-    """The first round of a stage of format kind `kind` (`round_robin`, `final_match`;
-    None for the tiebreak matches, which are no stage of the format) after a stage whose
-    last round ended at `after`: the next week start, then the stage's break weeks."""
-    stages = config.format.of_kind(kind) if kind else ()
+def stage_start(
+    config: Config, after: datetime, kind: str | None, *, key: str | None = None
+) -> datetime:
+    """The first round of the format stage `key` (without a key: the first of format kind
+    `kind`, `round_robin` or `final_match`; None for the tiebreak matches, which are no
+    stage of the format) after a stage whose last round ended at `after`: the next week
+    start, then the stage's break weeks."""
+    stages = (config.format.stage(key),) if key else config.format.of_kind(kind) if kind else ()
     breaks = stages[0].break_weeks if stages else 0
     return week_rules.stage_start_after(_week(config), after, break_weeks=breaks)
 
