@@ -23,6 +23,7 @@ from acwc_sim.resume import RequestLog, StepLog
 from acwc_sim.transcript import Transcript
 from bot.clock import FakeClock
 from bot.rules import final as final_rules
+from bot.rules import final_schemes
 from bot.rules.match import is_over
 from db.models import IncidentKind, Match, MatchIncident, Player, Setting, Stage, StageKind
 
@@ -352,15 +353,15 @@ class SimBase:
         return is_over(score_a, score_b, games=games, early_stop=early)
 
     def match_format(self, stage: Stage) -> Any:
-        """The row's match format: `Config.match_format(key)` where the engine has it (a
-        knock-out's or any final match's), else the format's Final (the 2019 engine)."""
-        by_key = getattr(self.bot.config, "match_format", None)
-        if by_key is not None and stage.key in self.bot.config.format.keys():
-            return by_key(stage.key)
+        """The row's match format (`Config.match_format`: a knock-out's or a final match's);
+        a 2019 Final row whose key the format lacks plays the format's Final."""
+        if stage.key in self.bot.config.format.keys():
+            return self.bot.config.match_format(stage.key)
         return self.bot.config.final_format()
 
     def final_status(self, stage: Stage, results: list[float], white: str | None = None) -> Any:
-        return final_rules.status(
+        """Where the match stands by its own scheme (`bot.rules.final_schemes`)."""
+        return final_schemes.status(
             results, self.match_format(stage), armageddon_white=white or "champion"
         )
 

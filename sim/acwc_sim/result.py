@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import select
 
 from acwc_sim.games import SimBase
+from bot.format.model import FinalMatchStage
 from db.models import Match, MatchState, Round, Setting, Stage, StageKind
 
 
@@ -30,7 +31,18 @@ async def championship_result(sim: SimBase, seed: int) -> dict[str, Any]:
     # the Challenger and runner-up: a 2019 database's list, or the saved outcome's ids
     order = saved if isinstance(saved, list) else saved.get("ids", [])
     champion = None
-    final = stages.get(StageKind.FINAL)
+    # The title's match: the final match whose winner takes first place (2019: the Final;
+    # later: the Grand Final, beside the Third Place Playoff).
+    title = next(
+        (
+            s.key
+            for s in sim.bot.config.format.stages
+            if isinstance(s, FinalMatchStage) and s.places[0] == 1
+        ),
+        None,
+    )
+    async with sim.bot.sessions() as session:
+        final = await session.scalar(select(Stage).where(Stage.key == title)) if title else None
     if final is not None:
         async with sim.bot.sessions() as session:
             decided = await session.scalar(

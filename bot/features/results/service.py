@@ -128,7 +128,11 @@ class ResultsService(Service):
                     clock_limit=limit,
                     clock_increment=increment,
                     rated=True,
-                    name=wording.challenge_name(self.config.tournament.short_name, ctx.match.id),
+                    name=wording.challenge_name(
+                        self.config.tournament.short_name,
+                        ctx.match.id,
+                        armageddon=ctx.armageddon_white is not None,
+                    ),
                 )
             except LichessAuthError as exc:
                 log.error("match %s: Lichess refused the token: %s", ctx.match.id, exc)

@@ -471,9 +471,11 @@ def reopen_in_closed_round(match_id: int) -> str:
     )
 
 
-def challenge_name(short_name: str, match_id: int) -> str:
-    """The game link's name on Lichess."""
-    return f"{short_name} match {match_id}"
+def challenge_name(short_name: str, match_id: int, *, armageddon: bool = False) -> str:
+    """The game link's name on Lichess (the Armageddon's says so: its link can have the same
+    clock as the games before it, 2020's 3+0)."""
+    name = f"{short_name} match {match_id}"
+    return f"{name} Armageddon" if armageddon else name
 
 
 def armageddon_waits_for_bids() -> str:
