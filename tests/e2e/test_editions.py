@@ -68,9 +68,7 @@ async def test_the_same_seed_gives_the_same_result(tmp_path: Path) -> None:
 
 
 def test_the_command_plays_the_edition(tmp_path: Path) -> None:
-    code = main(
-        ["simulate", "--edition", "acwc-2021", "--players", "40", "--out", str(tmp_path)]
-    )
+    code = main(["simulate", "--edition", "acwc-2021", "--players", "40", "--out", str(tmp_path)])
     assert code == 0
     result = json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
     assert [s["key"] for s in format_stages(result)][-1] == "third_place"
