@@ -249,11 +249,26 @@ def test_new_edition_without_pre_seeded_players_and_a_bad_year(
     assert "--year must be from 2000 to 2200." in capsys.readouterr().err
 
 
-def test_simulating_a_format_the_engine_does_not_run_says_so(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    assert cli.main(["simulate", "--edition", "acwc-2024"]) == cli.EXIT_USAGE
-    assert "the acwc-2024 format is described" in capsys.readouterr().err
+def test_a_format_the_engine_cannot_run_is_refused_before_it_starts() -> None:
+    """A round robin of every registrant, with no Swiss first: described and valid, but
+    `acwc run` and `acwc doctor` refuse it with one fatal line."""
+    from bot.doctor.edition import edition_problems
+
+    robin_only = {
+        "stages": [
+            {
+                "key": "league",
+                "name": "League",
+                "kind": "round_robin",
+                "entry": [{"rule": "registered"}],
+                "pools": [{"key": "league", "name": "League"}],
+            }
+        ]
+    }
+    config = Config.model_validate({"format": robin_only, "players": {"pre_seeded": []}})
+    lines = edition_problems(config, datetime(2019, 1, 1, tzinfo=UTC), started=False)
+    assert lines[0].fatal and lines[0].title == "Format"
+    assert "League (round_robin) are described but not run yet" in lines[0].render()
 
 
 @pytest.mark.parametrize(
