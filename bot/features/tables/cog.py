@@ -35,7 +35,9 @@ class TablesCog(commands.Cog):
         name="standings", description="The standings of the current stage, or of an earlier one"
     )
     @app_commands.describe(stage="Which stage or pool (default: the current one)")
-    async def standings(self, interaction: discord.Interaction, stage: str | None = None) -> None:
+    async def standings(
+        self, interaction: discord.Interaction, stage: app_commands.Range[str, 1, 31] | None = None
+    ) -> None:
         """One answer per table: each pool's crosstable, both finals' scoreboards."""
         answers = await self.bot.svc.tables.standings_answers(stage)
         for index, (text, png) in enumerate(answers):
@@ -68,7 +70,7 @@ class TablesCog(commands.Cog):
         self,
         interaction: discord.Interaction,
         number: app_commands.Range[int, 1, 1000] | None = None,
-        stage: str | None = None,
+        stage: app_commands.Range[str, 1, 31] | None = None,
     ) -> None:
         view = await self.bot.svc.tables.pairings(number, stage)
         await interaction.response.send_message(wording.pairings_text(view), ephemeral=True)
