@@ -79,7 +79,10 @@ def _parser() -> argparse.ArgumentParser:
         "standings", parents=[common], help="print the current standings of each stage"
     )
     standings.add_argument(
-        "--stage", default=None, help="swiss, tiebreak, candidates or final (default: all)"
+        "--stage",
+        default=None,
+        help="a stage of the edition's format by its key, e.g. swiss, candidates, semifinals "
+        "or grand_final (default: all)",
     )
     sim = commands.add_parser(
         "simulate",
@@ -399,31 +402,37 @@ async def _standings(config: Config, *, stage: str | None) -> int:
     from bot.clock import SystemClock
     from bot.errors import WrongStage
     from bot.features.console import text as wording
-    from bot.features.console.standings import STAGES
     from bot.features.tables.render import render_plain
     from bot.features.tables.service import TablesService
     from db import migrate
     from db.engine import make_engine, make_sessionmaker
-    from db.models import Stage, StageKind
+    from db.models import Stage
 
+    keys = list(config.format.keys())
     wanted = stage.strip().lower() if stage is not None else None
-    if wanted is not None and wanted not in STAGES:
-        print(wording.unknown_stage(stage or "", STAGES), file=sys.stderr)
-        return EXIT_USAGE
     await migrate.upgrade(config.database.url)
     engine = make_engine(config.database.url)
-    texts = []
+    texts: list[str] = []
     try:
         sessions = make_sessionmaker(engine)
         tables = TablesService(sessions, config, SystemClock())
         async with sessions() as session:
-            present = {s.kind.value for s in (await session.scalars(select(Stage))).all()}
-        kinds = [wanted] if wanted else [k for k in STAGES if k != "tiebreak" or k in present]
-        for kind in kinds:
+            rows = (await session.scalars(select(Stage).order_by(Stage.position))).all()
+        known = {*keys, *(s.key for s in rows), *(s.kind.value for s in rows)}
+        if wanted is not None and wanted not in known:
+            print(wording.unknown_stage(stage or "", keys), file=sys.stderr)
+            return EXIT_USAGE
+        # each stage of the format in order, and a row outside it (the 2019 tiebreak
+        # matches) after the stage it belongs to
+        present = [s.key for s in rows]
+        extra = {k for k in present if k not in keys}
+        order = [k for key in keys for k in (key, *sorted(e for e in extra if e.startswith(key)))]
+        names = {s.key: s.name for s in config.format.stages}
+        for key in [wanted] if wanted else list(dict.fromkeys(order)):
             try:
-                texts.append(render_plain(await tables.standings(StageKind(kind))))
+                texts.extend(render_plain(t) for t in await tables.standings_tables(key))
             except WrongStage:
-                texts.append(wording.stage_not_started(kind))
+                texts.append(wording.stage_not_started(key, names.get(key)))
     finally:
         await engine.dispose()
     print("\n\n".join(texts))

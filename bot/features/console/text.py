@@ -188,12 +188,15 @@ STAGE_TITLES = {
 }
 
 
-def stage_not_started(kind: str) -> str:
-    """`acwc standings` for a stage with no table yet."""
-    return f"{STAGE_TITLES.get(kind, kind)}: not started."
+def stage_not_started(key: str, name: str | None = None) -> str:
+    """`acwc standings` for a stage with no table yet (a 2019 stage by its old title)."""
+    return f"{STAGE_TITLES.get(key) or name or key}: not started."
 
 
 def unknown_stage(typed: str, stages: Sequence[str]) -> str:
+    """The format's stage keys, in order."""
+    if len(stages) == 1:
+        return f"Unknown stage {quote(typed, 40)!r}: choose {stages[0]}."
     return f"Unknown stage {quote(typed, 40)!r}: choose {', '.join(stages[:-1])} or {stages[-1]}."
 
 

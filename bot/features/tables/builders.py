@@ -369,3 +369,30 @@ def final_table(
         total_rows=1,
         footnote=footnote,
     )
+
+
+# --------------------------------------------------------------------------- a knock-out
+
+
+def knockout_table(
+    matches: Sequence[tuple[str, str, str | None, float, float, str | None]],
+    *,
+    title: str,
+) -> Table:
+    """A knock-out stage as its matches: each ``(name, a, b, score_a, score_b, winner)``,
+    in board order ("Semifinal 1: A v B 5½-3½, A"); the winner is empty while the match is
+    undecided, and the winners' rows are highlighted."""
+    rows = tuple(
+        (name, a, b or "", f"{points(score_a)}–{points(score_b)}", winner or "")
+        for name, a, b, score_a, score_b, winner in matches
+    )
+    decided = any(winner for *_, winner in matches)
+    return Table(
+        title=title,
+        headers=("Match", "Player", "Player", "Score", "Winner"),
+        rows=rows,
+        align=("left", "left", "left", RIGHT, "left"),
+        highlight=tuple(bool(winner) for *_, winner in matches) if decided else (),
+        highlight_label="decided" if decided else "",
+        footnote="Score: game points. Winner: who goes on (empty: still to be decided).",
+    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -11,13 +11,12 @@ from discord.ext import commands
 
 from bot.features.tables import text as wording
 from bot.features.tables.render import STANDINGS_PICTURE, standings_picture
-from db.models import StageKind
 
 if TYPE_CHECKING:
     from bot.app import ChampionshipBot
 
-StageChoice = Literal["swiss", "tiebreak", "candidates", "final"]
 PICTURE = "standings.png"
+CHOICES = 25  # Discord shows at most 25 autocomplete choices
 
 
 class TablesCog(commands.Cog):
@@ -35,16 +34,29 @@ class TablesCog(commands.Cog):
     @app_commands.command(
         name="standings", description="The standings of the current stage, or of an earlier one"
     )
-    @app_commands.describe(stage="Which stage (default: the current one)")
+    @app_commands.describe(stage="Which stage or pool (default: the current one)")
     async def standings(
-        self, interaction: discord.Interaction, stage: StageChoice | None = None
+        self, interaction: discord.Interaction, stage: app_commands.Range[str, 1, 31] | None = None
     ) -> None:
-        text, png = await self.bot.svc.tables.standings_answer(StageKind(stage) if stage else None)
-        await interaction.response.send_message(
-            text,
-            file=discord.File(io.BytesIO(png), filename=PICTURE),
-            ephemeral=True,
-        )
+        """One answer per table: each pool's crosstable, both finals' scoreboards."""
+        answers = await self.bot.svc.tables.standings_answers(stage)
+        for index, (text, png) in enumerate(answers):
+            file = discord.File(io.BytesIO(png), filename=PICTURE)
+            if index == 0:
+                await interaction.response.send_message(text, file=file, ephemeral=True)
+            else:
+                await interaction.followup.send(text, file=file, ephemeral=True)
+
+    async def _stages(
+        self, _interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        """The format's stages and pools by key, named as the format names them."""
+        typed = current.strip().lower()
+        return [
+            app_commands.Choice(name=name, value=key)
+            for key, name in wording.stage_choices(self.bot.config.format)
+            if typed in key or typed in name.lower()
+        ][:CHOICES]
 
     @app_commands.command(
         name="pairings", description="A round's pairings, agreed times, results and games"
@@ -58,10 +70,13 @@ class TablesCog(commands.Cog):
         self,
         interaction: discord.Interaction,
         number: app_commands.Range[int, 1, 1000] | None = None,
-        stage: StageChoice | None = None,
+        stage: app_commands.Range[str, 1, 31] | None = None,
     ) -> None:
-        view = await self.bot.svc.tables.pairings(number, StageKind(stage) if stage else None)
+        view = await self.bot.svc.tables.pairings(number, stage)
         await interaction.response.send_message(wording.pairings_text(view), ephemeral=True)
+
+    standings.autocomplete("stage")(_stages)
+    pairings.autocomplete("stage")(_stages)
 
 
 async def setup(bot: ChampionshipBot) -> None:

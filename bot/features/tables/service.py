@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
-from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import select
@@ -28,15 +27,23 @@ from bot.features.tables.builders import (
     final_blocks,
     final_table,
     final_time_controls,
-    swiss_table,
+    knockout_table,
+)
+from bot.features.tables.kinds import (
+    advancing,
+    match_names,
+    pairings_label,
+    posts_scoreboard,
+    table_kind,
+    title_name,
 )
 from bot.features.tables.pictures import StandingsPictures
+from bot.features.tables.reading import match_winner, swiss_table_once
 from bot.features.tables.render import STANDINGS_PICTURE, render_text
-from bot.features.tables.types import BoardLine, FinalGame, RoundPairings, SwissPairing, Table
+from bot.features.tables.types import BoardLine, FinalGame, RoundPairings, Table
 from bot.format.swiss import swiss_stage
 from bot.outbox import enqueue_channel
 from bot.rules import final, final_schemes
-from bot.rules.tiebreaks import SWISS_CHAIN_2019
 from bot.service import Service, Subscription
 from db.models import (
     Game,
@@ -55,8 +62,6 @@ log = logging.getLogger(__name__)
 __all__ = ["TablesService"]
 
 DONE_STATES = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
-# The order the stages follow each other in; "the current stage" is the latest running one.
-STAGE_ORDER = (StageKind.SWISS, StageKind.TIEBREAK, StageKind.CANDIDATES, StageKind.FINAL)
 
 
 # What can change the current table: after a transaction that published one of these, the
@@ -80,32 +85,46 @@ class TablesService(Service):
 
     # --- use cases ------------------------------------------------------------------------
 
-    async def standings(self, stage: StageKind | None = None) -> Table:
-        """The table of `stage`, or of the current one (running, else the last finished)."""
+    async def standings(self, stage: str | None = None) -> Table:
+        """The table of `stage` (a stage or pool key, or a 2019 kind), or of the current row
+        (the latest running one, else the last finished)."""
         async with self.sessions() as session:
             found = await self._stage(session, stage)
             return await self._table(session, found)
 
-    async def standings_answer(self, stage: StageKind | None = None) -> tuple[str, bytes]:
+    async def standings_tables(self, stage: str | None = None) -> list[Table]:
+        """Every table of `stage`: one per pool of a round robin. The default is every
+        running row (both pools, both finals), else the rows of the last finished stage."""
+        async with self.sessions() as session:
+            rows = await self._stage_rows(session, stage)
+            return [await self._table(session, row) for row in rows]
+
+    async def standings_answer(self, stage: str | None = None) -> tuple[str, bytes]:
         """/standings: the table's text and its PNG (drawn once per table, see pictures)."""
         return await self.pictures.answer(await self.standings(stage))
 
+    async def standings_answers(self, stage: str | None = None) -> list[tuple[str, bytes]]:
+        """/standings: each table's text and PNG, one per pool or running final."""
+        return [await self.pictures.answer(t) for t in await self.standings_tables(stage)]
+
     async def pairings(
-        self, round_number: int | None = None, stage: StageKind | None = None
+        self, round_number: int | None = None, stage: str | None = None
     ) -> RoundPairings:
         """A round's boards (default: the latest published round of the current stage)."""
         async with self.sessions() as session:
             found = await self._stage(session, stage)
             rounds = await self._rounds(session, found)
             if not rounds:
-                raise WrongStage(wording.no_rounds(found.kind.value))
+                raise WrongStage(wording.no_rounds(found.key, found.name))
             if round_number is None:
                 round_ = rounds[-1]
             else:
                 by_number = {r.number: r for r in rounds}
                 if round_number not in by_number:
                     raise InvalidInput(
-                        wording.no_such_round(round_number, found.kind.value, rounds[-1].number)
+                        wording.no_such_round(
+                            round_number, found.key, rounds[-1].number, found.name
+                        )
                     )
                 round_ = by_number[round_number]
             return await self._pairings(session, found, round_)
@@ -126,10 +145,10 @@ class TablesService(Service):
     async def _on_stage_finished(
         self, session: AsyncSession, event: StageFinished, now: datetime
     ) -> None:
-        """The champion is crowned: the Final's scoreboard, game by game, for everyone."""
+        """A final match is over: its scoreboard, game by game, for everyone."""
         channel = self.config.discord.announcement_channel_id
         stage = await session.get(Stage, event.stage_id)
-        if not channel or stage is None or stage.kind is not StageKind.FINAL:
+        if not channel or stage is None or not posts_scoreboard(self.config.format, stage):
             return
         try:
             table = await self._table(session, stage)
@@ -169,20 +188,43 @@ class TablesService(Service):
 
     # --- which stage, which rounds ------------------------------------------------------------
 
-    async def _stage(self, session: AsyncSession, kind: StageKind | None) -> Stage:
-        stages = {s.kind: s for s in (await session.scalars(select(Stage))).all()}
-        started = {k: s for k, s in stages.items() if s.state is not StageState.PLANNED}
-        if kind is not None:
-            if kind not in started:
-                raise WrongStage(wording.not_started(kind.value))
-            return started[kind]
-        ordered = [started[k] for k in STAGE_ORDER if k in started]
+    async def _stage(self, session: AsyncSession, wanted: str | None) -> Stage:
+        """One row: the first of `wanted`'s rows, or the latest running one."""
+        if wanted is not None:
+            return (await self._stage_rows(session, wanted))[0]
+        ordered = await self._started(session)
         running = [s for s in ordered if s.state is StageState.RUNNING]
         if running:
             return running[-1]
         if ordered:
             return ordered[-1]
         raise WrongStage(wording.nothing_yet())
+
+    async def _started(self, session: AsyncSession) -> list[Stage]:
+        """The started rows in stage order (the tiebreak matches after the Swiss)."""
+        rows = (await session.scalars(select(Stage).order_by(Stage.position, Stage.id))).all()
+        return [s for s in rows if s.state is not StageState.PLANNED]
+
+    async def _stage_rows(self, session: AsyncSession, wanted: str | None) -> list[Stage]:
+        """`wanted`'s started rows (a stage key, a pool key, or a 2019 kind such as
+        "tiebreak"); without it, every running row, else the last finished stage's rows."""
+        ordered = await self._started(session)
+        if wanted is None:
+            running = [s for s in ordered if s.state is StageState.RUNNING]
+            if running:
+                return running
+            if not ordered:
+                raise WrongStage(wording.nothing_yet())
+            return [s for s in ordered if s.key == ordered[-1].key]
+        typed = wanted.strip().lower()
+        for field in ("key", "pool", "kind"):
+            found = [s for s in ordered if str(getattr(s, field)) == typed]
+            if found:
+                return found
+        names = {s.key: s.name for s in self.config.format.stages}
+        if typed not in names and typed not in {s.value for s in StageKind}:
+            raise InvalidInput(wording.unknown_stage(wanted, self.config.format.keys()))
+        raise WrongStage(wording.not_started(typed, names.get(typed, typed)))
 
     async def _rounds(self, session: AsyncSession, stage: Stage) -> list[Round]:
         """The stage's published rounds (and finished ones), in order."""
@@ -219,11 +261,15 @@ class TablesService(Service):
         rounds = await self._rounds(session, stage)
         if after is not None:
             rounds = [r for r in rounds if r.number <= after.number]
-        if stage.kind is StageKind.SWISS:
-            return await self._swiss(session, stage, rounds, after)
-        if stage.kind is StageKind.FINAL:
+        build = {
+            "swiss": self._swiss,
+            "crosstable": self._robin,
+            "tiebreak": self._robin,
+            "knockout": self._knockout,
+        }.get(table_kind(self.config.format, stage))
+        if build is None:
             return await self._final(session, stage, rounds)
-        return await self._robin(session, stage, rounds, after)
+        return await build(session, stage, rounds, after)
 
     @staticmethod
     def _progress(rounds: list[Round], after: Round | None) -> tuple[int, bool]:
@@ -276,7 +322,7 @@ class TablesService(Service):
             self.config.tournament.short_name, at, stage.total_rounds, finished
         )
         swiss = swiss_stage(self.config.format)
-        return _swiss_table(
+        return swiss_table_once(
             seeding,
             boards,
             at,
@@ -308,15 +354,50 @@ class TablesService(Service):
         return candidates_table(
             [p.lichess_username for p in field],
             results,
-            title=wording.robin_title(stage.kind.value, short, at, stage.total_rounds, finished),
+            title=wording.robin_title(
+                title_name(self.config.format, stage), short, at, stage.total_rounds, finished
+            ),
             withdrawn={p.lichess_username for p in field if p.withdrawn_at or p.disqualified_at},
-            places=1 if stage.kind is StageKind.CANDIDATES else 0,
+            places=advancing(self.config.format, stage),
         )
+
+    async def _knockout(
+        self, session: AsyncSession, stage: Stage, rounds: list[Round], after: Round | None
+    ) -> Table:
+        """A knock-out as its matches, by the format's names: the score and who goes on."""
+        matches = await self._matches(session, rounds)
+        ids = [m.player_a_id for m in matches] + [m.player_b_id for m in matches if m.player_b_id]
+        players = await self._players(session, ids)
+        names = match_names(self.config.format, stage)
+
+        def name(player_id: int | None) -> str | None:
+            return players[player_id].lichess_username if player_id in players else None
+
+        rows = [
+            (
+                names.get(m.board, wording.board_name(m.board)),
+                players[m.player_a_id].lichess_username,
+                name(m.player_b_id),
+                m.score_a,
+                m.score_b,
+                name(match_winner(m)),
+            )
+            for m in matches
+        ]
+        at, finished = self._progress(rounds, after)
+        title = wording.robin_title(
+            title_name(self.config.format, stage),
+            self.config.tournament.short_name,
+            at,
+            stage.total_rounds,
+            finished,
+        )
+        return knockout_table(rows, title=title)
 
     async def _final(self, session: AsyncSession, stage: Stage, rounds: list[Round]) -> Table:
         match = next((m for m in await self._matches(session, rounds) if m.player_b_id), None)
         if match is None or match.player_b_id is None:
-            raise WrongStage(wording.not_started(StageKind.FINAL.value))
+            raise WrongStage(wording.not_started(stage.key, stage.name))
         players = await self._players(session, [match.player_a_id, match.player_b_id])
         a, b = players[match.player_a_id], players[match.player_b_id]
         rows = (
@@ -402,7 +483,7 @@ class TablesService(Service):
             for m in matches
         )
         return RoundPairings(
-            STAGE_LABELS.get(stage.kind.value, stage.kind.value),
+            pairings_label(self.config.format, stage, STAGE_LABELS.get(stage.kind.value, "")),
             round_.number,
             stage.total_rounds,
             round_.starts_at,
@@ -410,48 +491,6 @@ class TablesService(Service):
             round_.state is RoundState.FINISHED,
             boards,
         )
-
-
-Seed = tuple[int, str, str, bool]  # a player's id, key (Lichess id), name, and whether left
-# a board's round number, player ids, match points (None until decided), and whether forfeited
-Board = tuple[int, int, int | None, float | None, float | None, bool]
-
-
-@lru_cache(maxsize=8)
-def _swiss_table(
-    seeding: tuple[Seed, ...],
-    boards: tuple[Board, ...],
-    rounds: int,
-    qualifiers: int,
-    title: str,
-    short_median_buchholz: str = "sum",
-    chain: tuple[str, ...] = SWISS_CHAIN_2019,
-    bye_points: float = 1.0,
-) -> Table:
-    """`swiss_table` of the seeding and the boards by the stage's tiebreak ``chain``, once
-    per content: the tables are immutable values, and /standings asks for the same one
-    again and again between two results."""
-    keys = {pid: key for pid, key, _, _ in seeding}
-    pairings = []
-    for round_number, a_id, b_id, points_a, points_b, forfeit in boards:
-        b = keys[b_id] if b_id else None
-        pairings.append(
-            SwissPairing(
-                round_number, keys[a_id], b, points_a, points_b if b else None, forfeit=forfeit
-            )
-        )
-    return swiss_table(
-        [key for _, key, _, _ in seeding],
-        pairings,
-        names={key: name for _, key, name, _ in seeding},
-        withdrawn={key for _, key, _, left in seeding if left},
-        rounds=rounds,
-        qualifiers=qualifiers,
-        title=title,
-        short_median_buchholz=short_median_buchholz,
-        chain=chain,
-        bye_points=bye_points,
-    )
 
 
 def _side(is_a: bool) -> str:

@@ -8,39 +8,58 @@ from collections.abc import Sequence
 from discord.utils import escape_markdown
 
 from bot.features.tables.types import BoardLine, RoundPairings
+from bot.format.model import Format
 from bot.rules.tiebreaks import SWISS_CHAIN_2019, SwissTiebreak
 from bot.timefmt import discord_time
 
 LIMIT = 1990
 GAME = "https://lichess.org/"
 
+# How the 2019 stages are called in a sentence, by key (or kind); any other stage is called
+# by its name in the format ("the Semifinals", "the Grand Final").
 STAGE_NAMES = {
     "swiss": "the qualification (Swiss)",
     "tiebreak": "the tiebreak matches",
+    "swiss_tiebreak": "the tiebreak matches",
     "candidates": "the Candidates",
     "final": "the Final",
 }
+# The stages whose name takes a plural verb ("The Candidates have not started yet").
+PLURAL = {"candidates": True}
 
 
 def nothing_yet() -> str:
     return "The championship has not started yet: there are no standings or pairings."
 
 
-def not_started(kind: str) -> str:
-    name = STAGE_NAMES.get(kind, kind)
-    verb = "have" if kind == "candidates" else "has"
-    return f"{name[0].upper()}{name[1:]} {verb} not started yet."
+def _called(key: str, name: str | None) -> str:
+    return STAGE_NAMES.get(key) or (f"the {name}" if name else key)
 
 
-def no_rounds(kind: str) -> str:
-    return f"No round of {STAGE_NAMES.get(kind, kind)} has been published yet."
+def not_started(key: str, name: str | None = None) -> str:
+    called = _called(key, name)
+    verb = "have" if PLURAL.get(key) else "has"
+    return f"{called[0].upper()}{called[1:]} {verb} not started yet."
 
 
-def no_such_round(number: int, kind: str, latest: int) -> str:
+def no_rounds(key: str, name: str | None = None) -> str:
+    return f"No round of {_called(key, name)} has been published yet."
+
+
+def no_such_round(number: int, key: str, latest: int, name: str | None = None) -> str:
     return (
-        f"There is no round {number} of {STAGE_NAMES.get(kind, kind)} yet: "
+        f"There is no round {number} of {_called(key, name)} yet: "
         f"rounds 1 to {latest} are published."
     )
+
+
+def unknown_stage(typed: str, keys: Sequence[str]) -> str:
+    return f"There is no stage {typed!r}: the stages are {', '.join(keys)}."
+
+
+def board_name(board: int) -> str:
+    """A knock-out match the format does not name."""
+    return f"Board {board}"
 
 
 def _progress(number: int, total: int | None, finished: bool) -> str:
@@ -54,8 +73,9 @@ def swiss_title(short_name: str, number: int, total: int | None, finished: bool)
     return f"Qualification standings · {short_name}, {_progress(number, total, finished)}"
 
 
-def robin_title(kind: str, short_name: str, number: int, total: int | None, finished: bool) -> str:
-    name = "Candidates crosstable" if kind == "candidates" else "Tiebreak matches"
+def robin_title(name: str, short_name: str, number: int, total: int | None, finished: bool) -> str:
+    """A round robin's or a knock-out's title by its row's name ("Upper pool crosstable",
+    "Tiebreak matches", "Semifinals")."""
     if number == 0:
         return f"{name} · {short_name}"
     return f"{name} · {short_name}, {_progress(number, total, finished)}"
@@ -193,3 +213,15 @@ def pairings_text(view: RoundPairings) -> str:
             break
         kept.append(line)
     return "\n".join(kept)
+
+
+def stage_choices(fmt: Format) -> list[tuple[str, str]]:
+    """/standings' and /pairings' stage choices: each stage of the format, then each pool of
+    a stage with several ("upper": "Candidates · Upper pool"), as (key, name)."""
+    out: list[tuple[str, str]] = []
+    for stage in fmt.stages:
+        out.append((stage.key, stage.name))
+        pools = getattr(stage, "pools", ())
+        if len(pools) > 1:
+            out.extend((pool.key, f"{stage.name} · {pool.name}") for pool in pools)
+    return out
