@@ -1,0 +1,78 @@
+"""The stage catalogue's answers for the engine: what a running stage row does, asked of the
+format in one place, so that no feature branches on a stage's kind or name
+(`tests/layout/test_stage_branching.py`, docs/ARCHITECTURE.md "How to add a stage kind").
+
+A row runs the format stage of its key (`config.format.stage(row.key)`); a row whose key the
+format lacks (the 2019 tiebreak matches, `<swiss key>_tiebreak`; a 2019 database's rows under
+another config) falls back to the format kind its engine kind runs (`FORMAT_KIND`).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.format.model import Format
+from bot.format.swiss import swiss_stage
+from db.models import NO_POOL, Stage, StageKind
+
+__all__ = [
+    "FORMAT_KIND",
+    "MATCH_KINDS",
+    "format_kind",
+    "is_final_match",
+    "is_match_stage",
+    "is_qualification",
+    "is_robin",
+    "swiss_row",
+]
+
+#: The format's stage kind each engine kind runs (the tiebreak matches belong to the Swiss).
+FORMAT_KIND: dict[StageKind, str] = {
+    StageKind.SWISS: "swiss",
+    StageKind.TIEBREAK: "swiss",
+    StageKind.CANDIDATES: "round_robin",
+    StageKind.FINAL: "final_match",
+    StageKind.KNOCKOUT: "knockout",
+}
+#: The format kinds whose matches are played game by game by a match format of their own
+#: (`Config.match_format`): a knock-out's matches and a final match.
+MATCH_KINDS = frozenset({"knockout", "final_match"})
+
+
+def format_kind(fmt: Format, stage: Stage) -> str:
+    """The format kind of the stage a row runs: its format stage's by key, else its engine
+    kind's (`FORMAT_KIND`)."""
+    if stage.key in fmt.keys():
+        return fmt.stage(stage.key).kind
+    return FORMAT_KIND[stage.kind]
+
+
+def is_match_stage(fmt: Format, stage: Stage) -> bool:
+    """A stage whose matches are decided game by game by a match format of their own (a
+    knock-out, a final match): no fixed length, the Armageddon at the end."""
+    return format_kind(fmt, stage) in MATCH_KINDS
+
+
+def is_final_match(fmt: Format, stage: Stage) -> bool:
+    """A final match (the 2019 Final, a Grand Final, a Third Place Playoff): one match, not
+    played in weekly rounds but in sessions as the players see fit (rules IV.C, VI.C), read
+    game by game, the champion crowned (or its places given) when it is decided."""
+    return format_kind(fmt, stage) == "final_match"
+
+
+def is_robin(fmt: Format, stage: Stage) -> bool:
+    """A round-robin stage's row (one pool; 2019: the Candidates), not the tiebreak matches,
+    which the engine also plays as a round robin but which belong to the Swiss."""
+    return format_kind(fmt, stage) == "round_robin"
+
+
+def is_qualification(fmt: Format, stage: Stage) -> bool:
+    """A row of the Swiss, the qualification: the Swiss itself or its tiebreak matches."""
+    return format_kind(fmt, stage) == "swiss"
+
+
+async def swiss_row(session: AsyncSession, fmt: Format) -> Stage | None:
+    """The row of the format's Swiss (`swiss_stage`), or None before round 1 is published."""
+    key = swiss_stage(fmt).key
+    return await session.scalar(select(Stage).where(Stage.key == key, Stage.pool == NO_POOL))
