@@ -9,7 +9,7 @@ another config) falls back to the format kind its engine kind runs (`FORMAT_KIND
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.format.model import Format
@@ -24,6 +24,7 @@ __all__ = [
     "is_match_stage",
     "is_qualification",
     "is_robin",
+    "swiss_query",
     "swiss_row",
 ]
 
@@ -72,7 +73,11 @@ def is_qualification(fmt: Format, stage: Stage) -> bool:
     return format_kind(fmt, stage) == "swiss"
 
 
+def swiss_query(fmt: Format) -> Select[Stage]:
+    """The query of the row of the format's Swiss (`swiss_stage`), by its key."""
+    return select(Stage).where(Stage.key == swiss_stage(fmt).key, Stage.pool == NO_POOL)
+
+
 async def swiss_row(session: AsyncSession, fmt: Format) -> Stage | None:
     """The row of the format's Swiss (`swiss_stage`), or None before round 1 is published."""
-    key = swiss_stage(fmt).key
-    return await session.scalar(select(Stage).where(Stage.key == key, Stage.pool == NO_POOL))
+    return await session.scalar(swiss_query(fmt))

@@ -40,23 +40,15 @@ KNOWN: dict[str, int] = {
     "bot/cli.py": 1,
     "bot/features/choices/text.py": 1,
     "bot/features/console/standings.py": 3,
-    "bot/features/negotiation/deadlines.py": 1,
-    "bot/features/negotiation/offers.py": 1,
-    "bot/features/registration/signup.py": 1,
     "bot/features/rounds/final.py": 4,
-    "bot/features/rounds/next_round.py": 1,
-    "bot/features/rounds/progress.py": 1,
-    "bot/features/rounds/publisher.py": 1,
     "bot/features/rounds/records.py": 1,
     "bot/features/rounds/robin.py": 1,
-    "bot/features/rounds/service.py": 3,
     "bot/features/rounds/stages.py": 4,
     "bot/features/rounds/text.py": 4,
     "bot/features/rounds/ties.py": 2,
     "bot/features/schedule/text.py": 1,
     "bot/features/tables/service.py": 4,
     "bot/features/tables/text.py": 2,
-    "bot/registration_window.py": 1,
 }
 
 
