@@ -12,18 +12,21 @@ from __future__ import annotations
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.format.model import Format
+from bot.format.model import Format, RoundRobinStage
 from bot.format.swiss import swiss_stage
 from db.models import NO_POOL, Stage, StageKind
 
 __all__ = [
     "FORMAT_KIND",
     "MATCH_KINDS",
+    "first_pool_row",
     "format_kind",
     "is_final_match",
     "is_match_stage",
+    "is_own_row",
     "is_qualification",
     "is_robin",
+    "is_tiebreak_matches",
     "swiss_query",
     "swiss_row",
 ]
@@ -68,6 +71,18 @@ def is_robin(fmt: Format, stage: Stage) -> bool:
     return format_kind(fmt, stage) == "round_robin"
 
 
+def is_tiebreak_matches(stage: Stage) -> bool:
+    """The 2019 tiebreak matches (rule III.E.5): a row of the Swiss's, played as a round
+    robin, that no stage of the format names."""
+    return stage.kind is StageKind.TIEBREAK
+
+
+def is_own_row(kind: StageKind) -> bool:
+    """An engine kind whose row is no stage of the format but has a key and name of its own
+    beside its stage's (the tiebreak matches: `<swiss key>_tiebreak`)."""
+    return kind is StageKind.TIEBREAK
+
+
 def is_qualification(fmt: Format, stage: Stage) -> bool:
     """A row of the Swiss, the qualification: the Swiss itself or its tiebreak matches."""
     return format_kind(fmt, stage) == "swiss"
@@ -81,3 +96,13 @@ def swiss_query(fmt: Format) -> Select[Stage]:
 async def swiss_row(session: AsyncSession, fmt: Format) -> Stage | None:
     """The row of the format's Swiss (`swiss_stage`), or None before round 1 is published."""
     return await session.scalar(swiss_query(fmt))
+
+
+async def first_pool_row(session: AsyncSession, fmt: Format) -> Stage | None:
+    """The row of the first pool of the format's first round-robin stage (2019: the
+    Candidates), or None before it started or in a format without one."""
+    for stage in fmt.stages:
+        if isinstance(stage, RoundRobinStage):
+            query = select(Stage).where(Stage.key == stage.key, Stage.pool == stage.pools[0].key)
+            return await session.scalar(query)
+    return None
