@@ -22,11 +22,13 @@ __all__ = [
     "first_pool_row",
     "format_kind",
     "is_final_match",
+    "is_final_match_of",
     "is_match_stage",
     "is_own_row",
     "is_qualification",
     "is_robin",
     "is_tiebreak_matches",
+    "kind_of",
     "swiss_query",
     "swiss_row",
 ]
@@ -44,12 +46,17 @@ FORMAT_KIND: dict[StageKind, str] = {
 MATCH_KINDS = frozenset({"knockout", "final_match"})
 
 
+def kind_of(fmt: Format, key: str, kind: StageKind) -> str:
+    """The format kind of the stage a row of `key` and engine `kind` runs: its format
+    stage's by key, else its engine kind's (`FORMAT_KIND`)."""
+    if key in fmt.keys():
+        return fmt.stage(key).kind
+    return FORMAT_KIND[kind]
+
+
 def format_kind(fmt: Format, stage: Stage) -> str:
-    """The format kind of the stage a row runs: its format stage's by key, else its engine
-    kind's (`FORMAT_KIND`)."""
-    if stage.key in fmt.keys():
-        return fmt.stage(stage.key).kind
-    return FORMAT_KIND[stage.kind]
+    """The format kind of the stage a row runs (`kind_of`)."""
+    return kind_of(fmt, stage.key, stage.kind)
 
 
 def is_match_stage(fmt: Format, stage: Stage) -> bool:
@@ -62,7 +69,12 @@ def is_final_match(fmt: Format, stage: Stage) -> bool:
     """A final match (the 2019 Final, a Grand Final, a Third Place Playoff): one match, not
     played in weekly rounds but in sessions as the players see fit (rules IV.C, VI.C), read
     game by game, the champion crowned (or its places given) when it is decided."""
-    return format_kind(fmt, stage) == "final_match"
+    return is_final_match_of(fmt, stage.key, stage.kind)
+
+
+def is_final_match_of(fmt: Format, key: str, kind: StageKind) -> bool:
+    """`is_final_match` for a row read as its key and engine kind (a query's columns)."""
+    return kind_of(fmt, key, kind) == "final_match"
 
 
 def is_robin(fmt: Format, stage: Stage) -> bool:

@@ -312,6 +312,7 @@ class StageFlow:
         question = wording.tie_question(
             stage.kind,
             [by_name[n].lichess_username for n in tie.tied],
+            qualification=stage_kinds.is_qualification(self.config.format, stage),
             challenger_decided=bool(tie.decided),
             places=tie.places,
         )
