@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import stage_kinds
 from bot.config import Config
-from db.models import Setting, Stage, StageKind
+from db.models import Setting, Stage
 
 WINDOW_OVERRIDE_KEY = "registration_override"
 
@@ -50,10 +50,10 @@ async def read_window(session: AsyncSession, config: Config, now: datetime) -> W
     return WindowState(is_open, override, reg.opens_at, reg.closes_at, closed_at)
 
 
-async def swiss_stage(session: AsyncSession) -> Stage | None:
+async def swiss_stage(session: AsyncSession, config: Config) -> Stage | None:
     """The qualification, once round 1 is published (the Swiss stage is created with it, in
-    one transaction); None before."""
-    return await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
+    one transaction); None before. The row of the format's Swiss (`bot.stage_kinds`)."""
+    return await stage_kinds.swiss_row(session, config.format)
 
 
 def td_named(config: Config) -> str:

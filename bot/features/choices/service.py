@@ -13,6 +13,7 @@ from typing import TypeVar
 from sqlalchemy import case, select
 from sqlalchemy.orm import aliased
 
+from bot import stage_kinds
 from bot.discord_limits import AUTOCOMPLETE_CHOICES
 from bot.features.choices import text as wording
 from bot.service import Service
@@ -65,6 +66,7 @@ class ChoicesService(Service):
                 Match.state,
                 Round.number,
                 Stage.kind,
+                Stage.key,
                 a.lichess_username,
                 b.lichess_username,
             )
@@ -79,8 +81,19 @@ class ChoicesService(Service):
             rows = (await session.execute(query)).all()
         return pick(
             (
-                (wording.match_name(kind, number, board, name_a, name_b, state), ident)
-                for ident, board, state, number, kind, name_a, name_b in rows
+                (
+                    wording.match_name(
+                        kind,
+                        number,
+                        board,
+                        name_a,
+                        name_b,
+                        state,
+                        one_match=stage_kinds.is_final_match_of(self.config.format, key, kind),
+                    ),
+                    ident,
+                )
+                for ident, board, state, number, kind, key, name_a, name_b in rows
             ),
             current,
             ids=True,

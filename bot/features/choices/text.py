@@ -26,10 +26,11 @@ def state_word(state: str) -> str:
     return state.replace("_", " ")
 
 
-def where(kind: StageKind, round_number: int, board: int) -> str:
-    """ "Swiss round 3, board 2", "Candidates round 1", "Final"."""
+def where(kind: StageKind, round_number: int, board: int, *, one_match: bool = False) -> str:
+    """ "Swiss round 3, board 2", "Candidates round 1", "Final" (a final match: one match,
+    no rounds)."""
     label = STAGE_LABELS[kind]
-    if kind is StageKind.FINAL:
+    if one_match:
         return label
     if kind in BOARDED:
         return f"{label} round {round_number}, board {board}"
@@ -37,9 +38,17 @@ def where(kind: StageKind, round_number: int, board: int) -> str:
 
 
 def match_name(
-    kind: StageKind, round_number: int, board: int, a: str, b: str, state: MatchState
+    kind: StageKind,
+    round_number: int,
+    board: int,
+    a: str,
+    b: str,
+    state: MatchState,
+    *,
+    one_match: bool = False,
 ) -> str:
-    return f"{where(kind, round_number, board)}: {a} vs {b} ({state_word(state.value)})"
+    place = where(kind, round_number, board, one_match=one_match)
+    return f"{place}: {a} vs {b} ({state_word(state.value)})"
 
 
 def player_status(

@@ -12,7 +12,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot import due
+from bot import due, stage_kinds
 from bot.audit import Actor, record
 from bot.config import Config
 from bot.due import DueKind, Handler
@@ -54,7 +54,6 @@ from db.models import (
     MatchState,
     Round,
     Stage,
-    StageKind,
     TimeOffer,
 )
 
@@ -306,7 +305,7 @@ class NegotiationDeadlines(Service):
         round_ = await session.get(Round, event.round_id)
         assert round_ is not None
         stage = await session.get(Stage, round_.stage_id)
-        if stage is not None and stage.kind is StageKind.FINAL:
+        if stage is not None and stage_kinds.is_final_match(self.config.format, stage):
             return  # the Final has no weekly deadlines: its sessions are as the players see fit
         matches = (await session.scalars(select(Match).where(Match.round_id == round_.id))).all()
         for match in matches:

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot import due
+from bot import due, stage_kinds
 from bot.audit import Actor, record
 from bot.clock import Clock
 from bot.config import Config
@@ -60,7 +60,6 @@ from db.models import (
     OfferKind,
     OfferState,
     Stage,
-    StageKind,
     TimeOffer,
 )
 
@@ -191,7 +190,7 @@ class PlayerOffers(Service):
         if match.agreed_time is None or not final_session_over(  # rule VI.C, rules/final.py
             agreed=match.agreed_time,
             under_way=match.state in (MatchState.SCHEDULED, MatchState.IN_PROGRESS),
-            is_final=stage is not None and stage.kind is StageKind.FINAL,
+            is_final=stage is not None and stage_kinds.is_final_match(self.config.format, stage),
             now=now,
         ):
             return

@@ -72,7 +72,7 @@ class Registrations:
             async with self.sessions() as fresh:
                 return await self.require_open(fresh)
         now = self.clock.now()
-        swiss = await swiss_stage(session)
+        swiss = await swiss_stage(session, self.config)
         if swiss is not None:
             raise WrongStage(wording.qualification_started(swiss.started_at, td_named(self.config)))
         state = await read_window(session, self.config, now)

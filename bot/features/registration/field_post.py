@@ -103,7 +103,7 @@ async def refresh_field_post(session: AsyncSession, config: Config, now: datetim
     """Post the field once registration is closed, or edit the post to match the field;
     nothing once round 1 is out, or without an announcement channel."""
     channel_id = config.discord.announcement_channel_id
-    if channel_id is None or await swiss_stage(session) is not None:
+    if channel_id is None or await swiss_stage(session, config) is not None:
         return
     stored = await session.get(Setting, FIELD_POST_KEY)
     if stored is None and (await read_window(session, config, now)).is_open:

@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import selectinload
 
+from bot import stage_kinds
 from bot.audit import Actor, record
 from bot.clock import Clock
 from bot.config import Config
@@ -273,7 +274,7 @@ class SignUp(Service):
             )
             if registration is None or registration.state not in ACTIVE_STATES:
                 raise WrongStage(wording.nothing_to_withdraw())
-            swiss = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
+            swiss = await stage_kinds.swiss_row(session, self.config.format)
             registration.state = RegistrationState.WITHDRAWN
             registration.updated_at = now
             if withdrawals.leaves_the_championship(swiss.state.value if swiss else None):

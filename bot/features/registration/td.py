@@ -60,7 +60,7 @@ class Decisions(Service):
         now = self.clock.now()
         value = "open" if open_ else "closed"
         async with transaction(self.sessions) as session:
-            swiss = await swiss_stage(session)
+            swiss = await swiss_stage(session, self.config)
             if open_ and swiss is not None:
                 raise WrongStage(wording.no_reopen(swiss.started_at))
             before = await read_window(session, self.config, now)
@@ -159,7 +159,7 @@ class Decisions(Service):
         Only once registration is closed and before round 1."""
         now = self.clock.now()
         async with transaction(self.sessions) as session:
-            if await swiss_stage(session) is not None:
+            if await swiss_stage(session, self.config) is not None:
                 raise WrongStage(wording.qualification_already_started())
             if (await read_window(session, self.config, now)).is_open:
                 raise WrongStage(wording.close_first())

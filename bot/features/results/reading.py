@@ -34,7 +34,6 @@ from bot.features.results.stage_rules import (
     UNDER_WAY,
     MatchRecord,
     StageRules,
-    is_match_stage,
     td_voided,
 )
 from bot.features.results.types import Settled, start_key
@@ -59,7 +58,6 @@ from db.models import (
     OutboxMessage,
     RoundState,
     Setting,
-    StageKind,
 )
 
 log = logging.getLogger(__name__)
@@ -171,7 +169,7 @@ class Scorekeeper:
                 return None
             await session.flush()
             settled = await self.settle(session, ctx, actor, now)
-            if is_match_stage(ctx.stage):
+            if self.rules.is_match_stage(ctx.stage):
                 await self._final_game_posts(session, ctx, list(stored.values()), now)
             return Settled(
                 settled.match_id, settled.score_a, settled.score_b, settled.finished, stored
@@ -227,7 +225,7 @@ class Scorekeeper:
         ):  # the Armageddon's link comes with the reveal, a new clock's with the next sweep
             ctx.match.challenge_url = None
         shape = self.rules.final_shape(ctx)
-        every_game = ctx.stage.kind is StageKind.FINAL
+        every_game = self.rules.is_final_match(ctx.stage)
         for k in (k + 1 for k in played):
             turn = self.rules.final_turn(ctx.stage, results[:k], ctx.armageddon_white)
             if turn.status.next_game is None or not (every_game or turn.kind):
@@ -322,7 +320,8 @@ class Scorekeeper:
     ) -> None:
         match = ctx.match
         match.points_a, match.points_b = match_points(match.score_a, match.score_b)
-        if is_match_stage(ctx.stage):  # the winner by its match format (the Armageddon too)
+        # the winner by its match format (the Armageddon too)
+        if self.rules.is_match_stage(ctx.stage):
             results = [g.result_a for g in counted]
             status = self.rules.final_status(ctx.stage, results, ctx.armageddon_white)
             assert status.winner is not None  # the match is over
@@ -369,7 +368,7 @@ class Scorekeeper:
         per link); otherwise the match's "starts now" post, edited: one message per match."""
         key = f"scoreboard:{ctx.match.id}"
         own = await self._queued(session, key)
-        if own is not None or ctx.stage.kind is StageKind.FINAL or not ctx.match.challenge_url:
+        if own is not None or self.rules.is_final_match(ctx.stage) or not ctx.match.challenge_url:
             return key, "" if own is not None else None
         start = start_key(ctx.match.id, ctx.match.challenge_url)
         above = await self._queued(session, start)

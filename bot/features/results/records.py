@@ -18,7 +18,6 @@ from bot.features.results.stage_rules import (
     UNDER_WAY,
     MatchRecord,
     StageRules,
-    is_match_stage,
 )
 from db.models import Game, Match, MatchState, Player, Round, Setting, Stage, StageKind
 
@@ -61,7 +60,7 @@ class MatchRecords:
             stage = stages[round_.stage_id]
             a, b = players[match.player_a_id], players[match.player_b_id or 0]
             white, revealed = None, None
-            if is_match_stage(stage):
+            if self.rules.is_match_stage(stage):
                 row = await session.get(Setting, ARMAGEDDON_KEY + str(match.id))
                 state = json.loads(row.value) if row else {}
                 white = state.get("white")

@@ -21,6 +21,8 @@ from bot.rules import final as final_rules
 from bot.rules import final_schemes
 from bot.rules.attribution import split_at_end
 from bot.rules.match import stops_early
+from bot.stage_kinds import is_final_match
+from bot.stage_kinds import is_match_stage as _is_match_stage
 from db.models import (
     Game,
     Match,
@@ -28,7 +30,6 @@ from db.models import (
     Player,
     Round,
     Stage,
-    StageKind,
 )
 
 log = logging.getLogger(__name__)
@@ -40,8 +41,6 @@ ARMAGEDDON_KEY = "armageddon:"  # Setting key + match id: the bids and who plays
 BID_VIEW = "armageddon_bid"
 RPS_VIEW = "armageddon_rps"  # the TD's buttons: who won rock-paper-scissors
 TD_VOID = "voided by the TD: "
-#: The engine kinds whose matches are played by a match format (`Config.match_format`).
-MATCH_STAGES = (StageKind.KNOCKOUT, StageKind.FINAL)
 
 
 @dataclass
@@ -63,11 +62,6 @@ class MatchRecord:
     @property
     def thread_id(self) -> int | None:
         return self.match.thread_id or self.round_.thread_id
-
-
-def is_match_stage(stage: Stage) -> bool:
-    """A stage whose matches are played by a match format (a knock-out, a final match)."""
-    return stage.kind in MATCH_STAGES
 
 
 def td_voided(game: Game) -> bool:
@@ -92,13 +86,22 @@ class StageRules:
         tc = self.config.tournament.time_control
         return (tc.limit_seconds, tc.increment)
 
+    def is_match_stage(self, stage: Stage) -> bool:
+        """A knock-out's or a final match's row: played by its match format (the
+        catalogue's answer, `bot.stage_kinds`, for this config's format)."""
+        return _is_match_stage(self.config.format, stage)
+
+    def is_final_match(self, stage: Stage) -> bool:
+        """A final match's row: one match, played in sessions and read game by game."""
+        return is_final_match(self.config.format, stage)
+
     def _in_format(self, stage: Stage) -> bool:
         return stage.key in self.config.format.keys()
 
     def match_format(self, stage: Stage) -> final_rules.FinalFormat:
         """The match format of a knock-out or final-match stage row (its format stage by
         key, `Config.match_format`); a Final row whose key the format lacks is the Final's."""
-        if stage.kind is StageKind.FINAL and not self._in_format(stage):
+        if not self._in_format(stage) and is_final_match(self.config.format, stage):
             return self.config.final_format()
         return self.config.match_format(stage.key)
 
@@ -112,7 +115,7 @@ class StageRules:
         """What the match's posts call it: a knock-out match its pairing's name by board
         ("Semifinal 1"), any other the stage row's name ("Final", "Grand Final")."""
         stage = ctx.stage
-        if stage.kind is StageKind.KNOCKOUT and self._in_format(stage):
+        if self._in_format(stage):
             spec = self.config.format.stage(stage.key)
             if isinstance(spec, KnockoutStage) and 1 <= ctx.match.board <= len(spec.pairings):
                 return spec.pairings[ctx.match.board - 1].name
@@ -169,7 +172,7 @@ class StageRules:
     def clock_for(self, stage: Stage, results: Sequence[float]) -> tuple[int, int]:
         """The clock the next game must have (rules III.G.5, III.G.6.a and III.G.6.d in a
         match played by its match format, decided by `bot.rules.final.next_game_clock`)."""
-        if not is_match_stage(stage):
+        if not self.is_match_stage(stage):
             return self.base_clock()
         fmt = self.match_format(stage)
         minutes, increment = fmt.tiebreak_time_control.split("+")
@@ -187,7 +190,7 @@ class StageRules:
         """How many games count, whether the match is over, why the rest do not count:
         decided by `bot.rules.match.stops_early` (rules III.E.1, III.E.5, III.F.2) and, in
         a knock-out or final match, `bot.rules.final_schemes.counted_games` (rule III.G)."""
-        if is_match_stage(stage):
+        if self.is_match_stage(stage):
             n, over, bids = final_schemes.counted_games(
                 results, self.match_format(stage), armageddon_white=white
             )
@@ -206,9 +209,7 @@ class StageRules:
         or None when games after the decision are not recorded."""
         if stage.kind.value not in self.config.stages.played_on:
             return None
-        if stage.kind is StageKind.FINAL:
-            return self.config.stages.final_games
-        if stage.kind is StageKind.KNOCKOUT:
+        if self.is_match_stage(stage):
             return self.match_format(stage).base_games
         return self.config.tournament.match_games
 
@@ -227,20 +228,20 @@ class StageRules:
         return final_rules.earliest_counted_game(  # rule VI.C
             agreed=ctx.match.agreed_time,
             round_start=ctx.round_.starts_at,
-            is_final=ctx.stage.kind is StageKind.FINAL,
+            is_final=is_final_match(self.config.format, ctx.stage),
             margin=self.margin,
         )
 
     def final_clock_changed(self, ctx: MatchRecord, results: Sequence[float]) -> bool:
         """The next game needs another clock than the last one (2+5 to 2+0, III.G.5)."""
-        if not is_match_stage(ctx.stage) or not results:
+        if not self.is_match_stage(ctx.stage) or not results:
             return False
         return self.clock_for(ctx.stage, results) != self.clock_for(ctx.stage, results[:-1])
 
     def awaiting_bids(self, ctx: MatchRecord, results: Sequence[float]) -> bool:
         """The next game is the Armageddon and the bids for White are not all in."""
         return (
-            is_match_stage(ctx.stage)
+            self.is_match_stage(ctx.stage)
             and ctx.armageddon_white is None
             and self.final_status(ctx.stage, results).next_game == final_rules.ARMAGEDDON
         )
@@ -252,7 +253,7 @@ class StageRules:
         Lichess alternates the colours in the rematches that follow."""
         white = ctx.armageddon_white
         if (
-            is_match_stage(ctx.stage)
+            self.is_match_stage(ctx.stage)
             and white is not None
             and self.final_status(ctx.stage, results, white).next_game == final_rules.ARMAGEDDON
         ):
@@ -263,7 +264,7 @@ class StageRules:
         self, ctx: MatchRecord, results: Sequence[float], game: LichessGame
     ) -> str | None:
         """Why a game cannot be the Armageddon: bids not in yet, or the wrong side White."""
-        if not is_match_stage(ctx.stage):
+        if not self.is_match_stage(ctx.stage):
             return None
         try:
             next_game = self.final_status(ctx.stage, results, ctx.armageddon_white).next_game

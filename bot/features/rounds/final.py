@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import stage_kinds
 from bot.audit import Actor, record
 from bot.config import Config
 from bot.due import cancel
@@ -103,7 +104,7 @@ class FinalStage:
         stage_row = await session.scalar(
             select(Stage).join(Round, Round.stage_id == Stage.id).where(Round.id == match.round_id)
         )
-        if stage_row is None or stage_row.kind is not StageKind.FINAL:
+        if stage_row is None or not stage_kinds.is_final_match(self.config.format, stage_row):
             return
         round_ = await session.get(Round, match.round_id)
         if round_ is not None:
@@ -142,10 +143,10 @@ class FinalStage:
     ) -> None:
         """Rule VIII.C: a finalist who leaves is replaced by the Candidates runner-up (the
         Challenger's place), or the Challenger plays the runner-up (the champion's)."""
-        final = await session.scalar(select(Stage).where(Stage.kind == StageKind.FINAL))
+        final = await records.stage_by_key(session, self.config.final_stage().key)
         if final is None or final.state is StageState.FINISHED or player_id not in final.seeding:
             return
-        candidates = await session.scalar(select(Stage).where(Stage.kind == StageKind.CANDIDATES))
+        candidates = await stage_kinds.first_pool_row(session, self.config.format)
         outcome = await records.outcome(session, candidates) if candidates else []
         runner_up = await session.get(Player, outcome[1]) if len(outcome) > 1 else None
         available = runner_up is not None and not (

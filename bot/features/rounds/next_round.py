@@ -18,10 +18,11 @@ import logging
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import update
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot import stage_kinds
 from bot.audit import Actor
 from bot.clock import Clock
 from bot.config import Config
@@ -33,7 +34,7 @@ from bot.features.rounds.types import PairingFailed, RoundPreview
 from bot.rules import swiss
 from bot.td_alerts import notify_td
 from db.engine import transaction
-from db.models import Player, RoundState, Setting, Stage, StageKind, StageState
+from db.models import Player, RoundState, Setting, Stage, StageState
 
 log = logging.getLogger(__name__)
 PAIRING_FAILED = "pairing_failed:"  # Setting key prefix + round id: the TD was told
@@ -123,7 +124,7 @@ class SwissNextRound:
         if self.config.swiss.confirm_before_publish:
             return 0
         async with self.sessions() as session:
-            stage_row = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
+            stage_row = await stage_kinds.swiss_row(session, self.config.format)
             if stage_row is None or stage_row.state is not StageState.RUNNING:
                 return 0
             latest = await records.last_round(session, stage_row)

@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
+from bot import stage_kinds
 from bot.audit import Actor, record
 from bot.config import Config
 from bot.due import DueKind, schedule
@@ -40,7 +41,6 @@ from db.models import (
     Round,
     RoundState,
     Stage,
-    StageKind,
 )
 
 log = logging.getLogger(__name__)
@@ -235,7 +235,7 @@ class RoundProgress:
         """The Swiss stage, its players in seeding order, the decided results round by
         round (round 1 first) and who left."""
         stage = await session.scalar(
-            select(Stage).where(Stage.kind == StageKind.SWISS).options(selectinload(Stage.rounds))
+            stage_kinds.swiss_query(self.config.format).options(selectinload(Stage.rounds))
         )
         if stage is None:
             raise WrongStage(wording.not_started())

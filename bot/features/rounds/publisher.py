@@ -30,6 +30,7 @@ import discord
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot import stage_kinds
 from bot.channel_access import ChannelAccess, is_refusal
 from bot.clock import Clock
 from bot.config import Config
@@ -50,7 +51,7 @@ from bot.features.rounds.text import no_channel_text
 from bot.message_text import split_parts
 from bot.td_alerts import notify_td
 from db.engine import transaction
-from db.models import Match, MatchState, Player, Round, RoundState, Setting, Stage, StageKind
+from db.models import Match, MatchState, Player, Round, RoundState, Setting, Stage
 
 log = logging.getLogger(__name__)
 NO_CHANNEL_KEY = "no-pairings-channel:"
@@ -388,7 +389,7 @@ class RoundPublisher:
         round_ = await session.get(Round, round_id)
         assert round_ is not None
         stage = await session.get(Stage, round_.stage_id)
-        if stage is not None and stage.kind is StageKind.FINAL:
+        if stage is not None and stage_kinds.is_final_match(self.config.format, stage):
             return round_instructions(round_, None)  # no weekly deadlines (IV.C)
         negotiation = self.config.negotiation
         offers_due = weeks.offers_due(self.config, round_.starts_at)  # the format's week

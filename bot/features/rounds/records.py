@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import stage_kinds
 from bot.config import Config
 from bot.errors import WrongStage
 from bot.features.rounds import text as wording
@@ -39,14 +40,7 @@ TIE_VIEW = "stage_tie"
 PENDING_TIE = "pending_tie"  # Setting key: the tie the TD is asked to break
 RESULTS_KEY = "stage_outcome:"  # Setting key prefix: a finished stage's ordered outcome
 ROBIN_STAGES = (StageKind.TIEBREAK, StageKind.CANDIDATES)
-# The format's stage kind each engine kind runs (the tiebreak matches belong to the Swiss).
-FORMAT_KIND = {
-    StageKind.SWISS: "swiss",
-    StageKind.TIEBREAK: "swiss",
-    StageKind.CANDIDATES: "round_robin",
-    StageKind.FINAL: "final_match",
-    StageKind.KNOCKOUT: "knockout",
-}
+FORMAT_KIND = stage_kinds.FORMAT_KIND  # the format's stage kind each engine kind runs
 # The engine kind of a row of each format stage kind.
 ENGINE_KIND = {
     "swiss": StageKind.SWISS,
@@ -74,7 +68,7 @@ def format_stage(config: Config, kind: StageKind) -> StageName:
     matches (rule III.E.5) are the Swiss stage's, under a key and name of their own."""
     stage = config.format.of_kind(FORMAT_KIND[kind])[0]
     position = config.format.keys().index(stage.key)
-    if kind is StageKind.TIEBREAK:
+    if stage_kinds.is_own_row(kind):
         return StageName(stage.key + TIEBREAK_SUFFIX, wording.TIEBREAK_STAGE_NAME, position)
     pool = stage.pools[0].key if isinstance(stage, RoundRobinStage) else NO_POOL
     return StageName(stage.key, stage.name, position, pool)

@@ -9,6 +9,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import stage_kinds
 from bot.audit import Actor
 from bot.config import Config
 from bot.due import cancel
@@ -18,7 +19,7 @@ from bot.features.rounds.records import DONE_STATES, players
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.rules import candidates as berger
 from bot.rules import stages as stage_rules
-from db.models import Match, MatchState, Player, Round, Stage, StageKind
+from db.models import Match, MatchState, Player, Round, Stage
 
 
 class RobinRounds:
@@ -104,7 +105,7 @@ class RobinRounds:
             rows,
             [p.lichess_id for p in field],
             games=self.config.tournament.match_games,
-            left_candidates=left if stage.kind is StageKind.CANDIDATES else (),
+            left_candidates=left if stage_kinds.is_robin(self.config.format, stage) else (),
         )
 
     async def table(

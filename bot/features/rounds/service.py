@@ -14,6 +14,7 @@ from functools import partial
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot import stage_kinds
 from bot.audit import Actor, record, record_td_decision
 from bot.clock import Clock
 from bot.config import Config
@@ -164,7 +165,7 @@ class RoundService(Service):
 
     async def _refuse_round_one(self, session: AsyncSession, now: datetime) -> None:
         """Rule IV.D (`bot.rules.stages.round_one_block`): once, from a final field."""
-        started = await session.scalar(select(Stage.id).where(Stage.kind == StageKind.SWISS))
+        started = await stage_kinds.swiss_row(session, self.config.format)
         pending = await self._pending(session)
         block = stage_rules.round_one_block(
             started=started is not None,
@@ -175,7 +176,7 @@ class RoundService(Service):
             raise WrongStage(wording.round_one_blocked(block, pending))
 
     async def _require_not_started(self, session: AsyncSession) -> None:
-        stage = await session.scalar(select(Stage).where(Stage.kind == StageKind.SWISS))
+        stage = await stage_kinds.swiss_row(session, self.config.format)
         if stage is not None:
             raise WrongStage(wording.already_started())
 
@@ -317,7 +318,7 @@ class RoundService(Service):
         if round_ is None or round_.state is not RoundState.PUBLISHED:
             return
         stage = await session.get(Stage, round_.stage_id)
-        if stage is None or stage.kind is StageKind.FINAL:
+        if stage is None or stage_kinds.is_final_match(self.config.format, stage):
             return
         result = await self.flow.after_result(session, round_id, actor, now)
         if result.pair_after is not None:

@@ -16,6 +16,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import stage_kinds
 from bot.audit import Actor, record
 from bot.config import Config
 from bot.events import EventBus, RoundComplete, StageFinished
@@ -127,11 +128,12 @@ class StageFlow:
         await self.events.publish(session, event, now)
         if await self.ends.row_finished(session, stage, actor, now):
             return  # a pool of several, a knock-out: the format's stages after 2019's
-        if stage.kind is StageKind.SWISS:
-            await self._after_swiss(session, stage, last, actor, now)
-        elif stage.kind is StageKind.TIEBREAK:
+        fmt = self.config.format
+        if stage_kinds.is_tiebreak_matches(stage):
             await self._after_tiebreak(session, stage, actor, now)
-        elif stage.kind is StageKind.CANDIDATES:
+        elif stage_kinds.is_qualification(fmt, stage):
+            await self._after_swiss(session, stage, last, actor, now)
+        elif stage_kinds.is_robin(fmt, stage):
             await self._after_candidates(session, stage, actor, now)
 
     # --- the end of the Swiss (III.E.4-5) ------------------------------------------------------
@@ -300,7 +302,7 @@ class StageFlow:
         }
         await set_setting(session, PENDING_TIE, json.dumps(pending), now)
         table = ""
-        if stage.kind is StageKind.CANDIDATES:
+        if stage_kinds.is_robin(self.config.format, stage):
             results = await self.robin.results(session, stage)
             names = {p.lichess_id: p.lichess_username for p in by_name.values()}
             rows = berger.standings(
@@ -310,6 +312,7 @@ class StageFlow:
         question = wording.tie_question(
             stage.kind,
             [by_name[n].lichess_username for n in tie.tied],
+            qualification=stage_kinds.is_qualification(self.config.format, stage),
             challenger_decided=bool(tie.decided),
             places=tie.places,
         )

@@ -217,15 +217,28 @@ def challenger_to_td(challenger: str, runner_up: str | None) -> str:
     return f"The Candidates are over: {challenger} is the Challenger{second}"
 
 
-def tie_question(kind: StageKind, tied: list[str], *, challenger_decided: bool, places: int) -> str:
-    """To the TD: a tie the rules leave to them, one button per tied player follows."""
-    if kind in (StageKind.TIEBREAK, StageKind.SWISS):
+# What the TD's tie question calls the stage that ends with the tie, by engine kind.
+TIE_STAGE_NAMES = {
+    StageKind.SWISS: "Swiss (its tiebreaks leave a tie and the format has no tiebreak matches)"
+}
+
+
+def tie_question(
+    kind: StageKind,
+    tied: list[str],
+    *,
+    qualification: bool,
+    challenger_decided: bool,
+    places: int,
+) -> str:
+    """To the TD: a tie the rules leave to them, one button per tied player follows; at the
+    end of the qualification (the Swiss, its tiebreak matches) who qualifies."""
+    if qualification:
         what = "qualify for the Candidates"
     else:
         what = "be the runner-up" if challenger_decided else "be the Challenger"
     count = f" ({places} places)." if places > 1 else "."
-    stage = "Swiss (its tiebreaks leave a tie and the format has no tiebreak matches)"
-    name = stage if kind is StageKind.SWISS else kind.value
+    name = TIE_STAGE_NAMES.get(kind, kind.value)
     return (
         f"⚖️ The {name} ends with a tie the rules leave to you: {', '.join(tied)}. "
         f"Press who should {what}{count}"

@@ -9,6 +9,7 @@ import json
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot import stage_kinds
 from bot.audit import Actor, record_td_decision
 from bot.clock import Clock
 from bot.config import Config
@@ -23,7 +24,7 @@ from bot.lichess.client import LichessClient
 from bot.rules.stages import TieState, break_tie
 from bot.service import Service
 from db.engine import transaction
-from db.models import Player, Setting, Stage, StageKind
+from db.models import Player, Setting, Stage
 
 
 class StageTies(Service):
@@ -61,7 +62,7 @@ class StageTies(Service):
                 after = break_tie(
                     state,
                     player.lichess_id,
-                    candidates=stage.kind is StageKind.CANDIDATES
+                    candidates=stage_kinds.is_robin(self.config.format, stage)
                     and not is_pool_row(self.config, stage),
                 )
             except ValueError:
@@ -83,7 +84,7 @@ class StageTies(Service):
                 return TieChoice(player.lichess_username, done=False)
             await session.delete(raw)
             await session.flush()
-            if stage.kind in (StageKind.TIEBREAK, StageKind.SWISS):
+            if stage_kinds.is_qualification(self.config.format, stage):
                 sure = await outcome(session, await swiss_of(session, stage))
                 await self.flow.qualify_after_tiebreak(
                     session, stage, sure, after.decided, actor, now
