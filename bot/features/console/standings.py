@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bot import stage_kinds
 from bot.config import Config
 from bot.features.console.snapshot import Snapshot
 from bot.features.console.types import FinalGame, StageTable, StandingRow
@@ -59,11 +60,12 @@ def row_table(snapshot: Snapshot, config: Config, stage: Stage) -> StageTable:
     head = StageTable(kind, stage.state.value, played, stage.total_rounds)
     if stage.state is StageState.PLANNED:
         return head
-    if stage.kind is StageKind.SWISS:
-        return replace(head, rows=_swiss(snapshot, stage, config))
-    if stage.kind in (StageKind.TIEBREAK, StageKind.CANDIDATES):
+    fmt = config.format
+    if stage_kinds.is_tiebreak_matches(stage) or stage_kinds.is_robin(fmt, stage):
         return replace(head, rows=_robin(snapshot, stage, config))
-    if stage.kind is not StageKind.FINAL:
+    if stage_kinds.is_qualification(fmt, stage):
+        return replace(head, rows=_swiss(snapshot, stage, config))
+    if not stage_kinds.is_final_match(fmt, stage):
         return head  # a knock-out: its matches say who won
     return _final(snapshot, stage, head)
 

@@ -15,8 +15,9 @@ from datetime import timedelta
 from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import stage_kinds
 from bot.features.matches.context import player_by_discord
-from bot.features.matches.text import game_link
+from bot.features.matches.text import game_link, stage_label
 from bot.features.schedule.ics import calendar_file
 from bot.features.schedule.types import Schedule, ScheduleEntry
 from bot.service import Service
@@ -100,7 +101,7 @@ class ScheduleService(Service):
             entries.append(
                 ScheduleEntry(
                     match_id=match.id,
-                    stage=stage.kind,
+                    stage=stage_label(stage.kind, stage.name),
                     round_number=round_.number,
                     board=match.board,
                     opponent=names.get(opponent_id) if opponent_id is not None else None,
@@ -114,6 +115,10 @@ class ScheduleService(Service):
                     forfeit_won=forfeit_won,
                     # The first agreement is version 0; each change after it adds one.
                     time_changes=max(0, times_set.get(match.id, 0) - 1),
+                    named_in_summary=not (
+                        stage_kinds.is_qualification(self.config.format, stage)
+                        and not stage_kinds.is_tiebreak_matches(stage)
+                    ),
                 )
             )
         built = calendar_file(

@@ -9,17 +9,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.discord_limits import MESSAGE_CONTENT
-from bot.features.matches.text import STAGE_LABELS, score
+from bot.features.matches.text import score
 from bot.features.schedule.types import Schedule, ScheduleEntry
 from bot.timefmt import discord_time, utc_text
-from db.models import MatchState, StageKind
+from db.models import MatchState
 
 CALENDAR_FILE = "acwc-schedule.ics"
 LIMIT = MESSAGE_CONTENT
 
 
 def _round(entry: ScheduleEntry) -> str:
-    return f"{STAGE_LABELS[entry.stage]} round {entry.round_number}, board {entry.board}"
+    return f"{entry.stage} round {entry.round_number}, board {entry.board}"
 
 
 def _games(entry: ScheduleEntry) -> str:
@@ -109,12 +109,12 @@ def calendar_name(short_name: str, player: str) -> str:
 
 
 def event_summary(short_name: str, entry: ScheduleEntry, player: str) -> str:
-    stage = "" if entry.stage is StageKind.SWISS else f" {STAGE_LABELS[entry.stage]}"
+    stage = f" {entry.stage}" if entry.named_in_summary else ""
     return f"{short_name}{stage} round {entry.round_number}: {player} vs {entry.opponent}"
 
 
 def event_description(entry: ScheduleEntry) -> str:
-    lines = [f"{STAGE_LABELS[entry.stage]} round {entry.round_number}, board {entry.board}."]
+    lines = [f"{entry.stage} round {entry.round_number}, board {entry.board}."]
     if entry.challenge_url:
         lines.append(f"Game link: {entry.challenge_url}")
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from db.models import MatchState, StageKind
+from db.models import MatchState
 
 DECIDED = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
 
@@ -15,7 +15,7 @@ class ScheduleEntry:
     """One match of the player, seen from their side (`my_score` is their game points)."""
 
     match_id: int
-    stage: StageKind
+    stage: str  # how readers name its stage row ("Swiss", "Upper pool", "Grand Final")
     round_number: int
     board: int
     opponent: str | None  # the opponent's Lichess name; None: a bye
@@ -28,6 +28,8 @@ class ScheduleEntry:
     challenge_url: str | None = None  # the match's Lichess game link, once it is open
     forfeit_won: bool | None = None  # a forfeit: True if the player won it; else None
     time_changes: int = 0  # times the agreed time changed after the first agreement
+    # The calendar's event names the stage (not the Swiss, every event of which is a round)
+    named_in_summary: bool = True
 
     @property
     def decided(self) -> bool:

@@ -9,7 +9,7 @@ from icalendar import Calendar
 from bot.features.schedule import text as wording
 from bot.features.schedule.ics import calendar_file, event_uid, slug
 from bot.features.schedule.types import Schedule, ScheduleEntry
-from db.models import MatchState, StageKind
+from db.models import MatchState
 
 START = datetime(2019, 9, 30, tzinfo=UTC)
 
@@ -19,7 +19,8 @@ def entry(
 ) -> ScheduleEntry:
     return ScheduleEntry(
         match_id=number,
-        stage=StageKind.SWISS,
+        stage="Swiss",
+        named_in_summary=False,
         round_number=number,
         board=1,
         opponent=f"Opponent{number:02d}",
