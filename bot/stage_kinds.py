@@ -19,6 +19,7 @@ from db.models import NO_POOL, Stage, StageKind
 __all__ = [
     "FORMAT_KIND",
     "MATCH_KINDS",
+    "engine_kind",
     "first_pool_row",
     "format_kind",
     "is_final_match",
@@ -41,9 +42,23 @@ FORMAT_KIND: dict[StageKind, str] = {
     StageKind.FINAL: "final_match",
     StageKind.KNOCKOUT: "knockout",
 }
+#: The engine kind that runs each format kind (a pool of a round robin is a CANDIDATES row).
+ENGINE_KIND: dict[str, StageKind] = {
+    "swiss": StageKind.SWISS,
+    "round_robin": StageKind.CANDIDATES,
+    "knockout": StageKind.KNOCKOUT,
+    "final_match": StageKind.FINAL,
+}
 #: The format kinds whose matches are played game by game by a match format of their own
 #: (`Config.match_format`): a knock-out's matches and a final match.
 MATCH_KINDS = frozenset({"knockout", "final_match"})
+
+
+def engine_kind(fmt: Format, key: str) -> StageKind:
+    """The engine kind of the rows of the format's stage `key` (what a pre-seeded player's
+    `pre_seeded_stage` records: 2024's Candidates pools are CANDIDATES rows, a Grand Final a
+    FINAL row)."""
+    return ENGINE_KIND[fmt.stage(key).kind]
 
 
 def kind_of(fmt: Format, key: str, kind: StageKind) -> str:

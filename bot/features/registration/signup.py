@@ -44,7 +44,6 @@ from db.models import (
     Registration,
     RegistrationState,
     Stage,
-    StageKind,
     StageState,
 )
 
@@ -320,6 +319,6 @@ class SignUp(Service):
                         created_at=now,
                     )
                     session.add(player)
-                player.pre_seeded_stage = StageKind(entry.stage)
+                player.pre_seeded_stage = stage_kinds.engine_kind(self.config.format, entry.stage)
                 if entry.discord_id is not None:
                     player.discord_id = entry.discord_id

@@ -408,3 +408,35 @@ async def test_two_simultaneous_verify_presses_register_once(
     assert summaries, outcomes
     assert all(isinstance(o, WrongStage) for o in outcomes if isinstance(o, BaseException))
     assert await count(sessions, Registration) == 1
+
+
+async def test_pre_seeded_players_enter_the_format_stage_their_config_names(
+    sessions: async_sessionmaker[AsyncSession], lichess, config, clock: FakeClock
+) -> None:
+    """A pre-seeded player is recorded with the engine kind of the format stage they enter:
+    2024's champion and runner-up enter the Candidates pools (CANDIDATES rows); a format that
+    pre-seeds a player straight into its Grand Final records a FINAL row's kind, not the key
+    `grand_final`, which is no engine kind."""
+    from bot.config import Config, with_preset
+    from db.models import StageKind
+
+    seeded = Config.model_validate(
+        with_preset(
+            {
+                "preset": "acwc-2024",
+                "players": {
+                    "pre_seeded": [
+                        {"lichess": "Champ", "role": "champion", "stage": "candidates"},
+                        {"lichess": "Finalist", "role": "runner_up", "stage": "grand_final"},
+                    ]
+                },
+                "database": {"url": config.database.url},
+            }
+        )
+    )
+    await build_registration(sessions, seeded, clock, lichess).ensure_pre_seeded()
+    async with sessions() as session:
+        kinds = {
+            p.lichess_id: p.pre_seeded_stage for p in (await session.scalars(select(Player))).all()
+        }
+    assert kinds == {"champ": StageKind.CANDIDATES, "finalist": StageKind.FINAL}
