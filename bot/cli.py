@@ -419,6 +419,7 @@ async def _standings(config: Config, *, stage: str | None) -> int:
         async with sessions() as session:
             rows = (await session.scalars(select(Stage).order_by(Stage.position))).all()
         known = {*keys, *(s.key for s in rows), *(s.kind.value for s in rows)}
+        known |= {s.pool for s in rows if s.pool}  # a pool by its key ("upper")
         if wanted is not None and wanted not in known:
             print(wording.unknown_stage(stage or "", keys), file=sys.stderr)
             return EXIT_USAGE

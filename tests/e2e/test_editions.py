@@ -72,3 +72,26 @@ def test_the_command_plays_the_edition(tmp_path: Path) -> None:
     assert code == 0
     result = json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
     assert [s["key"] for s in format_stages(result)][-1] == "third_place"
+
+
+def test_the_export_and_the_terminal_show_every_pool_and_both_finals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`acwc export` and `acwc standings` over a finished 2024 championship: a table per
+    pool, the Semifinals' matches, the Grand Final and the Third Place Playoff."""
+    run = tmp_path / "run"
+    assert main(["simulate", "--edition", "acwc-2024", "--players", "40", "--out", str(run)]) == 0
+    config = tmp_path / "config.yaml"
+    config.write_text("preset: acwc-2024\n", encoding="utf-8")
+    monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{run / 'acwc.sqlite3'}")
+    out = tmp_path / "export"
+    assert main(["--config", str(config), "export", "--out", str(out)]) == 0
+    exported = json.loads((out / "championship.json").read_text(encoding="utf-8"))
+    stages = {row["stage"] for row in exported["standings"]}
+    assert {"swiss", "upper", "lower", "grand_final", "third_place"} <= stages
+    capsys.readouterr()
+    assert main(["--config", str(config), "standings", "--stage", "semifinals"]) == 0
+    printed = capsys.readouterr().out
+    assert "Semifinal 1" in printed and "Semifinal 2" in printed
+    assert main(["--config", str(config), "standings", "--stage", "lower"]) == 0
+    assert "Lower pool crosstable" in capsys.readouterr().out

@@ -21,12 +21,8 @@ from bot.features.matches.text import game_link
 from bot.format.swiss import swiss_stage
 from bot.rules import candidates, swiss
 from bot.rules.tiebreaks import SwissTiebreak, swiss_ranking
-from db.models import Match, MatchState, Player, RoundState, Stage, StageKind, StageState
+from db.models import Match, MatchState, Player, RoundState, Stage, StageState
 
-# The 2019 shape's stages (a knock-out's table is not shown yet).
-STAGES = tuple(
-    k.value for k in (StageKind.SWISS, StageKind.TIEBREAK, StageKind.CANDIDATES, StageKind.FINAL)
-)
 DECIDED = (MatchState.FINISHED, MatchState.FORFEITED, MatchState.BYE)
 WINS, MEDIAN_BUCHHOLZ = SwissTiebreak.WINS_AGAINST_TIED, SwissTiebreak.MEDIAN_BUCHHOLZ
 # The Swiss tiebreaks a row has a field of its own for (the 2019 chain's).
@@ -34,27 +30,40 @@ COLUMNS_2019 = (WINS, MEDIAN_BUCHHOLZ)
 
 
 def stage_tables(snapshot: Snapshot, config: Config) -> list[StageTable]:
-    """Every stage in order, started or not; tiebreak matches only when there are some."""
-    return [
-        stage_table(snapshot, config, kind)
-        for kind in STAGES
-        if kind != StageKind.TIEBREAK.value or snapshot.stage(kind) is not None
-    ]
+    """Every stage of the format in order, started or not: one table per row (each pool of a
+    round robin, in the format's pool order), the Swiss's tiebreak matches after it when
+    there are some."""
+    out: list[StageTable] = []
+    for stage in config.format.stages:
+        pools = {pool.key: n for n, pool in enumerate(getattr(stage, "pools", ()))}
+        rows = sorted(
+            (s for s in snapshot.stages if s.key == stage.key),
+            key=lambda s: pools.get(s.pool, 0),
+        )
+        rows += [
+            s
+            for s in snapshot.stages
+            if stage_kinds.is_tiebreak_matches(s) and s.key.startswith(stage.key + "_")
+        ]
+        if not rows:
+            out.append(StageTable(stage.key, "not_started"))
+        out.extend(row_table(snapshot, config, row) for row in rows)
+    return out
 
 
-def stage_table(snapshot: Snapshot, config: Config, kind: str) -> StageTable:
-    """One stage: `not_started` when it has no row yet or is only planned."""
-    if kind not in STAGES:
-        raise ValueError(f"unknown stage {kind!r}")
-    stage = snapshot.stage(kind)
-    if stage is None:
-        return StageTable(kind, "not_started")
-    return row_table(snapshot, config, stage)
+def row_label(config: Config, stage: Stage) -> str:
+    """How the export names a row: the Swiss and its tiebreak matches by their 2019 words,
+    a pool of several by its key ("upper"), any other row by its stage's key."""
+    if stage_kinds.is_qualification(config.format, stage):
+        return stage.kind.value
+    if stage.pool and len(getattr(config.format.stage(stage.key), "pools", ())) > 1:
+        return stage.pool
+    return stage.key
 
 
 def row_table(snapshot: Snapshot, config: Config, stage: Stage) -> StageTable:
     """One stage row's table (one pool of a round robin, a Grand Final, ...)."""
-    kind = stage.kind.value
+    kind = row_label(config, stage)
     rounds = snapshot.rounds_of(stage)
     played = sum(1 for r in rounds if r.state is RoundState.FINISHED)
     head = StageTable(kind, stage.state.value, played, stage.total_rounds)
@@ -152,7 +161,7 @@ def _robin(snapshot: Snapshot, stage: Stage, config: Config) -> list[StandingRow
     known = {p.lichess_id: p for p in players}
     return [
         StandingRow(
-            stage=stage.kind.value,
+            stage=row_label(config, stage),
             rank=row.rank,
             player_id=known[row.player].id,
             player=known[row.player].lichess_username,
@@ -193,8 +202,8 @@ def _final(snapshot: Snapshot, stage: Stage, head: StageTable) -> StageTable:
             )
         )
     rows = [
-        StandingRow("final", 1, a.id, a.lichess_username, match.score_a),
-        StandingRow("final", 1, b.id, b.lichess_username, match.score_b),
+        StandingRow(head.stage, 1, a.id, a.lichess_username, match.score_a),
+        StandingRow(head.stage, 1, b.id, b.lichess_username, match.score_b),
     ]
     rows.sort(key=lambda r: -r.points)
     if rows[0].points != rows[1].points:
