@@ -337,8 +337,8 @@ def settle_absent(stage: str, a: str, b: str, gone: Collection[str]) -> tuple[bo
 
 @dataclass(frozen=True)
 class ScoreProblem:
-    """Why a score the TD records cannot stand: `what` is "final" (the Final is read game
-    by game), "points" (`value` is not a side's possible score), "impossible" (`detail`
+    """Why a score the TD records cannot stand: `what` is "game_by_game" (a final match is
+    read game by game), "points" (`value` is not a side's possible score), "impossible" (`detail`
     says why) or "unfinished" (the match goes on; `early_stop` says how it ends)."""
 
     what: str
@@ -361,7 +361,7 @@ def td_score_problem(
     two-player tiebreak may stop once a side has more than half (rule 3.5.1, III.E.1),
     Candidates matches are played out (rule 3.6.2, III.F.2). None when it stands."""
     if stage == FINAL:
-        return ScoreProblem("final")
+        return ScoreProblem("game_by_game")
     for value in (score_a, score_b):
         # compared before any arithmetic, so 1e308 or NaN is refused, not overflowed
         if not (0 <= value <= games and float(value * 2).is_integer()):

@@ -268,7 +268,7 @@ def test_a_td_score_must_end_the_match_by_its_stage() -> None:
 
     assert problem("swiss", 6, 4) is None
     assert problem("swiss", 5.5, 0) is None  # a side has more than half
-    assert problem("final", 6, 4) == ScoreProblem("final")
+    assert problem("final", 6, 4) == ScoreProblem("game_by_game")
     assert problem("swiss", 10.5, 0) == ScoreProblem("points", value=10.5)
     assert problem("swiss", 0.25, 0) == ScoreProblem("points", value=0.25)
     assert problem("swiss", 6, 6) is not None and problem("swiss", 6, 6).what == "impossible"  # type: ignore[union-attr]

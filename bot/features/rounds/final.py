@@ -46,7 +46,10 @@ class FinalStage:
     ) -> None:
         """The champion against the Challenger, or the substitutions of rule VIII.C."""
         seeded = await session.scalar(
-            select(Player).where(Player.pre_seeded_stage == StageKind.FINAL)
+            select(Player).where(
+                Player.pre_seeded_stage
+                == stage_kinds.engine_kind(self.config.format, self.config.final_stage().key)
+            )
         )
         champion_in = seeded is not None and not (seeded.withdrawn_at or seeded.disqualified_at)
         by_name = {p.lichess_id: p for p in (seeded, challenger, runner_up) if p is not None}

@@ -197,7 +197,7 @@ class RoundProgress:
         if announce:
             content = round_out_text(
                 self.config.tournament.short_name,
-                stage.kind,
+                stage_kinds.is_final_match(self.config.format, stage),
                 stage_label(stage.kind, stage.name),
                 round_.number,
                 stage.total_rounds,

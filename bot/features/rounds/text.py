@@ -101,7 +101,7 @@ def start_text(start: SwissStart) -> str:
 
 def round_out_text(
     short_name: str,
-    kind: StageKind,
+    one_match: bool,
     label: str,
     number: int,
     total: int | None,
@@ -109,7 +109,7 @@ def round_out_text(
     deadline: datetime,
 ) -> str:
     """The announcement of a published round; the Final is one match, announced as such."""
-    if kind is StageKind.FINAL and len(pairs) == 1 and pairs[0][1] is not None:
+    if one_match and len(pairs) == 1 and pairs[0][1] is not None:
         a, b = pairs[0]
         return (
             f"📣 **{short_name}: the {label} is set!** **{a}** vs **{b}**; it must be finished "
@@ -327,7 +327,7 @@ def no_such_match(match_id: int) -> str:
 
 def score_refused(problem: ScoreProblem, score_a: float, score_b: float, games: int) -> str:
     """Why /td round set-score refuses a score (rule I.C: it must end the match)."""
-    if problem.what == "final":
+    if problem.what == "game_by_game":
         return "The Final is not a fixed-length match: it is read game by game."
     if problem.what == "points":
         return (
