@@ -17,16 +17,18 @@ from bot.format.model import (
     FinalMatchStage,
     Format,
     KnockoutStage,
+    Places,
     PreSeeded,
     Registered,
     RoundRobinStage,
     Stage,
+    Top,
 )
 from bot.rules import advancement as adv
 from bot.rules.knockout import Pairing, PoolPlace
 from bot.rules.pools import PlacementMethod, place_in_pools
 
-__all__ = ["StageStart", "ready", "sources", "start"]
+__all__ = ["StageStart", "destinations", "ready", "sources", "start"]
 
 
 @dataclass(frozen=True)
@@ -107,3 +109,21 @@ def start(fmt: Format, key: str, outcomes: adv.Outcomes) -> StageStart:
             raise ValueError(f"{stage.name} needs two players, has {len(entries)}")
         return StageStart(key, stage.kind, entries, pairings=(_pairing(stage.name, *entries),))
     return StageStart(key, stage.kind, entries)
+
+
+def destinations(fmt: Format, source: str, places: int) -> list[str]:
+    """The name of the stage each of the first `places` places of stage `source` goes to
+    (2020: Swiss 1-4 the Candidates, 5-12 the Knock-Out), for the post that says who
+    qualified; a place no rule names goes where the first `top` rule sends its players."""
+    named: dict[int, str] = {}
+    default = ""
+    for stage in fmt.stages:
+        for rule in stage.entry:
+            if isinstance(rule, Places) and rule.stage == source:
+                for place in rule.places:
+                    named.setdefault(place, stage.name)
+            elif isinstance(rule, Top) and rule.stage == source:
+                default = default or stage.name
+                for place in range(1, rule.count + 1):
+                    named.setdefault(place, stage.name)
+    return [named.get(place, default) for place in range(1, places + 1)]

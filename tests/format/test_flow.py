@@ -4,7 +4,7 @@ Candidates and its Semifinals, and 2020's Knock-Out, as the rules pages say."""
 from __future__ import annotations
 
 from bot.config import Config, with_preset
-from bot.format.flow import ready, start
+from bot.format.flow import destinations, ready, start
 from bot.rules.advancement import CHAMPION, RUNNER_UP, EntryKind, Outcomes, StageOutcome
 
 SWISS = tuple(f"s{place}" for place in range(1, 31))  # s1 won the Swiss, s2 second ...
@@ -102,3 +102,14 @@ def test_2019_final_the_champion_or_else_the_candidates_runner_up() -> None:
     final = start(f, "final", without)
     assert final.pairings[0].players == ("c2", "c1")
     assert final.entries[0].instead_of is CHAMPION
+
+
+def test_where_each_swiss_place_goes() -> None:
+    """2020: places 1-4 straight to the Candidates, 5-12 to the Knock-Out; 2019: the top 3
+    to the Candidates; 2024: the top 10 (a place past them, for an absent pre-seeded
+    player, goes with them)."""
+    assert (
+        destinations(fmt("acwc-2020").format, "swiss", 12) == ["Candidates"] * 4 + ["Knock-Out"] * 8
+    )
+    assert destinations(fmt("acwc-2019").format, "swiss", 3) == ["Candidates"] * 3
+    assert destinations(fmt("acwc-2024").format, "swiss", 11) == ["Candidates"] * 11

@@ -22,20 +22,23 @@ def qualification_lines(
     *,
     chain: int = 2,
     matches: bool = True,
+    goes_to: list[str] | None = None,
 ) -> list[str]:
     """Who qualifies, and a tie across the last place if there is one: ``chain`` is how
     many tiebreaks the stage has, ``matches`` whether the tied play tiebreak matches
-    (rule III.E.5) or the TD breaks the tie. The final table itself (the chain's columns)
-    is the standings post of the last round, just before this one in the same channel: one
-    table per post, never the same table twice."""
+    (rule III.E.5) or the TD breaks the tie, ``goes_to`` the stage each place goes to (the
+    Candidates by default; 2020: places 5-12 to the Knock-Out). The final table itself (the
+    chain's columns) is the standings post of the last round, just before this one in the
+    same channel: one table per post, never the same table twice."""
     lines = ["🏁 **The qualification is over**; its final table is just above."]
     by_id = {row.player: name for name, row in rows}
     place = {row.player: row.rank for _, row in rows}
+    stage_of = _destination(sure, goes_to)
     if tied:
-        if sure:
+        for stage, players in _grouped(sure, stage_of):
             lines.append(
-                "Qualified for the Candidates: "
-                + ", ".join(f"{by_id[p]} ({_ordinal(place[p])})" for p in sure)
+                f"Qualified for the {stage}: "
+                + ", ".join(f"{by_id[p]} ({_ordinal(place[p])})" for p in players)
                 + "."
             )
         then = (
@@ -50,8 +53,28 @@ def qualification_lines(
             + then
         )
     else:
-        lines.append("Qualified for the Candidates: " + ", ".join(by_id[p] for p in sure) + ".")
+        for stage, players in _grouped(sure, stage_of):
+            lines.append(
+                f"Qualified for the {stage}: " + ", ".join(by_id[p] for p in players) + "."
+            )
     return lines
+
+
+def _destination(sure: list[str], goes_to: list[str] | None) -> dict[str, str]:
+    """Each sure qualifier's next stage, by their place among the qualifiers."""
+    stages = goes_to or []
+    return {
+        player: (stages[i] if i < len(stages) and stages[i] else "Candidates")
+        for i, player in enumerate(sure)
+    }
+
+
+def _grouped(sure: list[str], stage_of: dict[str, str]) -> list[tuple[str, list[str]]]:
+    """The qualifiers by next stage, in the order the stages first come."""
+    groups: dict[str, list[str]] = {}
+    for player in sure:
+        groups.setdefault(stage_of[player], []).append(player)
+    return list(groups.items())
 
 
 def _ordinal(n: int) -> str:

@@ -43,6 +43,7 @@ from bot.features.rounds.stage_ends import StageEnds
 from bot.features.rounds.stage_text import candidates_lines, qualification_lines
 from bot.features.rounds.starters import StartKit
 from bot.features.rounds.types import ResultRecorded
+from bot.format.flow import destinations
 from bot.format.swiss import swiss_stage
 from bot.rules import candidates as berger
 from bot.rules import stages as stage_rules
@@ -161,6 +162,7 @@ class StageFlow:
                     tied,
                     chain=len(settings.tiebreaks),
                     matches=settings.tiebreak_matches,
+                    goes_to=destinations(self.config.format, stage.key, places),
                 )
             ),
         )
