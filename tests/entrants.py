@@ -8,12 +8,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.registration_window import WINDOW_OVERRIDE_KEY
 from db.engine import transaction
-from db.models import Player, Registration, RegistrationState, Setting
+from db.models import (
+    Match,
+    MatchState,
+    Player,
+    Registration,
+    RegistrationState,
+    Round,
+    Setting,
+    Stage,
+)
 from tests.conftest import TD_ID
 
 if TYPE_CHECKING:
@@ -72,3 +82,23 @@ async def publish_round_one(
     await add_entrants(bot.sessions, clock, count)
     preview = await h.slash("td round start", user=TD_ID)
     await h.press(h.buttons(preview.last)[0]["custom_id"], user=TD_ID, message=preview.last)
+
+
+async def unplayed_matches(
+    sessions: async_sessionmaker[AsyncSession], *stage: ColumnElement[bool]
+) -> list[tuple[int, str, str]]:
+    """(match id, player a, player b) of the matches still to be played in the one stage
+    row `stage` selects (by kind, or by key and pool), in round and board order."""
+    async with sessions() as session:
+        row = await session.scalar(select(Stage).where(*stage))
+        assert row is not None, stage
+        rows = (
+            await session.scalars(
+                select(Match)
+                .join(Round, Match.round_id == Round.id)
+                .where(Round.stage_id == row.id, Match.state == MatchState.NEGOTIATING)
+                .order_by(Round.number, Match.board)
+            )
+        ).all()
+        names = {p.id: p.lichess_username for p in await session.scalars(select(Player))}
+    return [(m.id, names[m.player_a_id], names[m.player_b_id or 0]) for m in rows]

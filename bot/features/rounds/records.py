@@ -8,6 +8,7 @@ decides anything.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -23,6 +24,8 @@ from bot.format.model import Format, RoundRobinStage
 from bot.outbox import enqueue_channel
 from bot.rules.advancement import StageOutcome
 from bot.rules.knockout import Pairing, Seat
+from bot.rules.stages import TieState
+from bot.td_alerts import notify_td
 from db.models import (
     NO_POOL,
     Match,
@@ -247,3 +250,22 @@ def announce(session: AsyncSession, config: Config, now: datetime, content: str)
     channel = config.discord.announcement_channel_id
     if channel:
         enqueue_channel(session, channel_id=channel, now=now, content=content)
+
+
+async def ask_td_to_break(
+    session: AsyncSession,
+    config: Config,
+    stage: Stage,
+    tie: TieState,
+    now: datetime,
+    question: Callable[[dict[str, Player]], Awaitable[str]],
+) -> None:
+    """One DM to the TD with a button per tied player (rules III.E.5, III.F.3; a pool's tie
+    on a place that moves on): the tie is kept (`PENDING_TIE`) for the answer, and
+    `question` words it from the stage's players by Lichess id."""
+    by_name = {p.lichess_id: p for p in await players(session, stage.seeding)}
+    pending = {"stage_id": stage.id, "decided": tie.decided, "tied": tie.tied, "places": tie.places}
+    await set_setting(session, PENDING_TIE, json.dumps(pending), now)
+    buttons = [[by_name[n].id, by_name[n].lichess_username] for n in tie.tied]
+    content = await question(by_name)
+    notify_td(session, config, now=now, content=content, view=(TIE_VIEW, {"players": buttons}))

@@ -8,7 +8,6 @@ what follows starts (`bot.features.rounds.advance.StageAdvance`).
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 
 from sqlalchemy import select
@@ -21,7 +20,7 @@ from bot.features.rounds import records
 from bot.features.rounds import stage_text as words
 from bot.features.rounds import text as wording
 from bot.features.rounds.advance import StageAdvance
-from bot.features.rounds.records import PENDING_TIE, TIE_VIEW, announce, players, set_setting
+from bot.features.rounds.records import announce, players
 from bot.features.rounds.robin import RobinRounds
 from bot.features.rounds.starters import is_2019_final
 from bot.format.model import Format, PoolPlaces, PreSeeded, RoundRobinStage
@@ -151,21 +150,11 @@ class StageEnds:
     async def _ask_td(
         self, session: AsyncSession, stage: Stage, tie: stage_rules.TieState, now: datetime
     ) -> None:
-        by_name = {p.lichess_id: p for p in await players(session, stage.seeding)}
-        pending = {
-            "stage_id": stage.id,
-            "decided": tie.decided,
-            "tied": tie.tied,
-            "places": tie.places,
-        }
-        await set_setting(session, PENDING_TIE, json.dumps(pending), now)
-        question = words.pool_tie_question(
-            stage.name, [by_name[n].lichess_username for n in tie.tied], len(tie.decided) + 1
-        )
-        buttons = [[by_name[n].id, by_name[n].lichess_username] for n in tie.tied]
-        notify_td(
-            session, self.config, now=now, content=question, view=(TIE_VIEW, {"players": buttons})
-        )
+        async def question(by_name: dict[str, Player]) -> str:
+            tied = [by_name[n].lichess_username for n in tie.tied]
+            return words.pool_tie_question(stage.name, tied, len(tie.decided) + 1)
+
+        await records.ask_td_to_break(session, self.config, stage, tie, now, question)
 
     # --- a knock-out ------------------------------------------------------------------------
 

@@ -11,7 +11,6 @@ itself after the answer.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -26,16 +25,14 @@ from bot.features.rounds.advance import StageAdvance
 from bot.features.rounds.final import FinalStage
 from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.records import (
-    PENDING_TIE,
-    TIE_VIEW,
     announce,
+    ask_td_to_break,
     new_stage,
     open_matches,
     outcome,
     players,
     save_outcome,
     save_stage_outcome,
-    set_setting,
     swiss_of,
 )
 from bot.features.rounds.robin import RobinRounds
@@ -50,7 +47,7 @@ from bot.rules import stages as stage_rules
 from bot.rules.stages import CANDIDATES, SWISS, RoundStep
 from bot.rules.tiebreaks import SwissRow
 from bot.td_alerts import notify_td
-from db.models import Round, RoundState, Stage, StageKind, StageState
+from db.models import Player, Round, RoundState, Stage, StageKind, StageState
 
 
 class StageFlow:
@@ -294,37 +291,24 @@ class StageFlow:
     async def _ask_td(
         self, session: AsyncSession, stage: Stage, tie: stage_rules.TieState, now: datetime
     ) -> None:
-        """One DM to the TD with the tied players as buttons (rules III.E.5, III.F.3)."""
-        by_name = {p.lichess_id: p for p in await players(session, stage.seeding)}
-        pending = {
-            "stage_id": stage.id,
-            "decided": tie.decided,
-            "tied": tie.tied,
-            "places": tie.places,
-        }
-        await set_setting(session, PENDING_TIE, json.dumps(pending), now)
-        table = ""
-        if stage_kinds.is_robin(self.config.format, stage):
-            results = await self.robin.results(session, stage)
-            names = {p.lichess_id: p.lichess_username for p in by_name.values()}
-            rows = berger.standings(
-                list(by_name), [r for r in results if r[0] in by_name and r[1] in by_name]
+        """One DM to the TD with the tied players as buttons (rules III.E.5, III.F.3); a
+        round-robin stage's DM opens with its table."""
+
+        async def question(by_name: dict[str, Player]) -> str:
+            table = ""
+            if stage_kinds.is_robin(self.config.format, stage):
+                results = await self.robin.results(session, stage)
+                names = {p.lichess_id: p.lichess_username for p in by_name.values()}
+                rows = berger.standings(
+                    list(by_name), [r for r in results if r[0] in by_name and r[1] in by_name]
+                )
+                table = "\n".join(candidates_lines(rows, names)) + "\n"
+            return table + wording.tie_question(
+                stage.kind,
+                [by_name[n].lichess_username for n in tie.tied],
+                qualification=stage_kinds.is_qualification(self.config.format, stage),
+                challenger_decided=bool(tie.decided),
+                places=tie.places,
             )
-            table = "\n".join(candidates_lines(rows, names)) + "\n"
-        question = wording.tie_question(
-            stage.kind,
-            [by_name[n].lichess_username for n in tie.tied],
-            qualification=stage_kinds.is_qualification(self.config.format, stage),
-            challenger_decided=bool(tie.decided),
-            places=tie.places,
-        )
-        notify_td(
-            session,
-            self.config,
-            now=now,
-            content=table + question,
-            view=(
-                TIE_VIEW,
-                {"players": [[by_name[n].id, by_name[n].lichess_username] for n in tie.tied]},
-            ),
-        )
+
+        await ask_td_to_break(session, self.config, stage, tie, now, question)

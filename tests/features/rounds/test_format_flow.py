@@ -29,12 +29,12 @@ from db.models import (
     Player,
     Registration,
     RegistrationState,
-    Round,
     Stage,
     StageKind,
     StageState,
 )
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
+from tests.entrants import unplayed_matches
 from tests.factories import seed_round, wired
 
 NOW = datetime(2024, 11, 20, 12, 0, tzinfo=UTC)
@@ -94,19 +94,8 @@ async def announcements(sessions: async_sessionmaker[AsyncSession]) -> list[str]
 async def open_matches(
     sessions: async_sessionmaker[AsyncSession], key: str, pool: str = ""
 ) -> list[tuple[int, str, str]]:
-    async with sessions() as session:
-        stage = await session.scalar(select(Stage).where(Stage.key == key, Stage.pool == pool))
-        assert stage is not None, (key, pool)
-        rows = (
-            await session.scalars(
-                select(Match)
-                .join(Round, Match.round_id == Round.id)
-                .where(Round.stage_id == stage.id, Match.state == MatchState.NEGOTIATING)
-                .order_by(Round.number, Match.board)
-            )
-        ).all()
-        names = {p.id: p.lichess_username for p in await session.scalars(select(Player))}
-    return [(m.id, names[m.player_a_id], names[m.player_b_id or 0]) for m in rows]
+    """(match id, player a, player b) of the stage's matches still to be played."""
+    return await unplayed_matches(sessions, Stage.key == key, Stage.pool == pool)
 
 
 async def play_pool(

@@ -23,8 +23,6 @@ from bot.features.rounds.service import RoundService
 from bot.rules.stages import next_monday
 from db.engine import transaction
 from db.models import (
-    Match,
-    MatchState,
     OutboxMessage,
     Player,
     Registration,
@@ -36,6 +34,7 @@ from db.models import (
     TDDecision,
 )
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
+from tests.entrants import unplayed_matches
 from tests.factories import ROUND_DEADLINE, ROUND_THREAD, seed_round
 from tests.harness import DiscordHarness
 from tests.running import RunningBot
@@ -118,19 +117,7 @@ async def open_matches(
     sessions: async_sessionmaker[AsyncSession], kind: StageKind
 ) -> list[tuple[int, str, str]]:
     """(match id, player a, player b) of the stage's matches still to be played."""
-    async with sessions() as session:
-        stage = await session.scalar(select(Stage).where(Stage.kind == kind))
-        assert stage is not None
-        rows = (
-            await session.scalars(
-                select(Match)
-                .join(Round, Match.round_id == Round.id)
-                .where(Round.stage_id == stage.id, Match.state == MatchState.NEGOTIATING)
-                .order_by(Round.number, Match.board)
-            )
-        ).all()
-        players = {p.id: p.lichess_username for p in await session.scalars(select(Player))}
-    return [(m.id, players[m.player_a_id], players[m.player_b_id or 0]) for m in rows]
+    return await unplayed_matches(sessions, Stage.kind == kind)
 
 
 async def play(
