@@ -52,7 +52,9 @@ __all__ = [
     "SEMIFINAL_2021",
     "THIRD_PLACE_2022",
     "TIEBREAK_GAMES_START",
+    "Block",
     "armageddon_point",
+    "blocks",
     "counted_games",
     "next_game_clock",
     "status",
@@ -262,3 +264,55 @@ def counted_games(
     """:func:`bot.rules.final.counted_final_games` for any scheme: how many games count,
     whether the match is over, and whether the count waits at the Armageddon for the bids."""
     return final.counted_games_with(status, games, fmt, armageddon_white=armageddon_white)
+
+
+# --- the blocks a match is played in --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Block:
+    """A run of games the rules treat as one (games ``first`` to ``last``, from 1):
+    ``kind`` "first" (the first block, rule III.G.1), "extension" (``number``-th two-game
+    extension, rule III.G.3), "tiebreak_games" (2022-2024), "week" (the
+    ``number``-th week, 2021) or "armageddon" (its one game, rule III.G.6)."""
+
+    kind: str
+    number: int
+    first: int
+    last: int
+
+
+def _runs(fmt: FinalFormat) -> list[Block]:
+    """Every block the scheme can reach before the Armageddon, in order."""
+    base = Block("first", 1, 1, fmt.base_games)
+    if fmt.scheme == FinalScheme.WEEK_REPEATS:
+        _weeks_check(fmt)
+        size = fmt.base_games
+        return [Block("week", n, (n - 1) * size + 1, n * size) for n in range(1, fmt.weeks + 1)]
+    if fmt.scheme == FinalScheme.TIEBREAK_GAMES:
+        _tiebreak_check(fmt)
+        if fmt.tiebreak_games == 0:
+            return [base]
+        end = fmt.base_games + fmt.tiebreak_games
+        return [base, Block("tiebreak_games", 1, fmt.base_games + 1, end)]
+    out, start, number = [base], fmt.base_games + 1, 1
+    while start <= fmt.armageddon_after:
+        end = min(start + fmt.extension_games - 1, fmt.armageddon_after)
+        out.append(Block("extension", number, start, end))
+        start, number = end + 1, number + 1
+    return out
+
+
+def blocks(fmt: FinalFormat, played: int) -> list[Block]:
+    """The blocks the first ``played`` games of a match fall in, in order (the last one
+    may be under way): how a scoreboard groups a final or knock-out match's games so each
+    block's score can be read (a tied block is why the next one is played). The game
+    after :func:`armageddon_point` is the Armageddon's block. ``ValueError`` for a
+    negative count or an impossible format."""
+    if played < 0:
+        raise ValueError(f"played must be at least 0, got {played}")
+    reached = [b for b in _runs(fmt) if b.first <= played]
+    point = armageddon_point(fmt)
+    if played > point:
+        reached.append(Block(ARMAGEDDON, 1, point + 1, point + 1))
+    return reached

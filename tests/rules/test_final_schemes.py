@@ -301,3 +301,57 @@ def test_every_match_ends_by_the_armageddon(seq: list[float], fmt: FinalFormat) 
     assert s.winner in BOTH
     assert s.games_played <= final_schemes.armageddon_point(fmt) + 1
     assert s.armageddon_played == (s.games_played == final_schemes.armageddon_point(fmt) + 1)
+
+
+# --- blocks: how a scoreboard groups a match's games ------------------------------------------
+
+
+def _spans(fmt: FinalFormat, played: int) -> list[tuple[str, int, int, int]]:
+    return [(b.kind, b.number, b.first, b.last) for b in final_schemes.blocks(fmt, played)]
+
+
+def test_blocks_of_the_2019_final_to_its_armageddon() -> None:
+    # Rule III.G: 12 games, then two-game extensions up to game 30, then game 31 is the
+    # Armageddon: 1-12, 13-14, 15-16, ..., 29-30 (nine extensions), 31.
+    spans = _spans(FinalFormat(), 31)
+    assert spans[0] == ("first", 1, 1, 12)
+    assert spans[1:10] == [("extension", n, 11 + 2 * n, 12 + 2 * n) for n in range(1, 10)]
+    assert spans[9] == ("extension", 9, 29, 30)
+    assert spans[10] == ("armageddon", 1, 31, 31)
+    assert len(spans) == 11
+
+
+def test_blocks_stop_at_the_games_played() -> None:
+    assert _spans(FinalFormat(), 0) == []
+    assert _spans(FinalFormat(), 7) == [("first", 1, 1, 12)]
+    # Game 13 opens the first extension (games 13-14), not the second.
+    assert _spans(FinalFormat(), 13) == [("first", 1, 1, 12), ("extension", 1, 13, 14)]
+
+
+def test_blocks_of_a_grand_final_and_a_semifinal() -> None:
+    # 2022-2024: 12 games, 4 tiebreak games (13-16), the Armageddon is game 17.
+    assert _spans(final_schemes.GRAND_FINAL_2022, 17) == [
+        ("first", 1, 1, 12),
+        ("tiebreak_games", 1, 13, 16),
+        ("armageddon", 1, 17, 17),
+    ]
+    # Semifinal: 10 games, no tiebreak games, the Armageddon is game 11.
+    assert _spans(final_schemes.SEMIFINAL_2021, 11) == [
+        ("first", 1, 1, 10),
+        ("armageddon", 1, 11, 11),
+    ]
+
+
+def test_blocks_of_the_2021_weeks() -> None:
+    # 2021: weeks of 12 games, at most 3 (games 25-36 are week 3); game 37 the Armageddon.
+    assert _spans(final_schemes.FINAL_2021, 25) == [
+        ("week", 1, 1, 12),
+        ("week", 2, 13, 24),
+        ("week", 3, 25, 36),
+    ]
+    assert _spans(final_schemes.FINAL_2021, 37)[-1] == ("armageddon", 1, 37, 37)
+
+
+def test_blocks_refuse_a_negative_count() -> None:
+    with pytest.raises(ValueError):
+        final_schemes.blocks(FinalFormat(), -1)

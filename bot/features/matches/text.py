@@ -10,6 +10,8 @@ from datetime import datetime
 
 from bot.features.matches.types import PLAYED_ON, GameLine, MatchProgress
 from bot.message_text import fit
+from bot.rules.final import ClockChange, FinalFormat, FinalScheme
+from bot.rules.final_schemes import Block, armageddon_point
 from bot.timefmt import deadline_time, discord_time
 from db.models import StageKind
 
@@ -113,6 +115,95 @@ def scoreboard(
     return fit("\n".join(lines))  # edited in place: one message, cut and marked if long
 
 
+def _point(value: float) -> str:
+    return "½" if value == 0.5 else f"{value:g}"
+
+
+def _block_title(block: Block) -> str:
+    """A block's name as the rules say it (rules III.G.1-6; 2021's weeks, 2022's tiebreak
+    games), with its games."""
+    games = (
+        f"game {block.first}"
+        if block.first == block.last
+        else (f"games {block.first}–{block.last}")
+    )
+    if block.kind == "extension":
+        return f"Extension {block.number}, {games}"
+    if block.kind == "tiebreak_games":
+        return f"Tiebreak {games}"
+    if block.kind == "week":
+        return f"Week {block.number}, {games}"
+    if block.kind == "armageddon":
+        return f"Armageddon, {games}"
+    return games[0].upper() + games[1:]
+
+
+def _compact_game(g: GameLine) -> str:
+    """One game in a block's line: its number linking to it, side a's points."""
+    text = f"[{g.number}]({game_link(g.lichess_id)}) {_point(g.result_a)}"
+    return text + " ⚠️" if g.flagged else text
+
+
+def _armageddon_winner(games: Sequence[GameLine], a: str, b: str) -> str:
+    """Who the Armageddon's result makes the winner: a draw is Black's (rule III.G.6.a)."""
+    if not games:
+        return ""
+    game = games[0]
+    if game.result_a == 0.5:
+        return f", drawn: **{game.black}** wins with Black's draw odds"
+    return f", won by **{a if game.result_a == 1.0 else b}**"
+
+
+def block_scoreboard(
+    a: str,
+    b: str,
+    games: Sequence[GameLine],
+    score_a: float,
+    score_b: float,
+    *,
+    finished: bool,
+    blocks: Sequence[Block],
+) -> str:
+    """A knock-out or final match's scoreboard, one line per block of games (the first
+    12, each extension, the tiebreak games, a week, the Armageddon) with the block's score:
+    a tied block is why the next is played, so each block's score is what a reader looks
+    for. Games are written compactly (number, link, side a's points) so the longest Final
+    (31 games) stays well inside one message; games that do not count are listed apart."""
+    head = f"**{a}** {score(score_a)}–{score(score_b)} **{b}**"
+    state = "final result" if finished else "live"
+    legend = f"each game: {a}'s points" + (
+        " · ⚠️ under TD review" if any(g.flagged for g in games) else ""
+    )
+    lines = [f"📊 {head} ({state}) · {legend}"]
+    counted = [g for g in games if g.counted]
+    for block in blocks:
+        inside = counted[block.first - 1 : block.last]
+        part = " · ".join(_compact_game(g) for g in inside)
+        if block.kind == "armageddon":
+            lines.append(f"**{_block_title(block)}**: {part}{_armageddon_winner(inside, a, b)}")
+            continue
+        got = sum(g.result_a for g in inside)
+        lines.append(f"**{_block_title(block)}** ({score(got)}–{score(len(inside) - got)}): {part}")
+    if not games:
+        lines.append("No game yet.")
+    on = [g for g in games if not g.counted and g.voided_reason == PLAYED_ON]
+    if on:
+        every = counted + on
+        all_a = sum(g.result_a for g in every)
+        lines.append(
+            f"Played on after the decision: {score(all_a)}–{score(len(every) - all_a)} over "
+            f"all {len(every)} games. Played on (the result stands): "
+            + " · ".join(_compact_game(g) for g in on)
+        )
+    void = [g for g in games if not g.counted and g.voided_reason != PLAYED_ON]
+    if void:
+        lines.append(
+            "Not counted: "
+            + " · ".join(f"~~{_compact_game(g)}~~ ({g.voided_reason or 'void'})" for g in void)
+        )
+    return fit("\n".join(lines))
+
+
 def progress_board(progress: MatchProgress) -> str:
     """The scoreboard of a match as /match and refusals show it; a forfeit says who won."""
     if progress.state == "forfeited":
@@ -177,3 +268,63 @@ def round_instructions(deadline: datetime, offers: tuple[int, datetime] | None) 
         f"by {deadline_time(due)} unless one is accepted first (rule V.C); every match must "
         f"be played by {discord_time(deadline)}."
     )
+
+
+# --- how a knock-out or final match is played, told when it starts ---------------------------
+
+
+def equal_bids_text(rule: str) -> str:
+    """What equal Armageddon bids lead to, by edition (`bot.rules.armageddon.EqualBids`)."""
+    if rule == "rock_paper_scissors":
+        return "equal bids: a game of rock-paper-scissors decides, recorded by the TD"
+    return "equal bids: the previous champion, rule III.G.6.c"
+
+
+def clock_text(seconds: int) -> str:
+    """A clock of `seconds` as players read it: 3:00."""
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def _armageddon_rule(after: int, equal_bids: str, black_seconds: int) -> str:
+    return (
+        f"still level after game {after}, one **Armageddon** game decides: both players bid "
+        f"a time for White privately and the lower bid plays White ({equal_bids_text(equal_bids)}"
+        f"); Black has {clock_text(black_seconds)} and draw odds; no increment (rule III.G.6)."
+    )
+
+
+def _lead_by_two(fmt: FinalFormat) -> str:
+    """Rules III.G.1-5 as this format sets them (2019; 2020's clock after game 24)."""
+    clock = (
+        f"If it is level after game {fmt.lead_rule_games}, the extensions go on at "
+        f"**{fmt.tiebreak_time_control}** (rule III.G.5)"
+        if fmt.clock_change == ClockChange.AT_EQUAL_SCORE
+        else f"From game {fmt.lead_rule_games + 1} the clock is **{fmt.tiebreak_time_control}**"
+    )
+    return (
+        f"**{fmt.base_games} games** at {fmt.time_control}; to win, a player must lead by "
+        f"**{fmt.lead:g} points** (rule III.G.2). Without that lead, the match is extended by "
+        f"{fmt.extension_games} games, again and again (rule III.G.3); after game "
+        f"{fmt.lead_rule_games} any lead at the end of a block wins (rule III.G.4). {clock}; "
+    )
+
+
+def match_format_text(fmt: FinalFormat, *, equal_bids: str, black_seconds: int) -> str:
+    """How a knock-out or final match is played, from first game to Armageddon, in one
+    paragraph: said when the match starts so nobody meets a rule first after game 12."""
+    after = armageddon_point(fmt)
+    if fmt.scheme == FinalScheme.LEAD_BY_TWO:
+        head = _lead_by_two(fmt)
+    elif fmt.scheme == FinalScheme.WEEK_REPEATS:
+        head = (
+            f"**{fmt.base_games} games** a week at {fmt.time_control}; more points win. A level "
+            f"week is played again, at most {fmt.weeks} weeks; "
+        )
+    elif fmt.tiebreak_games:
+        head = (
+            f"**{fmt.base_games} games** at {fmt.time_control}; more points win. Level after "
+            f"them, **{fmt.tiebreak_games} tiebreak games** follow, won by more points in them; "
+        )
+    else:
+        head = f"**{fmt.base_games} games** at {fmt.time_control}; more points win; "
+    return "How it is played: " + head + _armageddon_rule(after, equal_bids, black_seconds)

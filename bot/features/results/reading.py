@@ -23,7 +23,7 @@ from bot.errors import InvalidInput
 from bot.events import EventBus, MatchFinished
 from bot.features.matches.context import mention, message_player, post_for_match
 from bot.features.matches.round_post import Board, match_line, queue_round_post_update
-from bot.features.matches.text import addressed, scoreboard
+from bot.features.matches.text import addressed, block_scoreboard, scoreboard
 from bot.features.matches.types import PLAYED_ON, GameLine
 from bot.features.results import text as wording
 from bot.features.results.records import MatchRecords
@@ -41,6 +41,7 @@ from bot.lichess.models import LichessGame
 from bot.message_text import MESSAGE_LIMIT, fit
 from bot.outbox import enqueue_channel, enqueue_edit_of
 from bot.rules import final as final_rules
+from bot.rules import final_schemes
 from bot.rules.attribution import judge
 from bot.rules.match import (
     GameStanding,
@@ -400,14 +401,27 @@ class Scorekeeper:
             )
             for g in ctx.games
         ]
-        content = scoreboard(
-            ctx.a.lichess_username,
-            ctx.b.lichess_username,
-            lines,
-            ctx.match.score_a,
-            ctx.match.score_b,
-            finished=ctx.match.state is MatchState.FINISHED,
-        )
+        finished = ctx.match.state is MatchState.FINISHED
+        if self.rules.is_match_stage(ctx.stage):
+            fmt = self.rules.match_format(ctx.stage)
+            content = block_scoreboard(
+                ctx.a.lichess_username,
+                ctx.b.lichess_username,
+                lines,
+                ctx.match.score_a,
+                ctx.match.score_b,
+                finished=finished,
+                blocks=final_schemes.blocks(fmt, sum(1 for g in lines if g.counted)),
+            )
+        else:
+            content = scoreboard(
+                ctx.a.lichess_username,
+                ctx.b.lichess_username,
+                lines,
+                ctx.match.score_a,
+                ctx.match.score_b,
+                finished=finished,
+            )
         key, above = home
         if above and len(above + content) > MESSAGE_LIMIT:  # the start post keeps its link
             start = above.rstrip("\n")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from bot.features.matches.text import game_link, score
+from bot.features.matches.text import clock_text, equal_bids_text, game_link, score
 from bot.features.results.types import FinalBlock, FinalShape
 from bot.message_text import quote
 from bot.timefmt import discord_time
@@ -189,18 +189,11 @@ def final_turn_text(
         return (
             f" Equal after {played} games: an **Armageddon** game decides the {shape.name} "
             "(rule III.G.6). Both of you bid a time for White and the lower bid plays White "
-            f"(rule III.G.6.b; {_equal_bids(shape.equal_bids)}); Black has "
+            f"(rule III.G.6.b; {equal_bids_text(shape.equal_bids)}); Black has "
             "3:00 and draw odds (rule III.G.6.a); no increment (rule III.G.6.d). The bot asks "
             "each of you for your bid privately."
         )
     return ""
-
-
-def _equal_bids(rule: str) -> str:
-    """What equal Armageddon bids lead to, by edition (`bot.rules.armageddon.EqualBids`)."""
-    if rule == "rock_paper_scissors":
-        return "equal bids: a game of rock-paper-scissors decides, recorded by the TD"
-    return "equal bids: the previous champion, rule III.G.6.c"
 
 
 def _final_head(
@@ -252,10 +245,6 @@ def final_game_post(
         " — a new time control: a new game link follows at once." if new_link else "."
     )
     return head + turn + f" Game {played + 1} is " + how
-
-
-def clock_text(seconds: int) -> str:
-    return f"{seconds // 60}:{seconds % 60:02d}"
 
 
 def armageddon_bid_request(

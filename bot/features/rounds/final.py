@@ -15,6 +15,7 @@ from bot.audit import Actor, record
 from bot.config import Config
 from bot.due import cancel
 from bot.events import EventBus, StageFinished
+from bot.features.matches.text import match_format_text
 from bot.features.rounds import records, weeks
 from bot.features.rounds import text as wording
 from bot.features.rounds.progress import RoundProgress
@@ -91,11 +92,15 @@ class FinalStage:
             subject_id=stage.id,
             details={"champion": champion.id, "challenger": challenger.id},
         )
+        how = match_format_text(
+            self.config.final_format(),
+            equal_bids=self.config.format.equal_bids,
+            black_seconds=self.config.stages.final_armageddon_black_seconds,
+        )
         content = wording.final_start(
             champion.lichess_username,
             challenger.lichess_username,
-            games=self.config.stages.final_games,
-            time_control=str(self.config.tournament.time_control),
+            how=how,
             champion_replaced=finalists.champion_replaced,
         )
         announce(session, self.config, now, content)

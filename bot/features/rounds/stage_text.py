@@ -119,10 +119,12 @@ def pool_tie_question(pool: str, tied: list[str], place: int) -> str:
     )
 
 
-def knockout_start(stage: str, matches: list[tuple[str, str, str]]) -> str:
-    """A knock-out starts: each match by its name, the first named is side a."""
+def knockout_start(stage: str, matches: list[tuple[str, str, str]], how: str) -> str:
+    """A knock-out starts: each match by its name, the first named is side a, and how
+    each match is played (`bot.features.matches.text.match_format_text`)."""
     lines = [f"🏆 **{stage}** starts:"]
     lines += [f"{name}: **{a}** vs **{b}**" for name, a, b in matches]
+    lines.append(how)
     return "\n".join(lines)
 
 
@@ -138,9 +140,9 @@ def knockout_undecided(match: str) -> str:
     return f"{match} finished without a winner: record the decided score (/td round set-score)."
 
 
-def final_match_start(stage: str, a: str, b: str, *, games: int) -> str:
-    """A final match other than 2019's Final starts."""
-    return f"🏆 **{stage}**: **{a}** vs **{b}**, {games} games to start with."
+def final_match_start(stage: str, a: str, b: str, *, how: str) -> str:
+    """A final match other than 2019's Final starts, with how it is played."""
+    return f"🏆 **{stage}**: **{a}** vs **{b}**. {how}"
 
 
 def place_decided(

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.audit import Actor, record
 from bot.config import Config
+from bot.features.matches.text import match_format_text
 from bot.features.rounds import records, weeks
 from bot.features.rounds import stage_text as words
 from bot.features.rounds import text as wording
@@ -215,9 +216,19 @@ async def start_knockout(
         (p.name, line.player_a, line.player_b or "")
         for p, line in zip(start.pairings, lines, strict=True)
     ]
-    announce(session, kit.config, now, words.knockout_start(stage.name, matches))
+    how = _how(kit.config, stage.key)
+    announce(session, kit.config, now, words.knockout_start(stage.name, matches, how))
     await kit.progress.publish(session, row, preview, actor, now)
     return [row]
+
+
+def _how(config: Config, key: str) -> str:
+    """How each match of the stage `key` is played, told when it starts."""
+    return match_format_text(
+        config.match_format(key),
+        equal_bids=config.format.equal_bids,
+        black_seconds=config.match_armageddon_black_seconds(key),
+    )
 
 
 def match_name(fmt: Format, key: str, board: int) -> str | None:
@@ -270,7 +281,7 @@ async def start_final_match(
         session, row, RoundPreview(1, 1, 2, starts_at, deadline, [line]), actor, now
     )
     content = words.final_match_start(
-        stage.name, a.lichess_username, b.lichess_username, games=stage.games
+        stage.name, a.lichess_username, b.lichess_username, how=_how(kit.config, stage.key)
     )
     announce(session, kit.config, now, content)
     return [row]

@@ -252,14 +252,14 @@ def final_needs_td() -> str:
     return "The champion is out and there is no runner-up: set up the Final."
 
 
-def final_start(
-    champion: str, challenger: str, *, games: int, time_control: str, champion_replaced: bool
-) -> str:
+def final_start(champion: str, challenger: str, *, how: str, champion_replaced: bool) -> str:
+    """The Final starts: who plays, how the match is played from game 1 to the
+    Armageddon (`how`), and that the finalists set their own pace (rule IV.C)."""
     note = " (the champion is out: rule VIII.C.1)" if champion_replaced else ""
     return (
-        f"👑 **The Final**{note}: **{champion}** against **{challenger}**, {games} games "
-        f"({time_control}), as many sessions as they like (rule VI.C). Each session's time "
-        "is agreed with /offer and /accept."
+        f"👑 **The Final**{note}: **{champion}** against **{challenger}**. {how} The "
+        "finalists play as many sessions as they like (rules IV.C, VI.C); each session's "
+        "time is agreed with /offer and /accept."
     )
 
 

@@ -81,7 +81,8 @@ async def test_a_decided_final_played_to_twelve_games_is_recorded_in_full(
     assert [g.counted for g in stored] == [True] * 10 + [False, False]
     assert [g.voided_reason for g in stored[10:]] == [PLAYED_ON, PLAYED_ON]
     board = [t for t in await thread(sessions) if t.startswith("📊")][-1]
-    assert "(played on: the result stands)" in board
+    # the Final's board groups games by block; the games played on are listed apart
+    assert "Played on (the result stands): [11](" in board
     assert "Played on after the decision: 7–5 over all 12 games." in board
     assert not any("was already over" in alert for alert in await td_alerts(sessions))
 

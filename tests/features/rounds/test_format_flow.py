@@ -202,10 +202,11 @@ async def test_2024_from_the_swiss_to_the_champion(
     semis = await open_matches(sessions, "semifinals")
     assert [(a, b) for _, a, b in semis] == [("P03", "P05"), ("P01", "P07")]
     said = await announcements(sessions)
-    assert (
-        "🏆 **Semifinals** starts:\n"
-        "Semifinal 1: **P03** vs **P05**\nSemifinal 2: **P01** vs **P07**" in said
-    )
+    start = next(m for m in said if m.startswith("🏆 **Semifinals** starts:\n"))
+    assert "Semifinal 1: **P03** vs **P05**\nSemifinal 2: **P01** vs **P07**\n" in start
+    # how a Semifinal is played is told up front (2024 rules, Semifinal Matches)
+    assert "**10 games** at 2+5; more points win; still level after game 10, one " in start
+    assert "**Armageddon** game decides" in start and "rock-paper-scissors" in start
     await services.rounds.set_score(
         td_id=TD_ID, match_id=semis[0][0], score_a=4.0, score_b=6.0, reason=None
     )
@@ -227,6 +228,14 @@ async def test_2024_from_the_swiss_to_the_champion(
         "third_place": "Third Place Playoff",
     }
     assert len({f.started_at for f in finals}) == 1
+    said = await announcements(sessions)
+    grand_post = next(m for m in said if m.startswith("🏆 **Grand Final**: **P05** vs **P01**"))
+    third_post = next(m for m in said if m.startswith("🏆 **Third Place Playoff**: **P03**"))
+    # 2024 rules, Final Matches: 12 games, 4 tiebreak games (Third Place Playoff: 2), then
+    # the Armageddon (game 17 / game 15)
+    assert "**12 games** at 2+5" in grand_post and "**4 tiebreak games**" in grand_post
+    assert "still level after game 16, one **Armageddon**" in grand_post
+    assert "**2 tiebreak games**" in third_post and "after game 14" in third_post
 
     await decide_final(services, sessions, third[0][0], 7.0, 5.0)
     await decide_final(services, sessions, grand[0][0], 5.0, 7.0)
