@@ -169,13 +169,16 @@ def block_scoreboard(
     a tied block is why the next is played, so each block's score is what a reader looks
     for. Games are written compactly (number, link, side a's points) so the longest Final
     (31 games) stays well inside one message; games that do not count are listed apart."""
+    counted = [g for g in games if g.counted]
+    if blocks and blocks[-1].kind == "armageddon" and len(counted) >= blocks[-1].first:
+        last = counted[blocks[-1].first - 1]  # it adds no point (rule III.G.6)
+        score_a, score_b = score_a - last.result_a, score_b - (1.0 - last.result_a)
     head = f"**{a}** {score(score_a)}–{score(score_b)} **{b}**"
     state = "final result" if finished else "live"
     legend = f"each game: {a}'s points" + (
         " · ⚠️ under TD review" if any(g.flagged for g in games) else ""
     )
     lines = [f"📊 {head} ({state}) · {legend}"]
-    counted = [g for g in games if g.counted]
     for block in blocks:
         inside = counted[block.first - 1 : block.last]
         part = " · ".join(_compact_game(g) for g in inside)

@@ -241,6 +241,7 @@ class ResultsService(Service):
                     clock,
                     self.config.tournament.variant,
                     white.lichess_username,
+                    armageddon=ctx.armageddon_white is not None,
                 ),
                 key=start_key(ctx.match.id, url),
             )

@@ -16,8 +16,18 @@ from bot.timefmt import discord_time
 LICHESS = "https://lichess.org/"
 
 
-def challenge_post(a: str, b: str, url: str, clock: str, variant: str, white: str) -> str:
-    """The match start's one copy: `a` and `b` are mentions, so both players are notified."""
+def challenge_post(
+    a: str, b: str, url: str, clock: str, variant: str, white: str, *, armageddon: bool = False
+) -> str:
+    """The match start's one copy: `a` and `b` are mentions, so both players are notified.
+    The Armageddon's link is for one game: no rematches (rule III.G.6)."""
+    if armageddon:
+        return (
+            f"♟️ {a} vs {b}: the **Armageddon** starts now. Join the rated {variant} game "
+            f"here (only you two can): {url}\n**{white}** has White with the lower bid "
+            f"({clock}); Black has draw odds. It is one game: no rematch. The bot reads the "
+            "result from Lichess."
+        )
     return (
         f"♟️ {a} vs {b}: your match starts now. Join the rated {variant} {clock} "
         f"game here (only you two can): {url}\n"

@@ -21,6 +21,7 @@ from bot.features.rounds import text as wording
 from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.records import announce
 from bot.features.rounds.types import PairingLine, RoundPreview
+from bot.features.rounds.verdict import result_line
 from bot.rules.stages import final_players, final_window
 from bot.rules.withdrawals import final_pairing_after_withdrawal
 from bot.td_alerts import notify_td
@@ -134,13 +135,9 @@ class FinalStage:
             subject_id=winner.id,
             details={"score": [match.score_a, match.score_b]},
         )
+        result = await result_line(session, self.config, stage_row, match, winner)
         content = wording.champion_crowned(
-            winner.lichess_username,
-            self.config.tournament.name,
-            a.lichess_username,
-            b.lichess_username,
-            match.score_a,
-            match.score_b,
+            winner.lichess_username, self.config.tournament.name, stage_row.name, result
         )
         announce(session, self.config, now, content)
         event = StageFinished(actor, stage_id=stage_row.id, kind=stage_row.kind.value)

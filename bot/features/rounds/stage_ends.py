@@ -23,6 +23,7 @@ from bot.features.rounds.advance import StageAdvance
 from bot.features.rounds.records import announce, players
 from bot.features.rounds.robin import RobinRounds
 from bot.features.rounds.starters import is_2019_final
+from bot.features.rounds.verdict import result_line
 from bot.format.model import Format, PoolPlaces, PreSeeded, RoundRobinStage
 from bot.rules import stages as stage_rules
 from bot.rules.tiebreaks_robin import pool_ranking
@@ -212,25 +213,13 @@ class StageEnds:
                 "score": [match.score_a, match.score_b],
             },
         )
+        result = await result_line(session, self.config, stage, match, winner)
         if places[0] == 1:
             content = wording.champion_crowned(
-                winner.lichess_username,
-                self.config.tournament.name,
-                a.lichess_username,
-                b.lichess_username,
-                match.score_a,
-                match.score_b,
+                winner.lichess_username, self.config.tournament.name, stage.name, result
             )
         else:
-            content = words.place_decided(
-                stage.name,
-                places[0],
-                winner.lichess_username,
-                a.lichess_username,
-                b.lichess_username,
-                match.score_a,
-                match.score_b,
-            )
+            content = words.place_decided(stage.name, places[0], winner.lichess_username, result)
         announce(session, self.config, now, content)
         saved = await records.stage_outcome(session, stage.key)
         pairings = records.as_outcome(saved).pairings

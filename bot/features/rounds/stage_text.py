@@ -145,15 +145,10 @@ def final_match_start(stage: str, a: str, b: str, *, how: str) -> str:
     return f"🏆 **{stage}**: **{a}** vs **{b}**. {how}"
 
 
-def place_decided(
-    stage: str, place: int, winner: str, a: str, b: str, score_a: float, score_b: float
-) -> str:
-    """A final match for lower places is decided (the Third Place Playoff)."""
-    how = " (the Armageddon decided it)" if score_a == score_b else ""
-    return (
-        f"🥉 **{winner}** takes place {place}! {stage}: **{a}** {score_a:g}–{score_b:g} "
-        f"**{b}**{how}."
-    )
+def place_decided(stage: str, place: int, winner: str, result: str) -> str:
+    """A final match for lower places is decided (the Third Place Playoff); `result` from
+    `bot.features.rounds.text.match_result`."""
+    return f"🥉 **{winner}** takes place {place}! {stage}: {result}."
 
 
 def stage_cannot_start(stage: str) -> str:

@@ -263,14 +263,37 @@ def final_start(champion: str, challenger: str, *, how: str, champion_replaced: 
     )
 
 
-def champion_crowned(
-    winner: str, tournament: str, a: str, b: str, score_a: float, score_b: float
+def match_result(
+    a: str,
+    b: str,
+    score_a: float,
+    score_b: float,
+    *,
+    games: int,
+    winner: str,
+    armageddon: tuple[str, str, bool] | None = None,
+    forfeit: bool = False,
 ) -> str:
-    how = " (the Armageddon decided it)." if score_a == score_b else "."
-    return (
-        f"🏆👑 **{winner}** is the {tournament} champion! "
-        f"Final: **{a}** {score_a:g}–{score_b:g} **{b}**{how}"
+    """A decided match in one line: the score over the games before the Armageddon (it adds
+    no point, rule III.G.6) and, when one was played, that it decided and how; `armageddon`
+    is (White, Black, drawn)."""
+    if forfeit:
+        return f"**{a}** vs **{b}**, won by **{winner}** by forfeit"
+    line = f"**{a}** {score_a:g}–{score_b:g} **{b}**"
+    if armageddon is None:
+        return line
+    white, black, drawn = armageddon
+    how = (
+        f"drawn, so **{black}** won it with Black's draw odds"
+        if drawn
+        else f"**{winner}** won it with {'White' if winner == white else 'Black'}"
     )
+    return f"{line}, level after {games} games; the **Armageddon** decided it: {how}"
+
+
+def champion_crowned(winner: str, tournament: str, stage: str, result: str) -> str:
+    """The title is decided: the champion, and how the match that decided it ended."""
+    return f"🏆👑 **{winner}** is the {tournament} champion! {stage}: {result}."
 
 
 def finalist_not_replaced() -> str:

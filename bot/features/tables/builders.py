@@ -283,23 +283,29 @@ def final_time_controls(results_a: Sequence[float], rules: final.FinalFormat) ->
 def final_blocks(
     results_a: Sequence[float], rules: final.FinalFormat
 ) -> list[tuple[str, int, int, float, float]]:
-    """The blocks of a later scheme's Final once one was tied: (``"week"`` or ``"tiebreak"``
-    or ``"base"``, first game, last game, a's score, b's score) for the games before the
-    Armageddon; empty for ``lead_by_two`` and a match still in its first block."""
-    point = final_schemes.armageddon_point(rules)
-    games = list(results_a[:point])
-    size = rules.base_games
-    if rules.scheme is final.FinalScheme.LEAD_BY_TWO or len(games) <= size:
+    """The blocks of a later scheme's Final once one was tied: (the block's kind, as
+    `bot.rules.final_schemes.blocks` names it, first game, last game played, a's score,
+    b's score) for the games before the Armageddon; empty for ``lead_by_two`` (its running
+    score tells it) and a match still in its first block."""
+    games = list(results_a[: final_schemes.armageddon_point(rules)])
+    if rules.scheme is final.FinalScheme.LEAD_BY_TWO or len(games) <= rules.base_games:
         return []
-    if rules.scheme is final.FinalScheme.WEEK_REPEATS:
-        bounds = [(k, min(k + size, len(games))) for k in range(0, len(games), size)]
-        kinds = ["week"] * len(bounds)
-    else:
-        bounds, kinds = [(0, size), (size, len(games))], ["base", "tiebreak"]
-    return [
-        (kind, start + 1, end, sum(games[start:end]), (end - start) - sum(games[start:end]))
-        for kind, (start, end) in zip(kinds, bounds, strict=True)
-    ]
+    out = []
+    for block in final_schemes.blocks(rules, len(games)):
+        inside = games[block.first - 1 : block.last]
+        a = sum(inside)
+        out.append((block.kind, block.first, block.first + len(inside) - 1, a, len(inside) - a))
+    return out
+
+
+def deciding_games(played: int, rules: final.FinalFormat) -> int:
+    """How many of a match's last games decided it, for a table that must never hide
+    them: the games of its last block, with the Armageddon the block before it too."""
+    reached = final_schemes.blocks(rules, played)
+    if not reached:
+        return 0
+    last = reached[-2:] if reached[-1].kind == final.ARMAGEDDON else reached[-1:]
+    return played - last[0].first + 1
 
 
 def _game_result(white_result: float) -> str:
@@ -318,6 +324,7 @@ def final_table(
     title: str | None = None,
     winner: str | None = None,
     blocks: str = "",
+    keep_last: int = 0,
 ) -> Table:
     """The Final game by game: number, time control, White, Black, result, running score.
 
@@ -368,6 +375,7 @@ def final_table(
         align=("right", "left", "left", "left", "right", "right"),
         total_rows=1,
         footnote=footnote,
+        keep_last=keep_last,
     )
 
 

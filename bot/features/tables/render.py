@@ -87,29 +87,31 @@ class _TextGrid:
         self.rows = [line(row, mark) for row, mark in zip(table.rows, marks, strict=True)]
         self.body = len(table.rows) - table.total_rows
         self.totals = table.total_rows
+        # the body's last `keep_last` rows are never cut: the rows before them are
+        self.cuttable = self.body - min(table.keep_last, self.body)
         # prefix[k]: the characters of the first k row lines, a newline after each
         self.prefix = [0]
         for text in self.rows:
             self.prefix.append(self.prefix[-1] + len(text) + 1)
 
     def lines(self, keep: int) -> list[str]:
-        """The grid with the first ``keep`` body rows and the totals."""
-        kept = [*self.rows[:keep], *self.rows[self.body :]]
+        """The grid with the first ``keep`` cuttable rows, the rows never cut, the totals."""
+        kept = [*self.rows[:keep], *self.rows[self.cuttable :]]
         lines = [self.header, self.rule]
         for index, text in enumerate(kept):
-            if index == keep and self.totals:
+            if index == keep + self.body - self.cuttable and self.totals:
                 lines.append(self.rule)
             lines.append(text)
-        if keep < self.body:
-            lines.insert(2 + keep, _more(self.body - keep))
+        if keep < self.cuttable:
+            lines.insert(2 + keep, _more(self.cuttable - keep))
         return lines
 
     def length(self, keep: int) -> int:
         """``len("\\n".join(self.lines(keep)))`` without building the lines."""
         size = len(self.header) + 1 + len(self.rule)
-        size += self.prefix[keep] + self.prefix[-1] - self.prefix[self.body]
-        if keep < self.body:
-            size += len(_more(self.body - keep)) + 1
+        size += self.prefix[keep] + self.prefix[-1] - self.prefix[self.cuttable]
+        if keep < self.cuttable:
+            size += len(_more(self.cuttable - keep)) + 1
         if self.totals:  # the rule before them
             size += len(self.rule) + 1
         return size
@@ -134,14 +136,15 @@ def _legend(table: Table, marks: Sequence[bool], escape: bool) -> list[str]:
 def render_text(table: Table, *, limit: int = MESSAGE_LIMIT - 10) -> str:
     """The table as a Discord message: the title in bold, the grid in a code block (every
     cell as it is in the picture), the legend and footnote after it; at most ``limit``
-    characters. When it is too long the last rows (not the totals) are left out with a note,
-    never the legend: a table whose marks and abbreviations are cut cannot be read."""
+    characters. When it is too long the last rows (not the totals, nor the ``keep_last``
+    rows that decide a match) are left out with a note, never the legend: a table whose
+    marks and abbreviations are cut cannot be read."""
     marks = [table.highlighted(i) for i in range(len(table.rows))]
     head = f"**{escape_markdown(table.title)}**"
     tail = "\n".join(_legend(table, marks, escape=True))
     grid = _TextGrid(table, marks)
     frame = len(head) + 1 + 4 + 1 + 3 + (1 + len(tail) if tail else 0)
-    keep = grid.body
+    keep = grid.cuttable
     while keep > 0 and frame + grid.length(keep) > limit:  # the length, cheaply
         keep -= 1
     text = "\n".join([head, "```", *grid.lines(keep), "```", *([tail] if tail else [])])
@@ -153,7 +156,9 @@ def render_plain(table: Table) -> str:
     grid as Discord's code block, the same legend; no Markdown and no length limit."""
     marks = [table.highlighted(i) for i in range(len(table.rows))]
     grid = _TextGrid(table, marks)
-    return "\n".join([table.title, *grid.lines(grid.body), *_legend(table, marks, escape=False)])
+    return "\n".join(
+        [table.title, *grid.lines(grid.cuttable), *_legend(table, marks, escape=False)]
+    )
 
 
 @lru_cache(maxsize=16)

@@ -24,6 +24,7 @@ from bot.features.tables import text as wording
 from bot.features.tables.builders import (
     ARMAGEDDON,
     candidates_table,
+    deciding_games,
     final_blocks,
     final_table,
     final_time_controls,
@@ -447,6 +448,7 @@ class TablesService(Service):
             ),
             winner=winner.lichess_username if winner else None,
             blocks=wording.final_blocks_note(final_blocks([g.result_a for g in rows], rules)),
+            keep_last=deciding_games(len(rows), rules),
         )
 
     # --- pairings ---------------------------------------------------------------------------

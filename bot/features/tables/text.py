@@ -93,7 +93,7 @@ def final_blocks_note(blocks: Sequence[tuple[str, int, int, float, float]]) -> s
     parts = []
     for number, (kind, first, last, a, b) in enumerate(blocks, start=1):
         games = f"games {first}–{last}"
-        name = {"week": f"Week {number} ({games})", "base": games.capitalize()}.get(
+        name = {"week": f"Week {number} ({games})", "first": games.capitalize()}.get(
             kind, f"tiebreak {games}"
         )
         parts.append(f"{name}: {_score(a)}-{_score(b)}")

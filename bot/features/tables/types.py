@@ -29,6 +29,7 @@ class Table:
     highlight_label: str = ""
     total_rows: int = 0
     footnote: str = ""
+    keep_last: int = 0  # body rows at the end the text never cuts (a Final's deciding games)
 
     def __post_init__(self) -> None:
         width = len(self.headers)
@@ -43,6 +44,8 @@ class Table:
             raise ValueError(f"{len(self.highlight)} highlight flags for {len(self.rows)} rows")
         if not 0 <= self.total_rows <= len(self.rows):
             raise ValueError(f"total_rows must be 0..{len(self.rows)}, got {self.total_rows}")
+        if self.keep_last < 0:
+            raise ValueError(f"keep_last must be at least 0, got {self.keep_last}")
 
     def alignments(self) -> tuple[Align, ...]:
         if self.align:
@@ -69,6 +72,7 @@ class Table:
             "highlight_label": self.highlight_label,
             "total_rows": self.total_rows,
             "footnote": self.footnote,
+            "keep_last": self.keep_last,
         }
 
     @classmethod
@@ -82,6 +86,7 @@ class Table:
             highlight_label=str(data.get("highlight_label", "")),
             total_rows=int(data.get("total_rows", 0)),
             footnote=str(data.get("footnote", "")),
+            keep_last=int(data.get("keep_last", 0)),
         )
 
 

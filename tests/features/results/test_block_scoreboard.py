@@ -29,10 +29,13 @@ def test_the_longest_2019_final_fits_and_shows_every_block() -> None:
     results = [1.0, 0.0] * 6 + [1.0, 0.0] * 9 + [0.5]
     games = _games(results)
     fmt = FinalFormat()
+    # the stored score counts the Armageddon as a game: 15.5-15.5 for its draw
     board = block_scoreboard(
-        A, B, games, 15.0, 15.0, finished=True, blocks=final_schemes.blocks(fmt, len(games))
+        A, B, games, 15.5, 15.5, finished=True, blocks=final_schemes.blocks(fmt, len(games))
     )
     assert len(board) <= MESSAGE_LIMIT
+    # the head counts the 30 games: the Armageddon adds no point (rule III.G.6)
+    assert board.startswith(f"📊 **{A}** 15–15 **{B}** (final result)")
     assert "**Games 1–12** (6–6)" in board
     assert "**Extension 1, games 13–14** (1–1)" in board
     assert "**Extension 9, games 29–30** (1–1)" in board

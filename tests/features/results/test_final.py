@@ -270,7 +270,17 @@ async def test_armageddon_with_equal_bids_goes_to_black_on_a_draw(
     await poll(services, clock, 10 * 34 + 5)
     match = await state(sessions, match_id)
     assert match.state is MatchState.FINISHED and (match.points_a, match.points_b) == (0.0, 1.0)
-    assert any(f"**{CHALLENGER}** is the" in p for p in await announced(sessions))
+    champion_post = next(p for p in await announced(sessions) if f"**{CHALLENGER}** is the" in p)
+    # issue 32: the score is the 30 games' (the Armageddon adds no point, rule III.G.6),
+    # and the post says the Armageddon decided it, and how (a draw is Black's)
+    assert f"Final: **{CHAMPION}** 15–15 **{CHALLENGER}**, level after 30 games" in champion_post
+    assert (
+        f"the **Armageddon** decided it: drawn, so **{CHALLENGER}** won it with Black's draw odds"
+    ) in champion_post
+    # the Armageddon's link is one game, not a series of rematches
+    link_post = next(t for t in await thread(sessions) if "the **Armageddon** starts now" in t)
+    assert "rematch" in link_post and "no rematch" in link_post
+    assert "Play the following games as rematches" not in link_post
 
 
 async def test_bids_through_the_button_and_the_private_form(

@@ -242,7 +242,7 @@ async def test_2024_from_the_swiss_to_the_champion(
     said = await announcements(sessions)
     assert (
         "🏆👑 **P01** is the Antichess World Championship 2024 champion! "
-        "Final: **P05** 5–7 **P01**."
+        "Grand Final: **P05** 5–7 **P01**."
     ) in said
     assert "🥉 **P03** takes place 3! Third Place Playoff: **P03** 7–5 **P07**." in said
     async with sessions() as session:

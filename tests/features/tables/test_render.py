@@ -8,9 +8,17 @@ import io
 from PIL import Image
 
 from bot.features.tables import render
-from bot.features.tables.builders import swiss_table
+from bot.features.tables.builders import (
+    deciding_games,
+    final_table,
+    final_time_controls,
+    swiss_table,
+)
 from bot.features.tables.render import render_png, render_text
-from bot.features.tables.types import SwissPairing, Table
+from bot.features.tables.types import FinalGame, SwissPairing, Table
+from bot.message_text import MESSAGE_LIMIT
+from bot.rules import final_schemes
+from bot.rules.final import FinalFormat
 
 
 def players(count: int, rounds: int = 0) -> Table:
@@ -132,3 +140,38 @@ def test_players_tied_across_the_cut_are_not_marked_as_through() -> None:
     assert not any(level.highlight)
     assert "Shared ranks (equal on every tiebreak): No 1-24." in level.footnote
     assert "`*`" not in render_text(level)
+
+
+def test_a_final_table_never_hides_its_deciding_games() -> None:
+    # Issue 32: the 31-game Final's text ended "... 3 more rows: see the picture" and the
+    # hidden rows were games 29-30 and the Armageddon. With 30-character names the table
+    # cannot fit whole, so the rows cut are from the middle: the last extension (29-30)
+    # and the Armageddon (31) stay, with the total.
+    a, b = "A" * 30, "B" * 30
+    results = [1.0, 0.0] * 15 + [0.0]
+    rules = FinalFormat()
+    controls = final_time_controls(results, rules)
+    games = [
+        FinalGame(n, control, *((a, b) if n % 2 else (b, a)), r)
+        for n, (r, control) in enumerate(zip(results, controls, strict=True), start=1)
+    ]
+    keep = deciding_games(len(results), rules)
+    assert keep == 3  # games 29, 30 and the Armageddon
+    table = final_table(a, b, games, keep_last=keep)
+    text = render_text(table)
+    assert len(text) <= MESSAGE_LIMIT
+    assert "more rows: see the picture" in text  # something had to go
+    lines = text.splitlines()
+    body = [line for line in lines if line.strip()[:2].strip().isdigit()]
+    numbers = [int(line.split()[0]) for line in body]
+    assert numbers[-3:] == [29, 30, 31] and numbers[0] == 1
+    assert "Total  15-15" in text
+    assert render_text(Table.from_json(table.to_json())) == text  # the picture's copy agrees
+
+
+def test_deciding_games_of_each_scheme() -> None:
+    # a Grand Final level after 12 and after the 4 tiebreak games: 13-16 and the 17th
+    assert deciding_games(17, final_schemes.GRAND_FINAL_2022) == 5
+    # a match decided inside its first block: the whole block so far
+    assert deciding_games(7, FinalFormat()) == 7
+    assert deciding_games(0, FinalFormat()) == 0
