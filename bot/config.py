@@ -282,6 +282,11 @@ class Config(_Section):
         the match format of the format's first final stage (`match_format`)."""
         return self.match_format(self.final_stage().key)
 
+    def row_match_format(self, key: str) -> FinalFormat:
+        """The match format of a stage row by its key; a row whose key the format lacks (a
+        2019 database's Final from before the format) plays the Final's."""
+        return self.match_format(key) if key in self.format.keys() else self.final_format()
+
     def match_format(self, key: str) -> FinalFormat:
         """How a match of the stage `key` is played and decided, as every function of
         `bot.rules.final` and `bot.rules.final_schemes` takes it: a `final_match` stage's

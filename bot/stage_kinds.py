@@ -104,6 +104,13 @@ def is_tiebreak_matches(stage: Stage) -> bool:
     return stage.kind is StageKind.TIEBREAK
 
 
+def at_own_pace(stage: Stage) -> bool:
+    """A final match's row (every format's: the 2019 Final, a Grand Final, a Third Place
+    Playoff): one match in sessions at the players' own pace (rule IV.C), so its post has
+    no round, board, seeds or deadline."""
+    return stage.kind is StageKind.FINAL
+
+
 def is_own_row(kind: StageKind) -> bool:
     """An engine kind whose row is no stage of the format but has a key and name of its own
     beside its stage's (the tiebreak matches: `<swiss key>_tiebreak`)."""

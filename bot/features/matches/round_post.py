@@ -24,8 +24,9 @@ from sqlalchemy.orm import aliased
 from bot.discord_limits import MESSAGE_CONTENT, THREAD_NAME
 from bot.features.matches import text as wording
 from bot.features.matches.context import mention
-from bot.features.matches.text import round_post_header
+from bot.features.matches.text import own_pace_header, round_post_header
 from bot.outbox import enqueue_edit
+from bot.stage_kinds import at_own_pace
 from bot.timefmt import discord_time
 from db.models import Match, MatchState, Player, Round, Setting, Stage
 
@@ -68,20 +69,21 @@ def _score(value: float) -> str:
     return f"{value:g}"
 
 
-def _pairing(match: Board, names: dict[int, str], seeds: dict[int, int]) -> str:
+def _pairing(match: Board, names: dict[int, str], seeds: dict[int, int], board: bool) -> str:
     a, b = match.player_a_id, match.player_b_id or 0
-    return (
-        f"Board {match.board}: {player_link(names[a], seeds.get(a))} vs "
-        f"{player_link(names[b], seeds.get(b))}"
-    )
+    pairing = f"{player_link(names[a], seeds.get(a))} vs {player_link(names[b], seeds.get(b))}"
+    return f"Board {match.board}: {pairing}" if board else pairing
 
 
-def match_line(match: Board, names: dict[int, str], seeds: dict[int, int]) -> str:
-    """The board's line: its players (by id in `names`), then its time or result."""
+def match_line(
+    match: Board, names: dict[int, str], seeds: dict[int, int], *, board: bool = True
+) -> str:
+    """The board's line: its players (by id in `names`), then its time or result; a final
+    match's line (`board` False) has no board number."""
     if match.player_b_id is None:
         a = match.player_a_id
         return f"Bye: {player_link(names[a], seeds.get(a))} (+{_score(match.points_a or 0)})"
-    line = _pairing(match, names, seeds)
+    line = _pairing(match, names, seeds, board)
     if match.state in (MatchState.FINISHED, MatchState.FORFEITED):
         result = f"{_score(match.score_a)}–{_score(match.score_b)}"
         if match.state is MatchState.FORFEITED:
@@ -102,7 +104,7 @@ def _longest_line(match: Board, names: dict[int, str], seeds: dict[int, int], st
         return len(match_line(match, names, seeds)) + len("00.5")
     longest_name = max(len(names[match.player_a_id]), len(names[match.player_b_id]))
     forfeit = len(" · **forfeit, won by **") + longest_name
-    return len(_pairing(match, names, seeds)) + max(status, forfeit)
+    return len(_pairing(match, names, seeds, True)) + max(status, forfeit)
 
 
 def _longest_status(sample: datetime) -> int:
@@ -153,9 +155,10 @@ class _PostInputs:
     matches: list[Board]
     names: dict[int, str]
     seeds: dict[int, int]
+    boards: bool = True  # False: a final match's post (no board, no seeds)
 
     def lines(self) -> list[str]:
-        return [match_line(m, self.names, self.seeds) for m in self.matches]
+        return [match_line(m, self.names, self.seeds, board=self.boards) for m in self.matches]
 
 
 async def _post_inputs(
@@ -187,9 +190,12 @@ async def _post_inputs(
         names[match.player_a_id] = row[width]
         if match.player_b_id is not None:
             names[match.player_b_id] = row[width + 1]
+    stage_name = wording.stage_label(stage.kind, stage.name) if stage else ""
+    if stage is not None and at_own_pace(stage):
+        header = own_pace_header(stage_name, round_.number)
+        return _PostInputs(header, round_.deadline, matches, names, {}, boards=False)
     seeding = stage.seeding if stage else []
     seeds = {pid: i + 1 for i, pid in enumerate(seeding) if pid in names}
-    stage_name = wording.stage_label(stage.kind, stage.name) if stage else ""
     header = round_post_header(stage_name, round_.number, discord_time(round_.deadline))
     return _PostInputs(header, round_.deadline, matches, names, seeds)
 

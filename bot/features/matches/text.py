@@ -230,6 +230,13 @@ def round_post_header(stage_name: str, number: int, ends: str) -> str:
     return f"**{stage_name} round {number}** · ends {ends} · (n) after a name: the seed"
 
 
+def own_pace_header(stage_name: str, number: int) -> str:
+    """A final match's post: no round, no deadline (rule IV.C: the finalists set the pace);
+    a match set up again after a withdrawal (rule VIII.C) says so."""
+    again = f" (set up again, {number})" if number > 1 else ""
+    return f"**{stage_name}**{again} · played in sessions at the players' own pace (rule IV.C)"
+
+
 # --- the round thread's opening ---------------------------------------------------------------
 
 
@@ -261,8 +268,8 @@ def round_instructions(deadline: datetime, offers: tuple[int, datetime] | None) 
     if offers is None:
         return (
             "Agree on each session's start time with `/offer` (times in UTC, e.g. "
-            "`wed 18:00`) and `/accept`; the Final must be finished by "
-            f"{discord_time(deadline)}."
+            "`wed 18:00`) and `/accept`. You set the pace: play as many sessions as you like "
+            "(rule IV.C)."
         )
     owed, due = offers
     return (

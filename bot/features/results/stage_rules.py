@@ -100,10 +100,8 @@ class StageRules:
 
     def match_format(self, stage: Stage) -> final_rules.FinalFormat:
         """The match format of a knock-out or final-match stage row (its format stage by
-        key, `Config.match_format`); a Final row whose key the format lacks is the Final's."""
-        if not self._in_format(stage) and is_final_match(self.config.format, stage):
-            return self.config.final_format()
-        return self.config.match_format(stage.key)
+        key); a Final row whose key the format lacks is the Final's (`Config.row_match_format`)."""
+        return self.config.row_match_format(stage.key)
 
     def black_seconds(self, stage: Stage) -> int:
         """Black's clock in this stage's Armageddon (rule III.G.6.a)."""

@@ -49,6 +49,7 @@ from bot.features.rounds import weeks
 from bot.features.rounds.starters import match_name
 from bot.features.rounds.text import no_channel_text
 from bot.message_text import split_parts
+from bot.stage_kinds import at_own_pace
 from bot.td_alerts import notify_td
 from db.engine import transaction
 from db.models import Match, MatchState, Player, Round, RoundState, Setting, Stage
@@ -155,7 +156,8 @@ class RoundPublisher:
             needs_post = round_.thread_id is None
             layout = await render_round_post_layout(session, round_id) if needs_post else None
             label = stage_label(stage.kind, stage.name) if stage else None
-            title = wording.round_post_title(label, round_.number)
+            own_pace = stage is not None and at_own_pace(stage)
+            title = wording.round_post_title(label, round_.number, own_pace=own_pace)
         earlier = await self._mark_in_flight(round_id)
         if layout is not None:
             parts = layout.parts

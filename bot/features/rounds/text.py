@@ -434,10 +434,13 @@ def not_started() -> str:
 # --- the pairings post in Discord ----------------------------------------------------------------
 
 
-def round_post_title(label: str | None, number: int) -> str:
+def round_post_title(label: str | None, number: int, *, own_pace: bool = False) -> str:
     """The pairings post's (and its thread's) title: the publisher finds a post it made
     before a restart by this title, so it must stay the same for the same round (a pool's
-    rounds are told apart by the pool's name)."""
+    rounds are told apart by the pool's name). A final match is no round: its name (a
+    match set up again after a withdrawal, with its number)."""
+    if own_pace:
+        return f"{label or ''}{f' ({number})' if number > 1 else ''}".strip()
     return f"{label or ''} round {number}".strip()
 
 

@@ -14,7 +14,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.config import Config
 from bot.features.rounds import text as wording
 from bot.rules import final_schemes
-from bot.rules.final import FinalFormat
 from db.models import Game, Match, Player, Stage
 
 
@@ -39,13 +38,6 @@ class Verdict:
     forfeit: bool = False
 
 
-def match_format_of(config: Config, stage: Stage) -> FinalFormat:
-    """The stage row's match format (a row the format lacks: the Final's)."""
-    if stage.key in config.format.keys():
-        return config.match_format(stage.key)
-    return config.final_format()
-
-
 async def verdict(session: AsyncSession, config: Config, stage: Stage, match: Match) -> Verdict:
     """How `match` of the knock-out or final-match row `stage` ended."""
     if match.forfeit_winner_id is not None:
@@ -57,7 +49,7 @@ async def verdict(session: AsyncSession, config: Config, stage: Stage, match: Ma
             .order_by(Game.number, Game.id)
         )
     ).all()
-    point = final_schemes.armageddon_point(match_format_of(config, stage))
+    point = final_schemes.armageddon_point(config.row_match_format(stage.key))
     score_a, score_b = match.score_a, match.score_b  # every counted game, Armageddon too
     armageddon = None
     if len(games) > point:

@@ -408,11 +408,7 @@ class TablesService(Service):
                 .order_by(Game.number, Game.id)
             )
         ).all()
-        rules = (  # the stage row's match format (a row the format lacks: the Final's)
-            self.config.match_format(stage.key)
-            if stage.key in self.config.format.keys()
-            else self.config.final_format()
-        )
+        rules = self.config.row_match_format(stage.key)
         controls = final_time_controls([g.result_a for g in rows], rules)
         games = [
             FinalGame(

@@ -19,6 +19,8 @@ from bot.audit import Actor
 from bot.clock import FakeClock
 from bot.config import Config, with_preset
 from bot.events import MatchFinished
+from bot.features.matches.round_post import render_round_post
+from bot.features.rounds.text import round_post_title
 from bot.wiring import Services
 from db.engine import transaction
 from db.models import (
@@ -29,6 +31,7 @@ from db.models import (
     Player,
     Registration,
     RegistrationState,
+    Round,
     Stage,
     StageKind,
     StageState,
@@ -236,6 +239,18 @@ async def test_2024_from_the_swiss_to_the_champion(
     assert "**12 games** at 2+5" in grand_post and "**4 tiebreak games**" in grand_post
     assert "still level after game 16, one **Armageddon**" in grand_post
     assert "**2 tiebreak games**" in third_post and "after game 14" in third_post
+    # issue 32: a final match's post is no round, has no board, no seeds, no deadline
+    async with sessions() as session:
+        grand_row = next(f for f in finals if f.key == "grand_final")
+        round_id = await session.scalar(select(Round.id).where(Round.stage_id == grand_row.id))
+        assert round_id is not None
+        post = await render_round_post(session, round_id)
+    assert post.startswith(
+        "**Grand Final** · played in sessions at the players' own pace (rule IV.C)"
+    )
+    assert "Board" not in post and "round" not in post and "(1)" not in post
+    assert "[P05](https://lichess.org/@/P05) vs [P01](https://lichess.org/@/P01)" in post
+    assert round_post_title("Grand Final", 1, own_pace=True) == "Grand Final"
 
     await decide_final(services, sessions, third[0][0], 7.0, 5.0)
     await decide_final(services, sessions, grand[0][0], 5.0, 7.0)

@@ -54,3 +54,12 @@ def test_the_final_owes_no_offers_and_the_swiss_says_how_many() -> None:
     swiss = round_instructions(round_, (2, thursday))
     assert "Each player owes 2 offers by" in swiss and "(rule V.C)" in swiss
     assert "(2019-10-02 23:59 UTC)" in swiss and "2019-10-03" not in swiss
+
+
+def test_the_final_sets_its_own_pace() -> None:
+    # rule IV.C: "The Final is played as the finalists see fit": no deadline is told
+    from bot.features.matches.text import round_instructions
+
+    text = round_instructions(datetime(2020, 3, 7, 23, 59, tzinfo=UTC), None)
+    assert "must be finished" not in text and "rule IV.C" in text
+    assert "`/offer`" in text and "`/accept`" in text
