@@ -300,9 +300,11 @@ class LichessClient:
         perf_type: str | None = None,
         max_games: int | None = None,
         ongoing: bool = False,
+        clocks: bool = False,
     ) -> list[LichessGame]:
         """Games of ``username``, newest first, as Lichess sends them; unfinished ones only
-        with ``ongoing`` (Lichess delays them by a few seconds).
+        with ``ongoing`` (Lichess delays them by a few seconds); with ``clocks`` each game's
+        clock record (`LichessGame.clocks`: the Armageddon's bid is checked from it).
 
         With ``rated`` or ``perf_type`` (Lichess's search index): ``since`` and ``until``
         both inclusive on the **last move**, in whole seconds, sorted by last move, and the
@@ -327,6 +329,8 @@ class LichessClient:
             params["max"] = max_games
         if ongoing:
             params["ongoing"] = "true"
+        if clocks:
+            params["clocks"] = "true"
         path = f"/api/games/user/{name}"
 
         def run(abandon: threading.Event) -> list[dict[str, Any]]:

@@ -113,6 +113,9 @@ class LichessGame:
     winner: str | None
     clock_initial: int | None
     clock_increment: int | None
+    # Each side's remaining time after each of its moves, in centiseconds, interleaved from
+    # the side that moved first (the export's `clocks`, sent only when asked for).
+    clocks: tuple[int, ...] = ()
 
     @property
     def url(self) -> str:
@@ -182,6 +185,7 @@ class LichessGame:
             winner=winner if winner in ("white", "black") else None,
             clock_initial=_opt_int(clock.get("initial")) if clock else None,
             clock_increment=_opt_int(clock.get("increment")) if clock else None,
+            clocks=tuple(int(c) for c in data.get("clocks") or () if isinstance(c, int)),
         )
 
 

@@ -16,6 +16,7 @@ Players are ``"a"`` and ``"b"``, the order the caller gives the bids in.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -27,7 +28,9 @@ __all__ = [
     "B",
     "Chooser",
     "EqualBids",
+    "OverBid",
     "armageddon_colours",
+    "white_over_bid",
 ]
 
 A = "a"
@@ -112,3 +115,31 @@ def armageddon_colours(
     if choice is not None:
         return _white(choice, equal=True)
     return ArmageddonColours(None, None, Chooser.TD, True)
+
+
+@dataclass(frozen=True)
+class OverBid:
+    """White's clock went below what their bid allows: after White's ``move``-th move it
+    read ``left_cs`` centiseconds, under ``limit_cs``."""
+
+    move: int
+    left_cs: int
+    limit_cs: int
+
+
+def white_over_bid(clocks_cs: Sequence[int], *, black_s: int, white_bid_s: int) -> OverBid | None:
+    """Whether White used more than their bid, read from the game's clock record.
+
+    The game is created with Black's clock for both sides (a Lichess challenge has one
+    clock), so White "must treat" ``black_s - white_bid_s`` of it as used: White is over
+    their time when their clock reads less than that. ``clocks_cs`` is Lichess's clock
+    record (the export's ``clocks``: each side's remaining time after each of its moves,
+    in centiseconds, the side that moved first first, so White's at the even places).
+    None when White stayed within the bid (or made no move)."""
+    if not 0 < white_bid_s <= black_s:
+        raise ValueError(f"a bid must be 1..{black_s} seconds, got {white_bid_s}")
+    limit = (black_s - white_bid_s) * 100
+    for index, left in enumerate(clocks_cs[0::2]):
+        if left < limit:
+            return OverBid(index + 1, left, limit)
+    return None

@@ -13,7 +13,8 @@ Semantics copied from lila:
   seconds, newest last move first, finished games only (``noStart`` included); without
   them (the game database) ``since`` inclusive and ``until`` exclusive on ``createdAt``
   (ms), newest first, and unfinished games only with ``ongoing=true``. Then ``vs``
-  (opponent, case-insensitive), ``rated``, ``perfType`` (comma separated), ``max``.
+  (opponent, case-insensitive), ``rated``, ``perfType`` (comma separated), ``max``;
+  ``clocks=true`` adds each game's clock record (``clocks``, when the game has one).
   Unknown user, or a closed account: 404.
 * ``GET /api/user/{name}``: case-insensitive; closed accounts (``closed=True``)
   answer only ``id``, ``username``, ``disabled: true``; ``disabled=True`` without
@@ -411,6 +412,8 @@ class FakeLichess(LichessAccess, Misbehaviour):
             selected = selected[:max_games]
         resp = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
         await resp.prepare(request)
+        if not _truthy(q.get("clocks")):  # lila: the clock record only with `clocks=true`
+            selected = [{k: v for k, v in g.items() if k != "clocks"} for g in selected]
         lines = [(json.dumps(g) + "\n").encode() for g in selected]
         if id(request) in self._truncating:
             # Half the games, then half a line, then the connection drops mid-stream.

@@ -63,6 +63,9 @@ class StoredGame:
     white_rating_diff: int | None = 0
     black_rating_diff: int | None = 0
     clock: tuple[int, int] | None = (120, 5)
+    # The clock record (each side's time left after each of its moves, centiseconds,
+    # White's first): Lichess keeps one for every game played with a clock.
+    clocks: tuple[int, ...] | None = None
     listed_ms: int | None = None  # invisible until the fake's clock reaches this (ms)
     created_ms: int = field(init=False)
 
@@ -105,6 +108,8 @@ class StoredGame:
                 "increment": increment,
                 "totalTime": initial + 40 * increment,
             }
+        if self.clocks is not None:
+            game["clocks"] = list(self.clocks)  # the export sends it only when asked
         return game
 
 

@@ -7,7 +7,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.rules import final
-from bot.rules.armageddon import ArmageddonColours, Chooser, EqualBids, armageddon_colours
+from bot.rules.armageddon import (
+    ArmageddonColours,
+    Chooser,
+    EqualBids,
+    OverBid,
+    armageddon_colours,
+    white_over_bid,
+)
 
 PREV, RPS = EqualBids.PREVIOUS_CHAMPION, EqualBids.ROCK_PAPER_SCISSORS
 
@@ -91,3 +98,27 @@ def test_white_never_bid_more_than_black(
 def test_the_2019_final_delegates_with_the_champion_as_a(x: int, y: int) -> None:
     white = armageddon_colours(x, y, equal_bids=PREV, previous_champion="a").white
     assert final.armageddon_white(x, y) == ("champion" if white == "a" else "challenger")
+
+
+# --- White within the bid, from Lichess's clock record ----------------------------------------
+
+
+def test_white_over_the_bid_is_found_at_whites_first_reading_below() -> None:
+    # bid 1:56 against Black's 3:00: White must stay at or above 1:04 = 6,400 cs.
+    # White's readings are the even places: 17,000, 9,000, 6,399 (move 3), 6,000.
+    record = [17_000, 18_000, 9_000, 100, 6_399, 50, 6_000]
+    over = white_over_bid(record, black_s=180, white_bid_s=116)
+    assert over == OverBid(move=3, left_cs=6_399, limit_cs=6_400)
+
+
+def test_white_at_the_limit_or_black_low_is_fine() -> None:
+    # 6,400 is not below 6,400; Black's own low clock (odd places) is Black's business
+    assert white_over_bid([6_400, 1, 6_400, 0], black_s=180, white_bid_s=116) is None
+    assert white_over_bid([], black_s=180, white_bid_s=116) is None
+
+
+def test_a_bid_outside_blacks_clock_is_refused() -> None:
+    with pytest.raises(ValueError):
+        white_over_bid([100], black_s=180, white_bid_s=0)
+    with pytest.raises(ValueError):
+        white_over_bid([100], black_s=180, white_bid_s=181)

@@ -29,6 +29,7 @@ from bot.errors import InvalidInput, NotAllowed, WrongStage
 from bot.events import EventBus
 from bot.features.matches.context import mention, player_by_discord, post_for_match
 from bot.features.matches.text import addressed
+from bot.features.results import armageddon_text as clock_words
 from bot.features.results import text as wording
 from bot.features.results.records import MatchRecords
 from bot.features.results.stage_rules import ARMAGEDDON_KEY, RPS_VIEW, MatchRecord
@@ -199,12 +200,8 @@ class ArmageddonBids(Service):
             session,
             self.config,
             now=now,
-            content=wording.armageddon_td(
-                ctx.match.id,
-                white_player.lichess_username,
-                white_bid,
-                black,
-                self.records.rules.match_name(ctx),
+            content=clock_words.revealed_td(
+                self.records.rules.match_name(ctx), white_player.lichess_username, white_bid, black
             ),
         )
 

@@ -26,6 +26,7 @@ from bot.features.matches.round_post import Board, match_line, queue_round_post_
 from bot.features.matches.text import addressed, block_scoreboard, scoreboard
 from bot.features.matches.types import PLAYED_ON, GameLine
 from bot.features.results import text as wording
+from bot.features.results.armageddon_clocks import checked_result
 from bot.features.results.records import MatchRecords
 from bot.features.results.stage_rules import (
     AFTER_END,
@@ -126,6 +127,13 @@ class Scorekeeper:
                 if not verdict.counts or verdict.result_a is None:
                     log.info("match %s: game %s ignored: %s", match_id, game.id, verdict.reason)
                     continue
+                result_a = verdict.result_a
+                if self.rules.is_armageddon_next(ctx, results):  # White within the bid?
+                    result_a = checked_result(
+                        session, self.config, ctx, game, result_a,
+                        black_s=self.rules.black_seconds(ctx.stage),
+                        name=self.rules.match_name(ctx), actor=actor, now=now,
+                    )  # fmt: skip
                 row = Game(
                     match_id=ctx.match.id,
                     lichess_id=game.id,
@@ -134,7 +142,7 @@ class Scorekeeper:
                     black_player_id=ctx.b.id if game.white_id == ctx.a.lichess_id else ctx.a.id,
                     status=game.status,
                     winner=game.winner,
-                    result_a=verdict.result_a,
+                    result_a=result_a,
                     counted=True,
                     flagged=verdict.flag is not None,
                     created_at=game.created_at,
@@ -143,7 +151,7 @@ class Scorekeeper:
                 session.add(row)
                 ctx.games.append(row)
                 stored[game.id] = row
-                results.append(verdict.result_a)
+                results.append(result_a)
                 record(
                     session,
                     at=now,

@@ -59,7 +59,7 @@ class MatchRecords:
             round_ = rounds[match.round_id]
             stage = stages[round_.stage_id]
             a, b = players[match.player_a_id], players[match.player_b_id or 0]
-            white, revealed = None, None
+            white, revealed, bid = None, None, None
             if self.rules.is_match_stage(stage):
                 row = await session.get(Setting, ARMAGEDDON_KEY + str(match.id))
                 state = json.loads(row.value) if row else {}
@@ -67,8 +67,10 @@ class MatchRecords:
                 revealed = (
                     datetime.fromisoformat(state["revealed_at"]) if "revealed_at" in state else None
                 )
+                white_id = a.id if white == "champion" else b.id
+                bid = state.get("bids", {}).get(str(white_id)) if white else None
             found[match.id] = MatchRecord(
-                match, round_, stage, a, b, games[match.id], white, revealed
+                match, round_, stage, a, b, games[match.id], white, revealed, bid
             )
         return found
 

@@ -290,17 +290,19 @@ class ResultsService(Service):
         starts), and `judge` checks each game's own creation time and status."""
         since = self.rules.earliest(ctx)
         variant = self.config.tournament.variant
+        clocks = self.rules.is_match_stage(ctx.stage)  # an Armageddon's bid is read from them
         if ctx.a.lichess_id not in self._closed_accounts:
             try:
                 return await self.lichess.export_games(
                     ctx.a.lichess_id, vs=ctx.b.lichess_id, since=since, perf_type=variant,
-                    rated=True,
+                    rated=True, clocks=clocks,
                 )  # fmt: skip
             except LichessNotFound:  # A's account is closed (Lichess refuses its export)
                 self._closed_accounts.add(ctx.a.lichess_id)  # read B's from now on
         games = await self.lichess.export_games(
-            ctx.b.lichess_id, vs=ctx.a.lichess_id, since=since, perf_type=variant, rated=True
-        )
+            ctx.b.lichess_id, vs=ctx.a.lichess_id, since=since, perf_type=variant, rated=True,
+            clocks=clocks,
+        )  # fmt: skip
         async with transaction(self.sessions) as session:
             await notify_td_once(
                 session,

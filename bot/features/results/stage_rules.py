@@ -58,6 +58,7 @@ class MatchRecord:
     # the reveal is not the Armageddon).
     armageddon_white: str | None = None
     armageddon_revealed_at: datetime | None = None
+    armageddon_white_bid: int | None = None  # seconds: White's bid, checked on the clocks
 
     @property
     def thread_id(self) -> int | None:
@@ -257,6 +258,16 @@ class StageRules:
         ):
             return (ctx.a, ctx.b) if white == final_rules.CHAMPION else (ctx.b, ctx.a)
         return ctx.a, ctx.b
+
+    def is_armageddon_next(self, ctx: MatchRecord, results: Sequence[float]) -> bool:
+        """The next game of a knock-out or final match is its Armageddon, colours known."""
+        if not self.is_match_stage(ctx.stage) or ctx.armageddon_white is None:
+            return False
+        try:
+            next_game = self.final_status(ctx.stage, results, ctx.armageddon_white).next_game
+        except ValueError:  # already decided
+            return False
+        return next_game == final_rules.ARMAGEDDON
 
     def armageddon_refusal(
         self, ctx: MatchRecord, results: Sequence[float], game: LichessGame

@@ -340,18 +340,6 @@ def armageddon_reveal(
     )
 
 
-def armageddon_td(
-    match_id: int, white: str, white_bid: int, black: int, name: str = "Final"
-) -> str:
-    return (
-        f"⚖️ {name} match {match_id}: Armageddon bids revealed, {white} plays White with "
-        f"{clock_text(white_bid)} against {clock_text(black)}. Lichess gives both sides "
-        f"{clock_text(black)}: when the game is in, check that White's clock never "
-        f"fell below {clock_text(black - white_bid)}, and void it with /td results void-game "
-        "if not."
-    )
-
-
 def armageddon_equal_bids(
     champion: str, challenger: str, bid: int, *, no_previous_champion: bool = False
 ) -> str:

@@ -75,6 +75,7 @@ def add_games(
     clocks: list[tuple[int, int]],
     champion_white: bool | None = None,
     after: timedelta = timedelta(0),
+    record: tuple[int, ...] | None = None,
 ) -> None:
     """Games `first`.. of the Final with the champion's results, colours alternating."""
     for offset, (result, clock) in enumerate(zip(results, clocks, strict=True)):
@@ -97,6 +98,7 @@ def add_games(
             winner=winner,
             status=status,
             clock=clock,
+            clocks=record,
         )
 
 
@@ -119,6 +121,17 @@ async def state(sessions: async_sessionmaker[AsyncSession], match_id: int) -> Ma
         match = await session.get(Match, match_id)
         assert match is not None
         return match
+
+
+async def td_alerts(sessions: async_sessionmaker[AsyncSession]) -> list[str]:
+    """The TD's notes: what the bot wrote outside the thread and the announcements."""
+    async with sessions() as session:
+        rows = await session.scalars(
+            select(OutboxMessage).where(
+                OutboxMessage.target_id.not_in((ROUND_THREAD, ANNOUNCE_CHANNEL))
+            )
+        )
+        return [r.content for r in rows]
 
 
 async def announced(sessions: async_sessionmaker[AsyncSession]) -> list[str]:
@@ -277,6 +290,9 @@ async def test_armageddon_with_equal_bids_goes_to_black_on_a_draw(
     assert (
         f"the **Armageddon** decided it: drawn, so **{CHALLENGER}** won it with Black's draw odds"
     ) in champion_post
+    # Lichess sent no clock record for it: the TD is asked to check White's clock
+    alerts = await td_alerts(sessions)
+    assert any("sent no clock record" in a and "stayed above 0:30" in a for a in alerts)
     # the Armageddon's link is one game, not a series of rematches
     link_post = next(t for t in await thread(sessions) if "the **Armageddon** starts now" in t)
     assert "rematch" in link_post and "no rematch" in link_post
@@ -451,3 +467,68 @@ async def test_the_2_0_extensions_and_the_armageddon_are_announced_with_their_ru
         about = [d for d in received if "Armageddon" in d]
         assert len(about) == 1 and "after 30 games" in about[0], about
         assert "Black has 3:00 and draw odds (rule III.G.6.a)" in about[0]
+
+
+async def test_a_white_over_the_bid_loses_the_armageddon_on_the_clock_record(
+    services: Services,
+    sessions: async_sessionmaker[AsyncSession],
+    fake: FakeLichess,
+    clock: FakeClock,
+    config: Config,
+) -> None:
+    """Rule III.G.6.b: White plays with the time of the lower bid. The game is 3+0 for both
+    (one clock per Lichess challenge), so White must stay above 3:00 - bid; the bot reads
+    White's clock from Lichess's clock record (export `clocks=true`) and rules."""
+    match_id = await final_match(sessions, fake)
+    await poll(services, clock, 0)
+    thirty = [1.0, 0.0] * 15
+    add_games(fake, thirty, clocks=clocks_for(thirty, config))
+    await poll(services, clock, 10 * 30 + 5)
+    await services.bids.submit_bid(discord_id=701, match_id=match_id, text="2:00")
+    await services.bids.submit_bid(discord_id=702, match_id=match_id, text="2:30")
+    clock.set(AGREED + timedelta(minutes=10 * 31 + 10))
+    await services.results.run_once()  # the champion bid lower: White with 2:00
+    # White wins on the board, but White's clock (even places) read 0:59.0 after their 3rd
+    # move: under 3:00 - 2:00 = 1:00, so White lost on time and Black (Chall) wins.
+    record = (17_000, 17_500, 9_000, 16_000, 5_900, 15_000, 5_500)
+    add_games(fake, [1.0], first=32, clocks=[(180, 0)], champion_white=True, record=record)
+    await poll(services, clock, 10 * 32 + 5)
+    match = await state(sessions, match_id)
+    assert match.state is MatchState.FINISHED and (match.points_a, match.points_b) == (0.0, 1.0)
+    posts = await thread(sessions)
+    ruled = next(t for t in posts if "Armageddon (" in t and "lost on time" in t)
+    assert "after White's move 3" in ruled and "0:59.0, below 1:00.0" in ruled
+    assert f"**{CHALLENGER}** wins the Armageddon" in ruled
+    alerts = await td_alerts(sessions)
+    assert any("was counted as **Chall**'s win" in a for a in alerts)
+    assert any(f"**{CHALLENGER}** is the" in p for p in await announced(sessions))
+    # the bot asked Lichess for the clock record of this final match's games
+    exports = [query for _, path, query in fake.requests if "/api/games/user/" in path]
+    assert exports and all(query.get("clocks") == "true" for query in exports)
+
+
+async def test_white_within_the_bid_keeps_the_result(
+    services: Services,
+    sessions: async_sessionmaker[AsyncSession],
+    fake: FakeLichess,
+    clock: FakeClock,
+    config: Config,
+) -> None:
+    match_id = await final_match(sessions, fake)
+    await poll(services, clock, 0)
+    thirty = [1.0, 0.0] * 15
+    add_games(fake, thirty, clocks=clocks_for(thirty, config))
+    await poll(services, clock, 10 * 30 + 5)
+    await services.bids.submit_bid(discord_id=701, match_id=match_id, text="2:00")
+    await services.bids.submit_bid(discord_id=702, match_id=match_id, text="2:30")
+    clock.set(AGREED + timedelta(minutes=10 * 31 + 10))
+    await services.results.run_once()
+    # White's lowest reading 1:00.0 is not below 1:00 (Black's clocks do not matter)
+    record = (17_000, 1_000, 9_000, 500, 6_000, 100)
+    add_games(fake, [1.0], first=32, clocks=[(180, 0)], champion_white=True, record=record)
+    await poll(services, clock, 10 * 32 + 5)
+    match = await state(sessions, match_id)
+    assert (match.points_a, match.points_b) == (1.0, 0.0)
+    assert not any("lost on time" in t for t in await thread(sessions))
+    alerts = await td_alerts(sessions)
+    assert not any("sent no clock record" in a or "was counted as" in a for a in alerts)
