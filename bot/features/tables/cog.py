@@ -10,12 +10,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.features.tables import text as wording
+from bot.features.tables.bracket_picture import BRACKET_PICTURE, bracket_picture
 from bot.features.tables.render import STANDINGS_PICTURE, standings_picture
 
 if TYPE_CHECKING:
     from bot.app import ChampionshipBot
 
-PICTURE = "standings.png"
 CHOICES = 25  # Discord shows at most 25 autocomplete choices
 
 
@@ -38,14 +38,15 @@ class TablesCog(commands.Cog):
     async def standings(
         self, interaction: discord.Interaction, stage: app_commands.Range[str, 1, 31] | None = None
     ) -> None:
-        """One answer per table: each pool's crosstable, both finals' scoreboards."""
+        """One answer per table: each pool's crosstable, both finals' scoreboards; first the
+        bracket of a knock-out or final match."""
         answers = await self.bot.svc.tables.standings_answers(stage)
-        for index, (text, png) in enumerate(answers):
-            file = discord.File(io.BytesIO(png), filename=PICTURE)
+        for index, answer in enumerate(answers):
+            file = discord.File(io.BytesIO(answer.png), filename=answer.filename)
             if index == 0:
-                await interaction.response.send_message(text, file=file, ephemeral=True)
+                await interaction.response.send_message(answer.text, file=file, ephemeral=True)
             else:
-                await interaction.followup.send(text, file=file, ephemeral=True)
+                await interaction.followup.send(answer.text, file=file, ephemeral=True)
 
     async def _stages(
         self, _interaction: discord.Interaction, current: str
@@ -83,4 +84,5 @@ async def setup(bot: ChampionshipBot) -> None:
     """The extension: /standings and /pairings, and the picture the table posts carry."""
     if bot.outbox is not None:
         bot.outbox.register_attachment(STANDINGS_PICTURE, standings_picture)
+        bot.outbox.register_attachment(BRACKET_PICTURE, bracket_picture)
     await bot.add_cog(TablesCog(bot))

@@ -11,10 +11,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.format.model import Format, KnockoutStage, Places, PoolPlaces, Top
+from bot.format.model import FinalMatchStage, Format, KnockoutStage, Places, PoolPlaces, Top
 from db.models import Stage
 
-__all__ = ["TIEBREAK", "TableKind", "advancing", "match_names", "table_kind"]
+__all__ = [
+    "TIEBREAK",
+    "MatchSeats",
+    "TableKind",
+    "advancing",
+    "bracket_shows_whole",
+    "match_names",
+    "match_places",
+    "stage_matches",
+    "table_kind",
+]
 
 TableKind = Literal["swiss", "crosstable", "tiebreak", "knockout", "final"]
 TIEBREAK: TableKind = "tiebreak"
@@ -84,6 +94,39 @@ def match_names(fmt: Format, row: Stage) -> dict[int, str]:
     if not isinstance(stage, KnockoutStage):
         return {}
     return {board: p.name for board, p in enumerate(stage.pairings, start=1)}
+
+
+# One match a stage plays: its name and the seats of its two sides among the stage's
+# entrants, counted from 1 in entry order (bot.format.model.KnockoutPairing).
+MatchSeats = tuple[str, int, int]
+
+
+def stage_matches(fmt: Format, key: str) -> tuple[MatchSeats, ...]:
+    """The matches stage `key` plays, for the bracket: a knock-out's pairings in board order,
+    a final match's one match (named by the stage, the first entrant side a); none for a
+    stage of groups or rounds (a Swiss, a round robin) or a key outside the format."""
+    if key not in fmt.keys():
+        return ()
+    stage = fmt.stage(key)
+    if isinstance(stage, KnockoutStage):
+        return tuple((p.name, p.a, p.b) for p in stage.pairings)
+    if isinstance(stage, FinalMatchStage):
+        return ((stage.name, 1, 2),)
+    return ()
+
+
+def match_places(fmt: Format, key: str) -> tuple[int, int] | None:
+    """The places a final match's winner and loser take ((1, 2): the champion's match);
+    None for a stage whose matches send players on rather than place them."""
+    stage = fmt.stage(key) if key in fmt.keys() else None
+    return stage.places if isinstance(stage, FinalMatchStage) else None
+
+
+def bracket_shows_whole(fmt: Format, row: Stage) -> bool:
+    """Whether the bracket `row` is drawn in shows all its table does (a knock-out's
+    matches, scores and winners), so that the bracket stands in for the table; a final
+    match's table is its games one by one, which the bracket does not show."""
+    return table_kind(fmt, row) == "knockout"
 
 
 def posts_scoreboard(fmt: Format, row: Stage) -> bool:

@@ -32,6 +32,8 @@ __all__ = [
     "MESSAGE_LIMIT",
     "PICTURE_FILE",
     "STANDINGS_PICTURE",
+    "drawable",
+    "load_font",
     "render_plain",
     "render_png",
     "render_text",
@@ -162,11 +164,12 @@ def render_plain(table: Table) -> str:
 
 
 @lru_cache(maxsize=16)
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+def load_font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """Pillow's bundled font at `size` pixels (every picture of the tables uses it)."""
     return ImageFont.load_default(size=size)
 
 
-def _drawable(text: str) -> str:
+def drawable(text: str) -> str:
     """The bundled font has printable ASCII (and ·): anything else becomes "?"."""
     return "".join(ch if " " <= ch <= "~" or ch == "·" else "?" for ch in text)
 
@@ -186,12 +189,10 @@ class _Layout:
 
 
 def _layout(table: Table, size: int) -> _Layout:
-    font = _font(size)
+    font = load_font(size)
     pad = round(size * 0.6)
     widths = tuple(
-        round(
-            max(font.getlength(_drawable(cell)) for cell in [header, *(r[c] for r in table.rows)])
-        )
+        round(max(font.getlength(drawable(cell)) for cell in [header, *(r[c] for r in table.rows)]))
         + 2 * pad
         for c, header in enumerate(table.headers)
     )
@@ -236,18 +237,18 @@ def render_png(table: Table) -> bytes:
     size, pad, row_h, margin = layout.size, layout.pad, layout.row_height, layout.margin
     width = layout.table_width + 2 * margin
     inner = width - 2 * margin
-    font = _font(size)
-    title_font = _font(round(size * 1.15))
+    font = load_font(size)
+    title_font = load_font(round(size * 1.15))
     note_size = max(14, round(size * 0.72))
-    note_font = _font(note_size)
-    title_lines = _wrap(_drawable(table.title), title_font, inner - 2 * pad)
+    note_font = load_font(note_size)
+    title_lines = _wrap(drawable(table.title), title_font, inner - 2 * pad)
     notes = []
     if any(table.highlight) and table.highlight_label:
         notes.append(f"Tinted rows: {table.highlight_label}.")
     if table.footnote:
         notes.append(table.footnote)
     note_lines = [
-        line for note in notes for line in _wrap(_drawable(note), note_font, inner - 2 * pad)
+        line for note in notes for line in _wrap(drawable(note), note_font, inner - 2 * pad)
     ]
     title_line_h = round(size * 1.5)
     note_line_h = round(note_size * 1.4)
@@ -282,7 +283,7 @@ def render_png(table: Table) -> bytes:
     def cells(top: int, values: Sequence[str], ink: tuple[int, int, int], bold: bool) -> None:
         centre = top + row_h // 2
         for c, value in enumerate(values):
-            text = _drawable(value)
+            text = drawable(value)
             if align[c] == "right":
                 x, anchor = lefts[c] + layout.widths[c] - pad, "rm"
             else:

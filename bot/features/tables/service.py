@@ -2,12 +2,14 @@
 
 Every table is built by `builders.py` from what is stored (the stage's seeding, its rounds,
 matches and games) and the pure rules; nothing here decides a result. The post after a round
-is written in the transaction that closed it (`RoundComplete`), as text: the outbox carries
-no files, so the picture is for /standings.
+is written in the transaction that closed it (`RoundComplete`), its picture attached (drawn
+when sent); a knock-out's round posts its bracket instead, and a final match's end its
+scoreboard and then the bracket.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import datetime
 from typing import Any
@@ -21,6 +23,8 @@ from bot.events import RoundComplete, StageFinished
 from bot.features.discipline.common import robin_match_result
 from bot.features.matches.text import STAGE_LABELS
 from bot.features.tables import text as wording
+from bot.features.tables.bracket_picture import BRACKET_FILE, bracket_png
+from bot.features.tables.bracket_reading import read_bracket
 from bot.features.tables.builders import (
     ARMAGEDDON,
     candidates_table,
@@ -32,6 +36,7 @@ from bot.features.tables.builders import (
 )
 from bot.features.tables.kinds import (
     advancing,
+    bracket_shows_whole,
     match_names,
     pairings_label,
     posts_scoreboard,
@@ -39,15 +44,21 @@ from bot.features.tables.kinds import (
     title_name,
 )
 from bot.features.tables.pictures import StandingsPictures
+from bot.features.tables.posts import post_bracket, post_table
 from bot.features.tables.reading import match_winner, swiss_table_once
-from bot.features.tables.render import STANDINGS_PICTURE, render_text
-from bot.features.tables.types import BoardLine, FinalGame, RoundPairings, Table
+from bot.features.tables.render import PICTURE_FILE
+from bot.features.tables.stored import (
+    counted_games,
+    players_by_id,
+    published_rounds,
+    round_matches,
+)
+from bot.features.tables.text import bracket_text
+from bot.features.tables.types import Answer, BoardLine, Bracket, FinalGame, RoundPairings, Table
 from bot.format.swiss import swiss_stage
-from bot.outbox import enqueue_channel
 from bot.rules import final, final_schemes
 from bot.service import Service, Subscription
 from db.models import (
-    Game,
     Match,
     MatchState,
     Player,
@@ -104,9 +115,27 @@ class TablesService(Service):
         """/standings: the table's text and its PNG (drawn once per table, see pictures)."""
         return await self.pictures.answer(await self.standings(stage))
 
-    async def standings_answers(self, stage: str | None = None) -> list[tuple[str, bytes]]:
-        """/standings: each table's text and PNG, one per pool or running final."""
-        return [await self.pictures.answer(t) for t in await self.standings_tables(stage)]
+    async def standings_answers(self, stage: str | None = None) -> list[Answer]:
+        """/standings: each table's text and PNG, one per pool or running final; first the
+        bracket a knock-out or a final match is drawn in, which stands in for a knock-out's
+        table (it shows every cell of it, and where the players go)."""
+        async with self.sessions() as session:
+            rows = await self._stage_rows(session, stage)
+            brackets, tables = [], []
+            for row in rows:
+                bracket = await self._bracket(session, row)
+                if bracket is not None and bracket not in brackets:
+                    brackets.append(bracket)
+                if bracket is None or not bracket_shows_whole(self.config.format, row):
+                    tables.append(await self._table(session, row))
+        answers = [
+            Answer(bracket_text(b), await asyncio.to_thread(bracket_png, b), BRACKET_FILE)
+            for b in brackets
+        ]
+        for table in tables:
+            text, png = await self.pictures.answer(table)
+            answers.append(Answer(text, png, PICTURE_FILE))
+        return answers
 
     async def pairings(
         self, round_number: int | None = None, stage: str | None = None
@@ -114,7 +143,7 @@ class TablesService(Service):
         """A round's boards (default: the latest published round of the current stage)."""
         async with self.sessions() as session:
             found = await self._stage(session, stage)
-            rounds = await self._rounds(session, found)
+            rounds = await published_rounds(session, found)
             if not rounds:
                 raise WrongStage(wording.no_rounds(found.key, found.name))
             if round_number is None:
@@ -146,7 +175,8 @@ class TablesService(Service):
     async def _on_stage_finished(
         self, session: AsyncSession, event: StageFinished, now: datetime
     ) -> None:
-        """A final match is over: its scoreboard, game by game, for everyone."""
+        """A final match is over: its scoreboard, game by game, for everyone, then the
+        bracket it is drawn in (with its place or the champion)."""
         channel = self.config.discord.announcement_channel_id
         stage = await session.get(Stage, event.stage_id)
         if not channel or stage is None or not posts_scoreboard(self.config.format, stage):
@@ -156,36 +186,41 @@ class TablesService(Service):
         except (ValueError, LookupError, WrongStage):
             log.exception("no final scoreboard post for stage %s", event.stage_id)
             return
-        self._post_table(session, channel, table, now)
+        post_table(session, channel, table, now)
+        bracket = await self._bracket(session, stage)
+        if bracket is not None:
+            post_bracket(session, channel, bracket, now)
 
     async def _on_round_complete(
         self, session: AsyncSession, event: RoundComplete, now: datetime
     ) -> None:
-        """The table after the round, in the announcement channel, with its picture. A table
-        that cannot be built is logged, never allowed to undo the result."""
+        """The table after the round, in the announcement channel, with its picture (a
+        knock-out: its bracket instead). A table that cannot be built is logged, never
+        allowed to undo the result."""
         channel = self.config.discord.announcement_channel_id
         stage = await session.get(Stage, event.stage_id)
         round_ = await session.get(Round, event.round_id)
         if not channel or stage is None or round_ is None:
             return
+        bracket = await self._bracket(session, stage)
+        if bracket is not None:
+            post_bracket(session, channel, bracket, now)
+            if bracket_shows_whole(self.config.format, stage):
+                return
         try:
             table = await self._table(session, stage, after=round_)
         except (ValueError, LookupError, WrongStage):
             log.exception("no standings post after round %s", event.round_id)
             return
-        self._post_table(session, channel, table, now)
+        post_table(session, channel, table, now)
 
-    @staticmethod
-    def _post_table(session: AsyncSession, channel: int, table: Table, now: datetime) -> None:
-        """One post per table: its text (the rows that fit, the legend whole) with its
-        picture attached, which has every row, as /standings answers."""
-        enqueue_channel(
-            session,
-            channel_id=channel,
-            now=now,
-            content=render_text(table),
-            attachment=(STANDINGS_PICTURE, {"table": table.to_json()}),
-        )
+    async def _bracket(self, session: AsyncSession, stage: Stage) -> Bracket | None:
+        """The bracket `stage` is drawn in, if any; one that cannot be read is logged."""
+        try:
+            return await read_bracket(session, self.config, stage.key)
+        except (ValueError, LookupError):
+            log.exception("no bracket for stage %s", stage.id)
+            return None
 
     # --- which stage, which rounds ------------------------------------------------------------
 
@@ -227,39 +262,12 @@ class TablesService(Service):
             raise InvalidInput(wording.unknown_stage(wanted, self.config.format.keys()))
         raise WrongStage(wording.not_started(typed, names.get(typed, typed)))
 
-    async def _rounds(self, session: AsyncSession, stage: Stage) -> list[Round]:
-        """The stage's published rounds (and finished ones), in order."""
-        return list(
-            (
-                await session.scalars(
-                    select(Round)
-                    .where(Round.stage_id == stage.id, Round.state != RoundState.DRAFT)
-                    .order_by(Round.number)
-                )
-            ).all()
-        )
-
-    async def _players(self, session: AsyncSession, ids: list[int]) -> dict[int, Player]:
-        rows = await session.scalars(select(Player).where(Player.id.in_(ids)))
-        return {p.id: p for p in rows}
-
-    async def _matches(self, session: AsyncSession, rounds: list[Round]) -> list[Match]:
-        return list(
-            (
-                await session.scalars(
-                    select(Match)
-                    .where(Match.round_id.in_([r.id for r in rounds]))
-                    .order_by(Match.round_id, Match.board)
-                )
-            ).all()
-        )
-
     # --- the tables -------------------------------------------------------------------------
 
     async def _table(
         self, session: AsyncSession, stage: Stage, after: Round | None = None
     ) -> Table:
-        rounds = await self._rounds(session, stage)
+        rounds = await published_rounds(session, stage)
         if after is not None:
             rounds = [r for r in rounds if r.number <= after.number]
         build = {
@@ -340,14 +348,14 @@ class TablesService(Service):
         """The Candidates (or the Swiss tiebreak matches) as a crosstable; each match counted
         by rule VIII.B (a forfeit with a winner is won by every game, one without a winner
         is disregarded)."""
-        players = await self._players(session, stage.seeding)
+        players = await players_by_id(session, stage.seeding)
         field = [players[pid] for pid in stage.seeding if pid in players]
         games = float(self.config.tournament.match_games)
         names = {pid: p.lichess_username for pid, p in players.items()}
         seeded = set(stage.seeding)
         results = [
             result
-            for m in await self._matches(session, rounds)
+            for m in await round_matches(session, rounds)
             if (result := robin_match_result(m, seeded, names, games)) is not None
         ]
         at, finished = self._progress(rounds, after)
@@ -366,9 +374,9 @@ class TablesService(Service):
         self, session: AsyncSession, stage: Stage, rounds: list[Round], after: Round | None
     ) -> Table:
         """A knock-out as its matches, by the format's names: the score and who goes on."""
-        matches = await self._matches(session, rounds)
+        matches = await round_matches(session, rounds)
         ids = [m.player_a_id for m in matches] + [m.player_b_id for m in matches if m.player_b_id]
-        players = await self._players(session, ids)
+        players = await players_by_id(session, ids)
         names = match_names(self.config.format, stage)
 
         def name(player_id: int | None) -> str | None:
@@ -396,18 +404,12 @@ class TablesService(Service):
         return knockout_table(rows, title=title)
 
     async def _final(self, session: AsyncSession, stage: Stage, rounds: list[Round]) -> Table:
-        match = next((m for m in await self._matches(session, rounds) if m.player_b_id), None)
+        match = next((m for m in await round_matches(session, rounds) if m.player_b_id), None)
         if match is None or match.player_b_id is None:
             raise WrongStage(wording.not_started(stage.key, stage.name))
-        players = await self._players(session, [match.player_a_id, match.player_b_id])
+        players = await players_by_id(session, [match.player_a_id, match.player_b_id])
         a, b = players[match.player_a_id], players[match.player_b_id]
-        rows = (
-            await session.scalars(
-                select(Game)
-                .where(Game.match_id == match.id, Game.counted.is_(True))
-                .order_by(Game.number, Game.id)
-            )
-        ).all()
+        rows = (await counted_games(session, [match.id])).get(match.id, [])
         rules = self.config.row_match_format(stage.key)
         controls = final_time_controls([g.result_a for g in rows], rules)
         games = [
@@ -450,17 +452,10 @@ class TablesService(Service):
     # --- pairings ---------------------------------------------------------------------------
 
     async def _pairings(self, session: AsyncSession, stage: Stage, round_: Round) -> RoundPairings:
-        matches = await self._matches(session, [round_])
+        matches = await round_matches(session, [round_])
         ids = {m.player_a_id for m in matches} | {m.player_b_id for m in matches if m.player_b_id}
-        players = await self._players(session, list(ids))
-        counted: dict[int, list[str]] = {}
-        rows = await session.scalars(
-            select(Game)
-            .where(Game.match_id.in_([m.id for m in matches]), Game.counted.is_(True))
-            .order_by(Game.number, Game.id)
-        )
-        for g in rows:
-            counted.setdefault(g.match_id, []).append(g.lichess_id)
+        players = await players_by_id(session, list(ids))
+        counted = await counted_games(session, [m.id for m in matches])
 
         def name(player_id: int | None) -> str | None:
             return players[player_id].lichess_username if player_id in players else None
@@ -476,7 +471,7 @@ class TablesService(Service):
                 m.score_b,
                 m.points_a,
                 name(m.forfeit_winner_id),
-                tuple(counted.get(m.id, [])),
+                tuple(g.lichess_id for g in counted.get(m.id, [])),
             )
             for m in matches
         )

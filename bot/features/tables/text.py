@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 from discord.utils import escape_markdown
 
-from bot.features.tables.types import BoardLine, RoundPairings
+from bot.features.tables.types import BoardLine, Bracket, RoundPairings, Slot
 from bot.format.model import Format
+from bot.message_text import fit
 from bot.rules.tiebreaks import SWISS_CHAIN_2019, SwissTiebreak
 from bot.timefmt import discord_time
 
@@ -225,3 +226,97 @@ def stage_choices(fmt: Format) -> list[tuple[str, str]]:
         if len(pools) > 1:
             out.extend((pool.key, f"{stage.name} · {pool.name}") for pool in pools)
     return out
+
+
+# --------------------------------------------------------------------------- the bracket
+
+_ROLES = {"champion": "Previous champion", "runner_up": "Previous runner-up"}
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th ... 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def seat_place(where: str, place: int) -> str:
+    """A bracket seat taken by a place of a stage or pool: "Upper pool 1st",
+    "Qualification 5th"."""
+    return f"{where} {ordinal(place)}"
+
+
+def seat_from(match: str, winner: bool) -> str:
+    """A seat taken by a match's winner or loser: "Winner of Semifinal 1"."""
+    return f"{'Winner' if winner else 'Loser'} of {match}"
+
+
+def seat_pre_seeded(role: str) -> str:
+    return _ROLES.get(role, role)
+
+
+def onward(winner: bool, stage: str) -> str:
+    """Where a knock-out match's winner or loser goes: "Winner to the Candidates"."""
+    return f"{'Winner' if winner else 'Loser'} to the {stage}"
+
+
+def exit_label(stage: str) -> str:
+    """The picture's arrow from a match to a stage outside the bracket: "to the Candidates"."""
+    return f"to the {stage}"
+
+
+def match_won(winner: str, armageddon: bool, forfeit: bool, place: int | None) -> str:
+    """What a decided bracket match says: "Ann wins on Armageddon", "Cat wins: champion",
+    "Eve wins by forfeit: 3rd place"."""
+    how = " on Armageddon" if armageddon else " by forfeit" if forfeit else ""
+    won = "champion" if place == 1 else f"{ordinal(place)} place" if place else ""
+    return f"{winner} wins{how}" + (f": {won}" if won else "")
+
+
+def names_together(names: Sequence[str]) -> str:
+    """ "Grand Final & Third Place Playoff": the stages of one bracket column."""
+    return " & ".join(names)
+
+
+def bracket_title(names: Sequence[str], short_name: str) -> str:
+    """ "Semifinals, Grand Final and Third Place Playoff · ACWC 2024"."""
+    told = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"{told} · {short_name}"
+
+
+def champion_line(name: str) -> str:
+    return f"Champion: {name}"
+
+
+def _slot(slot: Slot, markdown: bool) -> str:
+    clean = escape_markdown if markdown else str
+    if slot.player is None:
+        return f"*{clean(slot.origin)}*" if markdown else f"[{slot.origin}]"
+    name = clean(slot.player)
+    if slot.won:
+        name = f"**{name}**" if markdown else f"{name} (W)"
+    return f"{name} ({clean(slot.origin)})" if slot.origin else name
+
+
+def bracket_lines(bracket: Bracket, *, markdown: bool = True) -> list[str]:
+    """The bracket in words, a line per match under each column's heading: the twin of the
+    picture for screen readers and the terminal (`acwc standings`)."""
+    clean = escape_markdown if markdown else str
+    lines = [f"**{clean(bracket.title)}**" if markdown else bracket.title]
+    for heading, column in zip(bracket.headings, bracket.columns, strict=True):
+        lines.append(f"__{clean(heading)}__" if markdown else f"{heading}:")
+        for match in column:
+            a, b = match.slots
+            between = f" {a.score}–{b.score} " if a.score or b.score else " v "
+            line = f"{clean(match.name)}: {_slot(a, markdown)}{between}{_slot(b, markdown)}"
+            notes = [clean(note) for note in match.notes]
+            lines.append(" · ".join([line, *notes]) if markdown else "  ".join([line, *notes]))
+    if bracket.champion:
+        champion = champion_line(bracket.champion)
+        lines.append(f"**{clean(champion)}**" if markdown else champion)
+    return lines
+
+
+def bracket_text(bracket: Bracket) -> str:
+    """The bracket's twin as a Discord message (the picture's alt text, in effect): every
+    match on one line, cut to Discord's 2,000 characters should names run long."""
+    return fit("\n".join(bracket_lines(bracket)))

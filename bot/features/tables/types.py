@@ -1,10 +1,12 @@
 """What the table use cases return: a plain table, the data the builders take, a round's
-boards. The builders, the renderers, the service and the wording all import these."""
+boards, the bracket of the match stages. The builders, the renderers, the service and the
+wording all import these."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -98,6 +100,15 @@ def _is_number(cell: str) -> bool:
 
 
 @dataclass(frozen=True)
+class Answer:
+    """One /standings reply: the text, the picture and the picture's file name."""
+
+    text: str
+    png: bytes
+    filename: str
+
+
+@dataclass(frozen=True)
 class SwissPairing:
     """One board of a Swiss round: ``b`` None is a bye. The points are match points
     (1, ½, 0; a bye's points for ``a``), None while the match is undecided."""
@@ -150,3 +161,93 @@ class RoundPairings:
     deadline: datetime
     finished: bool
     boards: tuple[BoardLine, ...]
+
+
+# --------------------------------------------------------------------------- the bracket
+
+
+@dataclass(frozen=True)
+class Played:
+    """One stored match as the bracket reads it: side a first as the stage seats it, the
+    score of the games before any Armageddon, who won (None while undecided) and how."""
+
+    a: str
+    b: str | None
+    score_a: float = 0.0
+    score_b: float = 0.0
+    winner: str | None = None
+    armageddon: bool = False
+    forfeit: bool = False
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One side of a bracket match. ``player`` is None while nobody is known for the seat;
+    ``origin`` is where the seat comes from ("Upper pool 1st", "Winner of Semifinal 1");
+    ``score`` is empty before the match has one; ``feeder`` is the (column, row) of the
+    bracket match whose winner (or, ``loser``, loser) takes the seat."""
+
+    player: str | None
+    origin: str
+    score: str = ""
+    won: bool = False
+    feeder: tuple[int, int] | None = None
+    loser: bool = False
+
+
+@dataclass(frozen=True)
+class BracketMatch:
+    """A match of the bracket: its name, its two slots, the lines under it (who won and
+    how, where the winner and the loser go), and the stages outside the bracket its players
+    go on to ("the Candidates"), which the picture points to with an arrow."""
+
+    name: str
+    slots: tuple[Slot, Slot]
+    notes: tuple[str, ...] = ()
+    exits: tuple[str, ...] = ()
+
+    @property
+    def decided(self) -> bool:
+        return any(slot.won for slot in self.slots)
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """The bracket: columns of matches left to right, each column headed by its stages'
+    names; ``champion`` once the match for first place is decided."""
+
+    title: str
+    headings: tuple[str, ...]
+    columns: tuple[tuple[BracketMatch, ...], ...]
+    champion: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON values: an outbox row stores the bracket its picture is drawn from."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Bracket:
+        def slot(s: Mapping[str, Any]) -> Slot:
+            feeder = s.get("feeder")
+            return Slot(
+                s.get("player"),
+                str(s["origin"]),
+                str(s.get("score", "")),
+                bool(s.get("won")),
+                None if feeder is None else (int(feeder[0]), int(feeder[1])),
+                bool(s.get("loser")),
+            )
+
+        columns = tuple(
+            tuple(
+                BracketMatch(
+                    str(m["name"]),
+                    (slot(m["slots"][0]), slot(m["slots"][1])),
+                    tuple(m.get("notes", ())),
+                    tuple(m.get("exits", ())),
+                )
+                for m in column
+            )
+            for column in data["columns"]
+        )
+        return cls(str(data["title"]), tuple(data["headings"]), columns, data.get("champion"))
