@@ -235,6 +235,9 @@ async def test_a_pool_winner_leaves_the_semifinals_before_any_game(
     ), moved
     note = next(n for n in await td_notes(sessions) if "re-seated" in n)
     assert f"match {old[0][0]}, match {old[1][0]}" in note
+    # /standings shows each Semifinal once, as it is now played.
+    table = await services.tables.standings("semifinals")
+    assert [row[1:3] for row in table.rows] == [(upper[1], lower[1]), (lower[0], upper[2])]
 
     # The new Semifinals route on as ever: the first named wins each.
     for match_id, _, _ in await open_matches(sessions, "semifinals"):
@@ -367,6 +370,11 @@ async def test_a_grand_finalist_leaving_the_semifinal_opponent_and_the_pool_move
         ).all()
     assert [e.details["key"] for e in entries] == ["grand_final", "third_place"]
     assert entries[0].details["voided"] == [grand_before]
+
+    # /standings shows the Grand Final as it is now played, not the voided match.
+    table = await services.tables.standings("grand_final")
+    assert upper[0] in table.title + "".join("".join(r) for r in table.rows)
+    assert lower[1] not in table.title + "".join("".join(r) for r in table.rows)
 
     # The new Grand Final crowns its winner as any.
     ((grand_now, _, _),) = await open_matches(sessions, "grand_final")
