@@ -41,6 +41,7 @@ from bot.features.results.records import MatchRecords
 from bot.features.results.service import ResultsService
 from bot.features.results.stage_rules import StageRules
 from bot.features.rounds.final import FinalStage
+from bot.features.rounds.leaving import StageLeaving
 from bot.features.rounds.next_round import SwissNextRound
 from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.robin import RobinRounds
@@ -150,6 +151,7 @@ def build_services(
             flow=flow,
             final=final,
             next_round=SwissNextRound(sessions, config, clock, progress),
+            leaving=StageLeaving(config, progress, final, flow.advance),
             lichess=lichess,
             events=bus,
         ),

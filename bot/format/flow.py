@@ -9,7 +9,7 @@ format's settings by this module.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.format.entry import entry_rules
@@ -28,7 +28,7 @@ from bot.rules import advancement as adv
 from bot.rules.knockout import Pairing, PoolPlace
 from bot.rules.pools import PlacementMethod, place_in_pools
 
-__all__ = ["StageStart", "destinations", "ready", "sources", "start"]
+__all__ = ["StageStart", "destinations", "pairings", "ready", "sources", "start"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,25 @@ def _pairing(name: str, a: adv.Entry, b: adv.Entry) -> Pairing:
     return Pairing(name, a.player, b.player, _seat(a), _seat(b), a.source or b.source)
 
 
+def pairings(fmt: Format, key: str, entries: Sequence[adv.Entry]) -> tuple[Pairing, ...]:
+    """The matches of knock-out or final match stage `key` between `entries` (in entry
+    order): a knock-out's pairings seat by seat, a final match the two entrants, the first
+    on side a. Also what a stage under way is re-paired by when a player left
+    (`bot.features.rounds.leaving`). ``ValueError`` when too few players are left; ``()``
+    for a stage of another kind."""
+    stage = fmt.stage(key)
+    if isinstance(stage, KnockoutStage):
+        for pairing in stage.pairings:
+            if max(pairing.a, pairing.b) > len(entries):
+                raise ValueError(f"{pairing.name} needs seat {max(pairing.a, pairing.b)}")
+        return tuple(_pairing(p.name, entries[p.a - 1], entries[p.b - 1]) for p in stage.pairings)
+    if isinstance(stage, FinalMatchStage):
+        if len(entries) != 2:
+            raise ValueError(f"{stage.name} needs two players, has {len(entries)}")
+        return (_pairing(stage.name, *entries),)
+    return ()
+
+
 def start(fmt: Format, key: str, outcomes: adv.Outcomes) -> StageStart:
     """How stage `key` starts after the stages it draws from (`outcomes`, by stage key).
     ``ValueError`` when too few players are left for its pairings."""
@@ -95,20 +114,7 @@ def start(fmt: Format, key: str, outcomes: adv.Outcomes) -> StageStart:
         )
         placed = {pool: tuple(players) for pool, players in pools.items()}
         return StageStart(key, stage.kind, entries, pools=placed)
-    if isinstance(stage, KnockoutStage):
-        seats = len(entries)
-        for pairing in stage.pairings:
-            if max(pairing.a, pairing.b) > seats:
-                raise ValueError(f"{pairing.name} needs seat {max(pairing.a, pairing.b)}")
-        matches = tuple(
-            _pairing(p.name, entries[p.a - 1], entries[p.b - 1]) for p in stage.pairings
-        )
-        return StageStart(key, stage.kind, entries, pairings=matches)
-    if isinstance(stage, FinalMatchStage):
-        if len(entries) != 2:
-            raise ValueError(f"{stage.name} needs two players, has {len(entries)}")
-        return StageStart(key, stage.kind, entries, pairings=(_pairing(stage.name, *entries),))
-    return StageStart(key, stage.kind, entries)
+    return StageStart(key, stage.kind, entries, pairings=pairings(fmt, key, entries))
 
 
 def destinations(fmt: Format, source: str, places: int) -> list[str]:

@@ -173,8 +173,9 @@ def candidates_finished_kept() -> str:
 
 def final_replaced() -> str:
     return (
-        "Final (rule VIII.C): the Candidates runner-up takes the place of the one who "
-        "left; the Final starts again between the two."
+        "Final: the place of the one who left is filled as the withdrawals rules say "
+        "(2019, rule VIII.C: the Candidates runner-up, the Final starting again; from 2020: "
+        "the players below move up); the rounds' note says who."
     )
 
 

@@ -336,8 +336,9 @@ def withdraw_effect(stage: StageKind, in_stage: bool) -> str:
             "(rule VIII.C)."
         ),
         StageKind.KNOCKOUT: (
-            "Your knock-out match goes to your opponent, and the player below you in the "
-            "stage you came from may take your place in what follows (rule VIII)."
+            "If no game of your knock-out match has been played, the players below you move "
+            "up and one takes your place; once it is under way, your opponent wins it "
+            "(rule VIII)."
         ),
     }
     return effects[stage] + " Only the TD can reinstate you."

@@ -14,7 +14,8 @@ between stages, each new stage row named from the format, the saved outcomes), `
 (`StageAdvance`: the stages that may start once others finished, `bot.format.flow`),
 `starters.py` (`STARTERS`: how a round robin, a knock-out, a final match starts),
 `stage_ends.py` (`StageEnds`: how a pool of several, a knock-out, a final match other than
-2019's ends), `publisher.py` (the
+2019's ends), `leaving.py` (`StageLeaving`: a player leaving a knock-out or final match under
+way, by the format's leaving rule, `bot.rules.leaving`), `publisher.py` (the
 pairings post and threads in Discord), `types.py`, `text.py` (every word), `stage_text.py`
 (the final Swiss and Candidates tables as posted), `cog.py` (the tie buttons; no player
 commands), `td_cog.py` (/td round). /standings and /pairings are in `bot.features.tables`.

@@ -155,6 +155,26 @@ async def open_matches(session: AsyncSession, round_id: int) -> list[Match]:
     )
 
 
+async def live_matches(session: AsyncSession, stage: Stage) -> dict[int, Match]:
+    """The row's match on each board, the latest by board: a knock-out's or a final match's
+    match voided when a player left is replaced on its board in a later round
+    (`bot.features.rounds.leaving`)."""
+    rounds = select(Round.id).where(Round.stage_id == stage.id)
+    found = await session.scalars(
+        select(Match).where(Match.round_id.in_(rounds)).order_by(Match.id)
+    )
+    return {m.board: m for m in found}
+
+
+async def open_in_stage(session: AsyncSession, stage: Stage) -> int:
+    """How many matches of any round of the row are still without a result."""
+    rounds = select(Round.id).where(Round.stage_id == stage.id)
+    found = await session.scalars(
+        select(Match.id).where(Match.round_id.in_(rounds), Match.state.not_in(DONE_STATES))
+    )
+    return len(found.all())
+
+
 async def last_round(session: AsyncSession, stage: Stage) -> Round | None:
     return await session.scalar(
         select(Round).where(Round.stage_id == stage.id).order_by(Round.number.desc()).limit(1)

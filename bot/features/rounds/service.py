@@ -25,6 +25,7 @@ from bot.features.matches.round_post import queue_round_post_update
 from bot.features.rounds import records
 from bot.features.rounds import text as wording
 from bot.features.rounds.final import FinalStage
+from bot.features.rounds.leaving import StageLeaving
 from bot.features.rounds.next_round import SwissNextRound, pair_in_worker
 from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.stages import StageFlow
@@ -83,6 +84,7 @@ class RoundService(Service):
         flow: StageFlow,
         final: FinalStage,
         next_round: SwissNextRound,
+        leaving: StageLeaving,
         lichess: LichessClient | None = None,
         events: EventBus | None = None,
     ) -> None:
@@ -91,6 +93,7 @@ class RoundService(Service):
         self.flow = flow
         self.final = final
         self.next_round = next_round
+        self.leaving = leaving
 
     # --- starting the qualification -----------------------------------------------------------
 
@@ -291,7 +294,12 @@ class RoundService(Service):
     async def _on_player_left(
         self, session: AsyncSession, event: PlayerLeft, now: datetime
     ) -> None:
-        await self.final.replace_finalist(session, event.player_id, event.actor, now)
+        """A player left: the knock-outs and final matches under way holding them follow the
+        format's leaving rule (`StageLeaving`; 2019's Final: rule VIII.C); a match a
+        forfeit decided may complete its round."""
+        decided = await self.leaving.player_left(session, event.player_id, event.actor, now)
+        for round_id in sorted(decided):
+            await self._close_if_complete(session, round_id, event.actor, now)
 
     async def _on_match_finished(
         self, session: AsyncSession, event: MatchFinished, now: datetime

@@ -230,9 +230,9 @@ class StageEnds:
 
 
 async def _matches(session: AsyncSession, stage: Stage) -> dict[int, Match]:
-    rounds = select(Round.id).where(Round.stage_id == stage.id)
-    found = await session.scalars(select(Match).where(Match.round_id.in_(rounds)))
-    return {m.board: m for m in found}
+    """The row's match on each board: the latest (a match voided when a player left is
+    replaced by a later one on its board, `bot.features.rounds.leaving`)."""
+    return await records.live_matches(session, stage)
 
 
 async def _winner(session: AsyncSession, match: Match) -> Player | None:

@@ -154,3 +154,66 @@ def place_decided(stage: str, place: int, winner: str, result: str) -> str:
 def stage_cannot_start(stage: str) -> str:
     """To the TD: the players a stage takes cannot be found (too many left)."""
     return f"{stage} cannot start: too few players are left for it. Set it up by hand."
+
+
+# --- a player leaving a knock-out or a final match under way --------------------------------
+
+
+def left_how(disqualified: bool) -> str:
+    """How a player left, as the messages below say it."""
+    return "was disqualified" if disqualified else "withdrew"
+
+
+def stage_reseated(stage: str, left: str, how: str, matches: list[tuple[str, str, str]]) -> str:
+    """Public: a knock-out or final match changes because a player left (the withdrawals
+    rules: the players below them move up); each new match, the first named is side a."""
+    lines = [f"🔁 **{stage}** changes: **{left}** {how}, and the players below move up."]
+    lines += [f"{name}: **{a}** vs **{b}**" for name, a, b in matches]
+    return "\n".join(lines)
+
+
+def moved_up_dm(stage: str, left: str, how: str, match: str, opponent: str) -> str:
+    """To a player who moves up into a stage under way in the place of one who left."""
+    return (
+        f"⬆️ **{left}** {how}, and you move up into the **{stage}**: you play {match} "
+        f"against **{opponent}**. Your match's thread has what comes next."
+    )
+
+
+def stage_reseated_td(
+    stage: str, left: str, how: str, voided: list[int], matches: list[tuple[str, str, str]]
+) -> str:
+    """To the TD: what the withdrawals rule changed in a stage under way."""
+    void = ", ".join(f"match {m}" for m in voided) or "none"
+    new = "; ".join(f"{name}: {a} vs {b}" for name, a, b in matches)
+    return (
+        f"{left} {how}: the {stage} were re-seated, the players below moving up (the "
+        f"withdrawals rules). Voided (no winner): {void}. New: {new}."
+    )
+
+
+def knockout_forfeit_dm(left: str, how: str, match: str, match_id: int) -> str:
+    """To the opponent of a player who left a knock-out match under way."""
+    return (
+        f"**{left}** {how}: you win {match} (match {match_id}) by forfeit, as the match was "
+        "under way, and go on."
+    )
+
+
+def knockout_forfeit_td(left: str, how: str, matches: list[tuple[str, str]]) -> str:
+    """To the TD: a knock-out match under way given to the opponent (the rules are silent;
+    as a Qualification match, rule VIII.A.1)."""
+    won = "; ".join(f"{name}: {winner} wins by forfeit" for name, winner in matches)
+    return (
+        f"{left} {how} with their knock-out match under way (a game played, or a match a "
+        "re-seating would change already under way): the opponent wins it, as a "
+        f"Qualification match (rule VIII.A.1); the rules are silent here. {won}."
+    )
+
+
+def stage_not_reseated(stage: str, left: str, how: str) -> str:
+    """To the TD: nobody is left to move up into the place of the one who left."""
+    return (
+        f"{left} {how} and nobody is left to move up into their place in the {stage}: "
+        "set its match up by hand."
+    )

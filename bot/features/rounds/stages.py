@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import stage_kinds
@@ -28,6 +29,7 @@ from bot.features.rounds.records import (
     announce,
     ask_td_to_break,
     new_stage,
+    open_in_stage,
     open_matches,
     outcome,
     players,
@@ -81,11 +83,17 @@ class StageFlow:
         assert round_ is not None
         stage = await session.get(Stage, round_.stage_id)
         assert stage is not None
+        number, still_open = round_.number, len(await open_matches(session, round_id))
+        if stage_kinds.is_match_stage(self.config.format, stage):
+            # A knock-out's later rounds hold the matches that replaced ones voided when a
+            # player left (`bot.features.rounds.leaving`): not rounds one after the other,
+            # the row is over when no match of any of its rounds is open.
+            number, still_open = stage.total_rounds or number, await open_in_stage(session, stage)
         step = stage_rules.after_result(
             stage.kind.value,
-            round_.number,
+            number,
             stage.total_rounds or 0,
-            len(await open_matches(session, round_id)),
+            still_open,
             confirm_before_publish=self.config.swiss.confirm_before_publish,
         )
         if step is RoundStep.OPEN:
@@ -114,6 +122,10 @@ class StageFlow:
         self, session: AsyncSession, stage: Stage, last: Round, actor: Actor, now: datetime
     ) -> None:
         stage.state, stage.finished_at = StageState.FINISHED, now
+        for round_ in await session.scalars(
+            select(Round).where(Round.stage_id == stage.id, Round.state == RoundState.PUBLISHED)
+        ):
+            round_.state = RoundState.FINISHED  # a knock-out's earlier round (a player left)
         record(
             session,
             at=now,

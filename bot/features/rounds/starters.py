@@ -45,7 +45,14 @@ from bot.rules.stages import final_window
 from bot.td_alerts import notify_td
 from db.models import Player, Stage, StageKind
 
-__all__ = ["STARTERS", "StartKit", "Starter", "start_candidates_2019"]
+__all__ = [
+    "STARTERS",
+    "StartKit",
+    "Starter",
+    "is_2019_final",
+    "replacement_window",
+    "start_candidates_2019",
+]
 
 
 @dataclass(frozen=True)
@@ -238,6 +245,18 @@ def match_name(fmt: Format, key: str, board: int) -> str | None:
     if isinstance(spec, KnockoutStage) and 1 <= board <= len(spec.pairings):
         return spec.pairings[board - 1].name
     return None
+
+
+def replacement_window(
+    config: Config, stage: FormatStage, after: datetime
+) -> tuple[datetime, datetime]:
+    """When a match that replaces one voided because a player left is played
+    (`bot.features.rounds.leaving`): a final match's days from `after` (rule IV.C, as its
+    start), a knock-out's match the week at or after `after` (rule IV.A: the week under way
+    has begun without the new pair, so theirs is the next)."""
+    if isinstance(stage, FinalMatchStage):
+        return final_window(after, stage.days)
+    return weeks.round_times(config, after, 1)
 
 
 def is_2019_final(stage: FormatStage) -> bool:

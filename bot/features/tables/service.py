@@ -374,7 +374,8 @@ class TablesService(Service):
         self, session: AsyncSession, stage: Stage, rounds: list[Round], after: Round | None
     ) -> Table:
         """A knock-out as its matches, by the format's names: the score and who goes on."""
-        matches = await round_matches(session, rounds)
+        latest = {m.board: m for m in await round_matches(session, rounds)}  # the last round's
+        matches = [latest[board] for board in sorted(latest)]  # (a player left: one voided)
         ids = [m.player_a_id for m in matches] + [m.player_b_id for m in matches if m.player_b_id]
         players = await players_by_id(session, ids)
         names = match_names(self.config.format, stage)
@@ -404,7 +405,7 @@ class TablesService(Service):
         return knockout_table(rows, title=title)
 
     async def _final(self, session: AsyncSession, stage: Stage, rounds: list[Round]) -> Table:
-        match = next((m for m in await round_matches(session, rounds) if m.player_b_id), None)
+        match = [None, *(m for m in await round_matches(session, rounds) if m.player_b_id)][-1]
         if match is None or match.player_b_id is None:
             raise WrongStage(wording.not_started(stage.key, stage.name))
         players = await players_by_id(session, [match.player_a_id, match.player_b_id])
