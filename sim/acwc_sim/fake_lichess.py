@@ -185,13 +185,21 @@ class FakeLichess(LichessAccess, Misbehaviour):
         before: datetime,
         every: timedelta = timedelta(hours=2),
         opponent: str = "sparring",
+        peak_gain: int = 0,
     ) -> None:
         """Give an account `games` rated antichess games as white against `opponent`, at
-        `rating` (no change), one every `every`, the last starting `every` before `before`.
-        They are listed, counted and exported like stored games, but kept as one rule."""
+        `rating` (no change; the middle game at `rating + peak_gain`, the year's peak), one
+        every `every`, the last starting `every` before `before`. They are listed, counted
+        and exported like stored games, but kept as one rule."""
         uid = username.lower()
         self._histories[uid] = History(
-            uid, opponent, rating, first=before - every * games, every=every, count=games
+            uid,
+            opponent,
+            rating,
+            first=before - every * games,
+            every=every,
+            count=games,
+            peak_gain=peak_gain,
         )
 
     def game_json(self, **fields: Any) -> dict[str, Any]:

@@ -4,11 +4,9 @@ checked against the rules of its stage (the Final too)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -18,6 +16,18 @@ from sqlalchemy import Select, select
 
 from acwc_sim.fake_lichess import FakeLichess
 from acwc_sim.harness import DiscordHarness, RecordedMessage
+from acwc_sim.plan import (
+    GAME_GAP,
+    GAME_LENGTH,
+    LEFT_BACK,
+    LEFT_REPORT,
+    QUICK_GAME,
+    MatchPlan,
+    PlannedGame,
+    aware,
+    game_id,
+    match_stage,
+)
 from acwc_sim.players import SimPlayer, game_result
 from acwc_sim.resume import RequestLog, StepLog
 from acwc_sim.transcript import Transcript
@@ -40,47 +50,11 @@ START = datetime(2019, 9, 10, 12, 0, tzinfo=UTC)  # 2019: registration is open
 # the features and does not import them): the Armageddon's bids, the tie left to the TD.
 ARMAGEDDON_KEY, PENDING_TIE = "armageddon:", "pending_tie"
 RPS_BUTTON = "acwc:armageddon-rps:"  # the TD's button: this player won rock-paper-scissors
-# Seeds whose Final follows a planned path instead of the dice: the finalists win in turn,
-# through every extension (rule III.G.3) and the 2+0 games (III.G.5), to 15-15 after 30 games;
-# the Challenger wins the bids (III.G.6.b) and the Armageddon. Other seeds roll every game.
+# Seeds whose Final follows a planned path instead of the dice: the games go in pairs that
+# leave the score level (one win each, or two draws; which, from the seed), through every
+# extension (rule III.G.3) and the 2+0 games (III.G.5), to 15-15 after 30 games; the
+# Challenger wins the bids (III.G.6.b) and the Armageddon. Other seeds roll every game.
 ARMAGEDDON_SEEDS = frozenset({1, 3})
-
-
-def match_stage(stage: Stage) -> bool:
-    """A row whose matches follow a match format (`bot.rules.final`): a final match, or a
-    knock-out's matches (won by more points, then the tie's games and the Armageddon)."""
-    return stage.kind.value in ("final", "knockout")
-
-
-def game_id(seed: int, match_id: int, number: int) -> str:
-    """A game's Lichess id, from the match and the game's number: the same in every run."""
-    return hashlib.sha256(f"{seed}:game:{match_id}:{number}".encode()).hexdigest()[:8]
-
-
-@dataclass(frozen=True)
-class PlannedGame:
-    """One game as it will be played (its result decided by the seed)."""
-
-    id: str
-    white: str
-    black: str
-    created_at: datetime
-    winner: str | None
-    clock: tuple[int, int]
-    # The Armageddon is played on the bot's own link: who has White comes from that link
-    # (Lichess gives it to the first of its two users), so it is stored once the link is out.
-    armageddon: bool = False
-    result_a: float = 0.5
-
-
-@dataclass
-class MatchPlan:
-    """A match's games and the players' moves between them:
-    ("break" | "left" | "bids" | "at", when)."""
-
-    games: list[PlannedGame] = field(default_factory=list)
-    events: list[tuple[str, datetime]] = field(default_factory=list)
-    end: datetime = START
 
 
 class SimBase:
@@ -209,12 +183,13 @@ class SimBase:
         results: list[float] = []
         moment = start + timedelta(minutes=2)
         white_a = True
+        length = GAME_LENGTH
         while not self.over(stage, results):
             clock = self.clock_for(stage, results)
             dice = random.Random(f"{self.seed}:game:{match.id}:{len(results) + 1}")
             result = game_result(dice, self.rating[a.lichess_id], self.rating[b.lichess_id])
             if planned:
-                result = self.planned_final_result(stage, a, results)
+                result = self.planned_final_result(stage, match, a, results)
             armageddon = match_stage(stage) and self.armageddon_next(stage, results)
             if armageddon:
                 plan.events.append(("bids", moment))
@@ -234,21 +209,26 @@ class SimBase:
                     clock=clock,
                     armageddon=armageddon,
                     result_a=result,
+                    length=length,
                 )
             )
             results.append(result)
-            if brk and len(results) == 2:
+            if match_stage(stage):
+                # a match format is read game by game, as it ends: its results, the next
+                # game's clock and a new link (2+0, the Armageddon) come before that game
+                plan.events.append(("at", moment + length + timedelta(minutes=1)))
+            length = GAME_LENGTH
+            if brk and len(results) == 2:  # a takes the break after game 2 (rule VI.A)
                 plan.events.append(("break", moment + timedelta(minutes=9)))
-                moment += timedelta(minutes=10)
+                moment += timedelta(minutes=10)  # game 3 starts once the break is over
                 brk = False
-            if left and len(results) == 3:  # b leaves; a reports it; b is back in 6 minutes
-                plan.events.append(("left", moment + timedelta(minutes=9)))
-                moment += timedelta(minutes=5)
+            if left and len(results) == 3:  # b leaves; a reports it; b is back 2 minutes later
+                plan.events.append(("left", moment + LEFT_REPORT))
+                moment += LEFT_REPORT + LEFT_BACK - GAME_GAP
+                length = QUICK_GAME  # read before the return period ends (rule VI.E)
                 left = False
-            moment += timedelta(minutes=10)
+            moment += GAME_GAP
             white_a = not white_a
-            if match_stage(stage) and len(results) % 6 == 0:
-                plan.events.append(("at", moment))  # the Final is read game by game
         plan.end = moment
         return plan
 
@@ -264,12 +244,19 @@ class SimBase:
             return False
         return getattr(self.bot.config.format.stage(stage.key), "places", (1, 2)) != (1, 2)
 
-    def planned_final_result(self, stage: Stage, a: Player, results: list[float]) -> float:
-        """Player a's result in the next game of a planned Final: the finalists win in turn,
-        and the Challenger wins the Armageddon."""
+    def planned_final_result(
+        self, stage: Stage, match: Match, a: Player, results: list[float]
+    ) -> float:
+        """Player a's result in the next game of a planned Final: each pair of games leaves
+        the score level (a wins one and loses the other, in an order the seed draws, or both
+        are drawn), so the match goes through every extension; the Challenger wins the
+        Armageddon."""
         if self.armageddon_next(stage, results):
             return 0.0 if a.lichess_id == PRESEEDED[0][0].lower() else 1.0
-        return 1.0 if len(results) % 2 == 0 else 0.0
+        if len(results) % 2 == 1:
+            return 1.0 - results[-1]  # the pair's second game evens it
+        dice = random.Random(f"{self.seed}:final-pair:{match.id}:{len(results) // 2}")
+        return dice.choice((1.0, 1.0, 0.0, 0.0, 0.5))
 
     def bid(self, stage: Stage, match: Match, player: Player) -> int:
         """A finalist's Armageddon bid in seconds, the same in every run of the seed; in a
@@ -294,11 +281,11 @@ class SimBase:
                 white=game.white,
                 black=game.black,
                 created_at=game.created_at,
-                last_move_at=game.created_at + timedelta(minutes=8),
+                last_move_at=game.created_at + game.length,
                 winner=game.winner,
                 status="draw" if game.winner is None else "variantEnd",
                 clock=game.clock,
-                listed_at=game.created_at + timedelta(minutes=8),
+                listed_at=game.created_at + game.length,
             )
 
     async def play_games(
@@ -322,6 +309,10 @@ class SimBase:
                 await self.armageddon_game(key, match, a, plan)
                 continue
             await self.step_at(key, moment)
+            if kind == "at":
+                # a second turn: a link the results just called for (2+0, the Armageddon)
+                # is opened by the next deadline sweep, before the next game starts
+                await self.step(f"{key}:again", self.jobs)
             if kind == "left":
                 await self.left_and_back(key, match, a, b)
             if kind == "break":
@@ -336,6 +327,15 @@ class SimBase:
                     done=lambda: self.incident_by(match, IncidentKind.BREAK, a),
                     incident=f"{a.lichess_username} took a break",
                 )
+                # the bot says the break is over when it ends, not at the clock's next jump
+                ends = await self.scalar(
+                    select(MatchIncident.ends_at).where(
+                        MatchIncident.match_id == match.id,
+                        MatchIncident.kind == IncidentKind.BREAK,
+                    )
+                )
+                if ends is not None:
+                    await self.step_at(f"{key}:break-over", aware(ends))
         return plan.end
 
     async def left_and_back(self, key: str, match: Match, a: Player, b: Player) -> None:
@@ -472,11 +472,11 @@ class SimBase:
             white=white,
             black=black,
             created_at=game.created_at,
-            last_move_at=game.created_at + timedelta(minutes=8),
+            last_move_at=game.created_at + game.length,
             winner=None if game.result_a == 0.5 else ("white" if a_won == a_white else "black"),
             status="draw" if game.result_a == 0.5 else "variantEnd",
             clock=game.clock,
-            listed_at=game.created_at + timedelta(minutes=8),
+            listed_at=game.created_at + game.length,
         )
 
     async def bid_in(self, match: Match, player: Player) -> bool:

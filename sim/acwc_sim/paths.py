@@ -14,7 +14,16 @@ from sqlalchemy import select
 
 from acwc_sim.games import TD
 from acwc_sim.incidents import Incidents
-from db.models import AuditEntry, IncidentKind, Match, MatchIncident, Player, TimeOffer
+from acwc_sim.plan import LEFT_BACK, QUICK_GAME, aware
+from db.models import (
+    AuditEntry,
+    IncidentKind,
+    IncidentState,
+    Match,
+    MatchIncident,
+    Player,
+    TimeOffer,
+)
 
 
 def three_offers(first: datetime) -> list[datetime]:
@@ -139,31 +148,52 @@ class Paths(Incidents):
 
     async def left_and_back(self, key: str, match: Match, a: Player, b: Player) -> None:
         """Rule VI.E: `b` left between two games; `a` reports it with /left and `b` comes
-        back to the next game within the return period."""
+        back 2 minutes later to a quick game (`acwc_sim.games.QUICK_GAME`), which the bot
+        reads before the return period ends. Listed once the bot closed the report because
+        they came back, in the words it used."""
 
         async def report() -> None:
             assert a.discord_id is not None
             await self.h.slash("left", user=a.discord_id)
 
-        minutes = self.bot.config.match_day.left_return_minutes
-        await self.step(
-            f"{key}:left",
-            report,
-            done=lambda: self.left_reported(match, a),
-            incident=(
-                f"{b.lichess_username} left mid-match, {a.lichess_username} reported it with "
-                f"/left, and {b.lichess_username} came back within {minutes} minutes "
-                "(rule VI.E)"
-            ),
-        )
-        # the clock stops when the return period ends: the bot's timer runs then
+        await self.step(f"{key}:left", report, done=lambda: self.left_reported(match, a))
         reported = await self.scalar(
+            select(MatchIncident.created_at).where(
+                MatchIncident.match_id == match.id, MatchIncident.kind == IncidentKind.LEFT
+            )
+        )
+        ends = await self.scalar(
             select(MatchIncident.ends_at).where(
                 MatchIncident.match_id == match.id, MatchIncident.kind == IncidentKind.LEFT
             )
         )
-        if reported is not None:
-            await self.step_at(f"{key}:back", reported + timedelta(seconds=1))
+        if reported is None or ends is None:
+            return  # the bot refused the report: nothing happened to list
+        # the quick game has ended: the results job reads it while the period runs
+        read_at = aware(reported) + LEFT_BACK + QUICK_GAME + timedelta(seconds=30)
+        await self.step_at(f"{key}:read", read_at)
+        await self.step_at(f"{key}:back", aware(ends))  # the bot's timer runs then
+        minutes = self.bot.config.match_day.left_return_minutes
+        await self.step(
+            f"{key}:listed",
+            self.nothing,
+            done=lambda: self.left_closed(match),
+            incident=(
+                f"{b.lichess_username} left mid-match, {a.lichess_username} reported it with "
+                f"/left, and {b.lichess_username} came back within {minutes} minutes: a game "
+                "of the match was played after the report, so the bot withdrew the claim "
+                "(rule VI.E)"
+            ),
+        )
+
+    async def left_closed(self, match: Match) -> bool:
+        """Whether the bot closed the /left report because the player came back."""
+        state = await self.scalar(
+            select(MatchIncident.state).where(
+                MatchIncident.match_id == match.id, MatchIncident.kind == IncidentKind.LEFT
+            )
+        )
+        return state is IncidentState.CANCELLED
 
     async def left_reported(self, match: Match, reporter: Player) -> bool:
         found = await self.scalar(

@@ -9,6 +9,7 @@ matches in the order of their agreed times and waits until every one has its res
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -98,7 +99,7 @@ class Rounds(Negotiating):
         first = week[0]
         await self.step_at(f"{key}:start", first.round.starts_at + timedelta(hours=1))
         if first.stage.kind is StageKind.SWISS and first.round.number == 3:
-            await self.withdraw_the_weakest(f"{key}:withdraw")
+            await self.withdraw_one(f"{key}:withdraw")
             reopened = await self.step(f"{key}:reopen", self.open_rounds)
             if not reopened:
                 return True
@@ -117,6 +118,8 @@ class Rounds(Negotiating):
             self.faults.each_round()
         await self.play_matches(key, week)
         await self.settle(key, [p.round for p in week])
+        if first.stage.kind is StageKind.SWISS and first.round.number == 2:
+            await self.decide_the_cheat_report(f"{key}:cheat-decided")
         await self.break_ties(f"{key}:tie")
         return True
 
@@ -177,10 +180,22 @@ class Rounds(Negotiating):
         async with self.bot.sessions() as session:
             return {m.id: m for m in await session.scalars(select(Match).where(Match.id.in_(ids)))}
 
+    def incident_places(self, count: int) -> tuple[int, int, int]:
+        """Which match, in the order played, has the break and which the /left (Swiss round
+        1), and which the no-show claim (round 2): drawn from the seed among the matches
+        agreed by the players (the last ones' times are assigned or chosen)."""
+        dice = random.Random(f"{self.seed}:incident-places:{count}")
+        agreed = max(2, count - 2)
+        brk, left = dice.sample(range(agreed), 2)
+        return brk, left, dice.randrange(agreed)
+
     async def play_in_order(
         self, by_round: dict[int, Playing], matches: list[Match], first_index: int = 0
     ) -> None:
         players = await self.names()
+        count = sum(len(p.matches) for p in by_round.values())
+        brk_at, left_at, noshow_at = self.incident_places(count)
+        reminders = self.bot.config.negotiation.match_reminders_hours
         for index, match in enumerate(matches, start=first_index):
             playing = by_round[match.round_id]
             stage, round_ = playing.stage, playing.round
@@ -194,11 +209,18 @@ class Rounds(Negotiating):
                     f"play:{match.id}:remind:{hours}", start - timedelta(hours=hours)
                 )
             await self.step_at(f"play:{match.id}:link", start)  # the agreed minute
-            if swiss and round_.number == 2 and index == 0:
+            if swiss and round_.number == 2 and index == noshow_at:
                 start = await self.noshow_then_arrival(
-                    f"play:{match.id}:noshow", match, a, start, playing.label
+                    f"play:{match.id}:noshow", match, a, b, start, playing.label
                 )
-            brk = swiss and round_.number == 1 and index == 0
-            left = swiss and round_.number == 1 and index == 1
+            brk = swiss and round_.number == 1 and index == brk_at
+            left = swiss and round_.number == 1 and index == left_at
             last = await self.play_games(stage, match, a, b, start, brk=brk, left=left)
-            await self.step_at(f"play:{match.id}:after", last + timedelta(minutes=20))
+            # the results are read after the last game; never past the next match's first
+            # reminder, which would then go out late
+            after = last + timedelta(minutes=20)
+            following = matches[index - first_index + 1 :]
+            if following and following[0].agreed_time is not None and reminders:
+                due = following[0].agreed_time - timedelta(hours=max(reminders))
+                after = max(last + timedelta(minutes=1), min(after, due))
+            await self.step_at(f"play:{match.id}:after", after)

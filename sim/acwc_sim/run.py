@@ -9,13 +9,16 @@ rest. The same seed gives the same `result.json`, byte for byte.
 
 Which path shows where, in every run of any seed (the reference: `--players 24 --seed 1`;
 the tests: `--players 8 --seed 3`): Swiss round 1's last pair makes no offer and the TD
-assigns (rule V.F), its first match has a break (VI.A), its second a /left and the player
+assigns (rule V.F), one of its matches has a break (VI.A), another a /left and the player
 back in time (VI.E); round 2's last pair has one player offer 3 times and the other none, so
 the first /chooses (V.E), the pair before it both offer 3 times without agreeing, so the TD
-rules at Saturday and the player not at fault /chooses (V.H, V.I), and its first match has a
-no-show claim withdrawn (VI.D). For the seeds in `acwc_sim.games.ARMAGEDDON_SEEDS` (1 and 3)
-the Final goes through every extension and the 2+0 games to the Armageddon, which the
-Challenger wins in the bids (III.G.3 to III.G.6).
+rules at Saturday and the player not at fault /chooses (V.H, V.I), one of its matches has a
+no-show claim withdrawn (VI.D), and a cheat report the TD dismisses once the round is played
+(VII.A, VII.B); round 3 has a withdrawal and its walkover (VIII.A.1). Which matches and
+players, and who peaked above their cut-off rating, the seed draws. For the seeds in
+`acwc_sim.games.ARMAGEDDON_SEEDS` (1 and 3) the Final goes through every extension and the
+2+0 games to the Armageddon, in pairs of games the seed draws, and the Challenger wins it in
+the bids (III.G.3 to III.G.6).
 """
 
 from __future__ import annotations
@@ -193,6 +196,7 @@ async def simulate(
                 player.rating,
                 games=config.registration.min_rated_games + 5,
                 before=cutoff,
+                peak_gain=player.peak_gain,
             )
         for name, _, _, rating in PRESEEDED:
             add_account(fake, name, rating, games=5, before=cutoff)
