@@ -21,7 +21,8 @@ from bot import startup
 from bot.channel_access import ChannelAccess
 from bot.clock import Clock, SystemClock
 from bot.config import Config, Secrets
-from bot.doctor.at_start import check_at_start
+from bot.doctor.at_start import check_at_start, setup_needed, still_needs_setup
+from bot.doctor.lines import CheckLine
 from bot.due import DueActionRunner
 from bot.features.rounds.publisher import RoundPublisher
 from bot.lichess.client import LichessClient
@@ -68,6 +69,10 @@ class ChampionshipTree(app_commands.CommandTree["ChampionshipBot"]):
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
         person_waiting()
+        if self.client.setup_mode:  # only /td setup and /help answer (cogs.setup_mode)
+            from cogs.setup_mode import refused_in_setup_mode
+
+            return not await refused_in_setup_mode(interaction)
         return True
 
 
@@ -131,6 +136,10 @@ class ChampionshipBot(commands.Bot):
         self.services: Services | None = None
         self.scheduler: AsyncIOScheduler | None = None
         self.jobs_in_flight: set[asyncio.Task[object]] = set()
+        # Setup mode: the checks' lines that `/td setup` must fix first (no pairings channel).
+        # While any is left the bot answers only /td setup and /help, publishes nothing and
+        # runs no job; the /td setup change that fixes the last one starts it, no restart.
+        self.setup_mode: list[CheckLine] = []
 
     async def setup_hook(self) -> None:
         """Migrate, wire services, load cogs, register persistent buttons, start the jobs."""
@@ -174,12 +183,15 @@ class ChampionshipBot(commands.Bot):
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         if self.check_setup:
-            await check_at_start(self, self.config, self.secrets, self.sessions, self.clock)
+            lines = await check_at_start(self, self.config, self.secrets, self.sessions, self.clock)
+            self.setup_mode = setup_needed(lines)
+        synced = None
         if self.sync_commands:  # a tree Discord refuses stops the start too (bot.startup)
-            await self._sync_commands()
-        if self.start_scheduler:
-            self.scheduler = build_scheduler(self.periodic_jobs(), self.jobs_in_flight)
-            self.scheduler.start()
+            synced = await self._sync_commands()
+        if not self.setup_mode:
+            self._start_jobs()
+        if synced is not None:  # a live bot: the one line that says it is up
+            await self._log_ready(synced)
         if self.start_scheduler:
             # A live bot: everything loaded so far (modules, discord.py, SQLAlchemy's
             # mappings) lives as long as the process. Out of the collector's sight, a full
@@ -187,12 +199,46 @@ class ChampionshipBot(commands.Bot):
             # for a tenth of a second. (Tests start many bots in one process: not theirs.)
             gc.freeze()
 
+    def _start_jobs(self) -> None:
+        if self.start_scheduler and self.scheduler is None:
+            self.scheduler = build_scheduler(self.periodic_jobs(), self.jobs_in_flight)
+            self.scheduler.start()
+
+    async def _log_ready(self, synced: int) -> None:
+        """One INFO line once the commands are synced: a TD reading the log sees the bot is
+        up, where, and whether it waits in setup mode (the scheduler's own lines are quiet at
+        INFO: bot.logging_setup)."""
+        guild_id = self.config.discord.guild_id
+        where = "globally"
+        if guild_id is not None:
+            where = f"to server {guild_id}"
+            with contextlib.suppress(discord.HTTPException):
+                where = f"to server {(await self.fetch_guild(guild_id)).name} ({guild_id})"
+        if self.setup_mode:
+            log.info(
+                "Ready in setup mode: %d slash commands synced %s; only /td setup and /help "
+                "answer until /td setup fixes: %s",
+                synced,
+                where,
+                "; ".join(line.title for line in self.setup_mode),
+            )
+        else:
+            log.info("Ready: %d slash commands synced %s; the jobs run.", synced, where)
+
     async def _permissions_may_have_changed(self, *_: object) -> None:
         if self.access is not None and await self.access.retry_now():
             await self.deliver()
 
     async def server_settings_changed(self) -> None:
-        """/td setup changed a channel: what waited for one may go out now."""
+        """/td setup changed a channel: what waited for one may go out now. In setup mode,
+        the Discord checks run again; once none needs setup the bot goes on as if it had
+        started so (jobs, deliveries), with no restart."""
+        if self.setup_mode:
+            self.setup_mode = await still_needs_setup(self, self.config, self.secrets, self.clock)
+            if self.setup_mode:
+                return
+            log.info("Setup done with /td setup: the bot leaves setup mode; the jobs run.")
+            self._start_jobs()
         if self.access is not None:
             await self.access.retry_now()
         await self.deliver()
@@ -220,14 +266,17 @@ class ChampionshipBot(commands.Bot):
         }
 
     async def deliver(self) -> None:
-        """Post what publication left to create, then send the queued messages."""
+        """Post what publication left to create, then send the queued messages (in setup
+        mode nothing: the pairings channel they may need is not set yet)."""
+        if self.setup_mode:
+            return
         if self.publisher is not None:
             await self.publisher.sync()
         if self.outbox is not None:
             await self.outbox.flush()
 
-    async def _sync_commands(self) -> None:
-        await startup.sync_commands(self.tree, self.config.discord.guild_id)
+    async def _sync_commands(self) -> int:
+        return await startup.sync_commands(self.tree, self.config.discord.guild_id)
 
     @property
     def svc(self) -> Services:

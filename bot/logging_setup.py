@@ -29,6 +29,7 @@ class RedactSecrets(logging.Filter):
 
 
 def configure_logging(secrets: Iterable[str | None], level: int = logging.INFO) -> None:
+    """Every log line to stderr, secrets redacted, libraries' chatter kept out at INFO."""
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactSecrets(secrets))
@@ -37,3 +38,8 @@ def configure_logging(secrets: Iterable[str | None], level: int = logging.INFO) 
     root.setLevel(level)
     # aiosqlite logs SQL parameters (private report texts among them) at DEBUG.
     logging.getLogger("aiosqlite").setLevel(max(level, logging.INFO))
+    # APScheduler logs two INFO lines per job run ("Running job", "executed successfully"):
+    # every few seconds, they hid the one line a TD looks for (the bot's "Ready"). Its
+    # warnings (a missed run) and errors still show; `level` DEBUG shows everything.
+    quiet = level if level < logging.INFO else max(level, logging.WARNING)
+    logging.getLogger("apscheduler").setLevel(quiet)

@@ -40,6 +40,17 @@ GAME_MAX = 100  # a game id or link
 URL_MAX = 200  # a game link
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """`count` with its noun in the number English wants: "1 problem", "2 problems" (a text
+    that said "1 of them stop" read as a bug to every TD who saw it)."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
+def agrees(count: int, singular: str, plural: str) -> str:
+    """The verb form for `count` subjects: agrees(1, "waits", "wait") == "waits"."""
+    return singular if count == 1 else plural
+
+
 def quote(text: str, limit: int = REASON_MAX) -> str:
     """`text` as it may be put into a message: itself when it fits in `limit` characters,
     else cut and marked, so a reader sees that it was shortened."""

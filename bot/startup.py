@@ -24,9 +24,10 @@ def _one_line(text: str) -> str:
     return " ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
-async def sync_commands(tree: app_commands.CommandTree[Any], guild_id: int | None) -> None:
+async def sync_commands(tree: app_commands.CommandTree[Any], guild_id: int | None) -> int:
     """Register the tree's slash commands with Discord (in the guild when one is configured,
-    where they appear at once), or raise StartupRefused naming the command and the limit."""
+    where they appear at once) and return how many; or raise StartupRefused naming the
+    command and the limit."""
     guild = discord.Object(id=guild_id) if guild_id else None
     if guild is not None:
         tree.copy_global_to(guild=guild)
@@ -38,7 +39,7 @@ async def sync_commands(tree: app_commands.CommandTree[Any], guild_id: int | Non
             + "; ".join(problems)
         )
     try:
-        await tree.sync(guild=guild)
+        synced = await tree.sync(guild=guild)
     except app_commands.CommandSyncFailure as failure:
         reason = _one_line(str(failure))
         raise StartupRefused(
@@ -50,3 +51,4 @@ async def sync_commands(tree: app_commands.CommandTree[Any], guild_id: int | Non
             f"(HTTP 403, code {refused.code}: {refused.text}): invite the bot to the server "
             "with the `applications.commands` scope, and check `discord.guild_id`."
         ) from None
+    return len(synced)

@@ -231,7 +231,7 @@ async def reply_in_parts(
 async def kick_outbox(interaction: discord.Interaction) -> None:
     """Deliver queued messages now instead of waiting for the next periodic flush."""
     bot = bot_of(interaction)
-    if bot.outbox is not None and bot.flush_after_commands:
+    if bot.outbox is not None and bot.flush_after_commands and not bot.setup_mode:
         await bot.outbox.flush()
 
 

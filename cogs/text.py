@@ -30,3 +30,10 @@ def too_long(length: int, most: int) -> str:
 
 def no_such(noun: str, value: object) -> str:
     return f"There is no {noun} {value}: nothing was changed."
+
+
+SETUP_MODE = (
+    "The bot is being set up and answers only `/td setup` and `/help` until a TD or a server "
+    "manager picks its pairings channel with `/td setup`. Nothing was done: try again once "
+    "it is set up."
+)

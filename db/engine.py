@@ -145,11 +145,29 @@ class _OneTripConnection(AsyncAdapt_aiosqlite_connection):
                 await asyncio.wait_for(done, GRACEFUL_CLOSE_SECONDS)
 
 
+async def _open(*arg: Any, **kw: Any) -> Any:
+    """Open an aiosqlite connection; when opening fails (a missing folder, a locked file),
+    wait for its worker thread to end before raising. aiosqlite then queues a stop for that
+    thread and does not await it: the thread's answer would reach an event loop that
+    `asyncio.run` has closed meanwhile ("Event loop is closed" in a thread, after a one-line
+    `cannot use the database`)."""
+    import aiosqlite
+
+    connection = aiosqlite.connect(*arg, **kw)
+    connection._thread.daemon = True  # as SQLAlchemy's adapter does: never blocks an exit
+    try:
+        return await connection
+    except BaseException:
+        await asyncio.to_thread(connection._thread.join, GRACEFUL_CLOSE_SECONDS)
+        raise
+
+
 class _OneTripDBAPI(AsyncAdapt_aiosqlite_dbapi):
     """SQLAlchemy's aiosqlite adapter with `_OneTripCursor` (its server-side cursors, used
     for streamed results, stay the stock ones)."""
 
     def connect(self, *arg: Any, **kw: Any) -> AsyncAdapt_aiosqlite_connection:
+        kw.setdefault("async_creator_fn", _open)
         adapted = super().connect(*arg, **kw)
         adapted.__class__ = _OneTripConnection
         return adapted

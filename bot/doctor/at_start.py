@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.config import Config, Secrets
-from bot.doctor.checks import CHECKS, Check, Setup, run_checks
+from bot.doctor.checks import CHECKS, Check, Setup, discord_lines, run_checks
 from bot.doctor.lines import CheckLine
 from bot.message_text import fit
 from bot.outbox import enqueue_channel
@@ -33,21 +33,40 @@ async def check_at_start(
     *,
     checks: Sequence[Check] = CHECKS,
 ) -> list[CheckLine]:
-    """Run every check for the logged-in `client`; raise StartupRefused on a fatal line."""
+    """Run every check for the logged-in `client`; raise StartupRefused on a fatal line that
+    `/td setup` cannot fix. A fatal line it can fix (the pairings channel) does not stop the
+    start: the caller sees it among the lines (`setup_needed`) and starts in setup mode."""
     lines = await run_checks(Setup(config, config.discord, secrets, client, clock.now()), checks)
-    fatal = [line for line in lines if not line.ok and line.fatal]
+    fatal = [line for line in lines if not line.ok and line.fatal and not line.setup]
     if fatal:
         raise StartupRefused(
             "The bot cannot start (`acwc doctor` shows every check): "
             + " | ".join(line.render() for line in fatal)
         )
-    warnings = [line for line in lines if not line.ok]
+    warnings = [line for line in lines if not line.ok and not line.setup]
+    for line in setup_needed(lines):
+        log.warning("setup mode: %s", line.render())
     for line in warnings:
         log.warning("setup: %s", line.render())
     channel_id = config.discord.td_alert_channel_id
     if warnings and channel_id is not None:
         await _tell_td_once(sessions, clock, channel_id, warnings)
     return lines
+
+
+def setup_needed(lines: Sequence[CheckLine]) -> list[CheckLine]:
+    """The lines that keep the bot in setup mode until `/td setup` fixes them."""
+    return [line for line in lines if not line.ok and line.setup]
+
+
+async def still_needs_setup(
+    client: discord.Client, config: Config, secrets: Secrets, clock: Clock
+) -> list[CheckLine]:
+    """After a `/td setup` change: the Discord checks again, and what still needs setup."""
+    lines = await run_checks(
+        Setup(config, config.discord, secrets, client, clock.now()), (discord_lines,)
+    )
+    return setup_needed(lines)
 
 
 def warnings_text(warnings: Sequence[CheckLine]) -> str:

@@ -51,7 +51,9 @@ async def discord_lines(setup: Setup) -> list[CheckLine]:
 
 
 async def database_lines(setup: Setup) -> list[CheckLine]:
-    """The database answers and is migrated to the latest schema."""
+    """The database answers (`acwc run` stops without it, so a line that says it does not is
+    fatal) and is at the latest schema, or behind it: `acwc run` migrates it at every start,
+    so a fresh install's empty database passes, with what will happen and how to do it now."""
     title = "Database"
     url = setup.config.database.url
     parsed = make_url(url)
@@ -59,20 +61,25 @@ async def database_lines(setup: Setup) -> list[CheckLine]:
         folder = Path(parsed.database or "").parent
         if not folder.is_dir():
             detail = f"the folder of the SQLite file, {folder}, does not exist."
-            return [failed(title, detail, "create it, or change database.url / DATABASE_URL.")]
+            fix = "create it, or change database.url / DATABASE_URL."
+            return [failed(title, detail, fix, fatal=True)]
     engine = make_engine(url)
     try:
         async with engine.connect() as connection:
             await connection.execute(text("SELECT 1"))
     except (SQLAlchemyError, OSError) as error:  # the URL may hold a password: not shown
         detail = f"cannot be reached ({type(error).__name__})."
-        return [failed(title, detail, "check database.url / DATABASE_URL and the server.")]
+        fix = "check database.url / DATABASE_URL and the server."
+        return [failed(title, detail, fix, fatal=True)]
     finally:
         await engine.dispose()
     current, head = await schema.current_revision(url), await schema.head_revision()
     if current != head:
-        detail = f"at schema {current or 'none (empty)'}, not at the latest ({head})."
-        return [failed(title, detail, "run `acwc db upgrade` (`acwc run` also migrates).")]
+        detail = (
+            f"reachable, at schema {current or 'none (empty: a fresh install)'}; `acwc run` "
+            f"migrates it to the latest ({head}) when it starts, or run `acwc db upgrade` now."
+        )
+        return [passed(title, detail)]
     return [passed(title, f"reachable and at the latest schema ({head}).")]
 
 

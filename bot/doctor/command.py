@@ -12,12 +12,18 @@ import discord
 from bot.config import Config, Secrets
 from bot.doctor.checks import CHECKS, Setup, log_in, run_checks
 from bot.doctor.lines import render_report
-from bot.doctor.permissions import BOT_PERMISSIONS, SCOPES, invite_url
+from bot.doctor.permissions import (
+    BOT_PERMISSIONS,
+    SCOPES,
+    application_id_from_token,
+    invite_url,
+)
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 NO_APPLICATION_ID = (
-    "The invite URL needs the application id: set a valid DISCORD_TOKEN, or pass "
-    "--client-id ID (the Application ID on the Developer Portal's General Information page)."
+    "The invite URL needs the application id: set DISCORD_TOKEN to the bot's token (it "
+    "carries the id), or pass --client-id ID (the Application ID on the Developer Portal's "
+    "General Information page)."
 )
 
 
@@ -51,6 +57,8 @@ async def doctor(
         setup = Setup(config, config.discord, secrets, logged_in)
         lines = [token_line, *await run_checks(setup, CHECKS)]
         application_id = logged_in.user.id if logged_in and logged_in.user else client_id
+    if application_id is None:  # Discord out of reach: the token itself carries the id
+        application_id = application_id_from_token(secrets.discord_token)
     print(render_report(lines))
     print(invite_line(application_id) if application_id else NO_APPLICATION_ID)
     return EXIT_OK if all(line.ok for line in lines) else EXIT_FAILURE
@@ -59,7 +67,10 @@ async def doctor(
 async def invite(
     secrets: Secrets, *, client_id: int | None, connect: ClientFactory | None = None
 ) -> int:
-    """Print only the invite URL: for `--client-id`, or for the token's application."""
+    """Print only the invite URL: for `--client-id`, or for the token's application (read
+    from the token itself when it carries the id, else by logging in)."""
+    if client_id is None:
+        client_id = application_id_from_token(secrets.discord_token)
     if client_id is None and not secrets.discord_token:
         print(NO_APPLICATION_ID, file=sys.stderr)
         return EXIT_USAGE

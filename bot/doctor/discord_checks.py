@@ -100,39 +100,45 @@ def check_channel(view: GuildView, cfg: DiscordConfig, use: ChannelUse) -> Check
     there (its roles and the channel's overwrites) cover everything it does in it."""
     setting = _SETTING[use]
     title = _TITLE[use]
-    fatal = use is ChannelUse.PAIRINGS
+    # Without a pairings channel no round can be published: the bot waits in setup mode
+    # for `/td setup` to pick one (bot.doctor.at_start); the others only cost what they say.
+    setup = use is ChannelUse.PAIRINGS
     channel_id = getattr(cfg, setting.removeprefix("discord."))
     if channel_id is None:
         fix = f"pick it with `/td setup`, or set {setting} to the channel's id {COPY_ID}."
-        return failed(title, f"not configured: {_UNSET_COST[use]}.", fix, fatal=fatal)
+        return failed(title, f"not configured: {_UNSET_COST[use]}.", fix, setup=setup)
     channel = view.channels.get(channel_id)
     if channel is None:
         detail = f"there is no channel {channel_id} in {view.guild.name}."
         fix = f"create it, then pick it with `/td setup` or set {setting} to its id {COPY_ID}."
-        return failed(title, detail, fix, fatal=fatal)
+        return failed(title, detail, fix, setup=setup)
     kinds = _TYPES[use]
     wanted = " or ".join(_TYPE_NAMES[kind] for kind in kinds)
     if channel.type not in kinds:
         detail = f"#{channel.name} ({channel_id}) is a {type_name(channel)} channel."
         fix = f"use a {wanted} channel for {setting}."
-        return failed(title, detail, fix, fatal=fatal)
+        return failed(title, detail, fix, setup=setup)
     forum = isinstance(channel, discord.ForumChannel)
     # Discord refuses a post without a tag (40067) in a forum that requires one
     if isinstance(channel, discord.ForumChannel) and channel.flags.require_tag:
         detail = f"#{channel.name} ({channel_id}) requires a tag on every post; the bot posts none."
         fix = "turn off Edit Channel → Tags → 'Require people to select tags when posting'."
-        return failed(title, detail, fix, fatal=fatal)
+        return failed(title, detail, fix, setup=setup)
     needs = needs_in(use, forum=forum)
     lacking = missing(channel.permissions_for(view.me), needs)
     where = f"#{channel.name} ({type_name(channel)} channel, {channel_id})"
     if lacking:
         detail = f"in {where} the bot lacks " + "; ".join(f"{n.name} ({n.why})" for n in lacking)
         detail += "."
+        # Server Settings → Roles cannot help: a channel's own deny (a private channel
+        # denies View Channel to @everyone) wins over the role's server-wide permissions,
+        # and only an overwrite for the bot's member or role in the channel lifts it.
         fix = (
-            f"allow them for the bot's role in #{channel.name} → Edit Channel → Permissions "
-            "(or in Server Settings → Roles)."
+            f"in #{channel.name} → Edit Channel → Permissions → Add members or roles, add "
+            f"the bot ({view.me.name}) or its role and allow them there; the server-wide "
+            "role settings cannot override a channel's deny."
         )
-        return failed(title, detail, fix, fatal=fatal)
+        return failed(title, detail, fix, setup=setup)
     return passed(title, f"{where}: the bot can " + ", ".join(n.name for n in needs) + ".")
 
 

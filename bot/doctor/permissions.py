@@ -11,6 +11,8 @@ the pairings channel, or a DM. Two permissions are deliberately absent:
 
 from __future__ import annotations
 
+import base64
+import binascii
 from dataclasses import dataclass
 from enum import Enum
 
@@ -91,3 +93,18 @@ def missing(permissions: discord.Permissions, needs: tuple[Need, ...]) -> list[N
 def invite_url(application_id: int) -> str:
     """The link that adds the bot to a server with exactly the scopes and permissions it needs."""
     return discord.utils.oauth_url(application_id, permissions=BOT_PERMISSIONS, scopes=SCOPES)
+
+
+def application_id_from_token(token: str | None) -> int | None:
+    """The application id a Discord bot token carries: its first dot-separated part is the
+    base64 of the bot user's id, which is the application's id. Read without asking Discord,
+    so the invite URL can be printed offline; None when the token holds no such id. (Only the
+    id is ever shown, never the token.)"""
+    if not token:
+        return None
+    first = token.strip().split(".", 1)[0]
+    try:
+        raw = base64.urlsafe_b64decode(first + "=" * (-len(first) % 4)).decode("ascii")
+    except (binascii.Error, ValueError):
+        return None
+    return int(raw) if raw.isdigit() and 17 <= len(raw) <= 20 else None

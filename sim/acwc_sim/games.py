@@ -68,7 +68,7 @@ class SimBase:
         clock: FakeClock,
         seed: int,
         players: list[SimPlayer],
-        progress: Callable[[str, str], None],
+        progress: Callable[[str, str, int, int | None], None],
         log: StepLog,
         transcript: Path,
     ) -> None:

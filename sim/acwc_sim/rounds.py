@@ -90,7 +90,13 @@ class Rounds(Negotiating):
             return False
         week = [await self.load(o) for o in opened]
         for index, playing in enumerate(week):
-            self.progress(playing.stage.name, f"{playing.stage.name} round {playing.round.number}")
+            self.progress(
+                playing.stage.name,
+                f"{playing.stage.name} round {playing.round.number}",
+                playing.round.number,
+                # a stage whose rounds are not counted ahead (a final match) counts up to now
+                max(playing.stage.total_rounds or 0, playing.round.number),
+            )
 
             async def count(kind: str = playing.stage.kind.value) -> None:
                 self.counters.rounds[kind] = self.counters.rounds.get(kind, 0) + 1

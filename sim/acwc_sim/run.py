@@ -159,7 +159,7 @@ async def simulate(
     players: int,
     seed: int,
     out: Path,
-    progress: Callable[[str, str], None] = lambda stage, label: None,
+    progress: Callable[[str, str, int, int | None], None] = lambda *_: None,
     *,
     faults: bool = False,
     fresh: bool = False,
@@ -276,11 +276,13 @@ def run_cli(
     edition: str = DEFAULT_PRESET,
 ) -> int:
     """The terminal side: a progress bar per stage (by the stage rows' names: "Qualification",
-    "Upper pool", "Grand Final") and round, then a short summary."""
+    "Upper pool", "Grand Final") with its rounds counted against the stage's total, then a
+    short summary. Ctrl-C stops it with one line: the same command goes on where it stopped
+    (`simulate` resumes from the step log), so a traceback would only hide that."""
     import asyncio
 
     from rich.console import Console
-    from rich.progress import Progress
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     console = Console()
     log = StepLog(out / "progress.jsonl", seed=seed, players=players, edition=edition)
@@ -288,19 +290,41 @@ def run_cli(
         print(OtherEdition(out, log.other_edition, edition), file=sys.stderr)  # one line
         return 2  # bot.cli.EXIT_USAGE
     started = time.perf_counter()
-    with Progress(console=console, transient=False) as bar:
-        tasks: dict[str, Any] = {}
+    # Drawn only once the first round is out (an empty live display printed blank lines
+    # through registration), and gone at the end: the summary says the rest.
+    bar = Progress(
+        TextColumn("{task.description:<24}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("rounds"),
+        console=console,
+        transient=True,
+    )
+    tasks: dict[str, Any] = {}
 
-        def progress(stage: str, label: str) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=None)
-            bar.update(tasks[stage], advance=1, description=label)
+    def progress(stage: str, label: str, number: int, total: int | None) -> None:
+        if not tasks:
+            bar.start()
+        if stage not in tasks:
+            tasks[stage] = bar.add_task(stage, total=total)
+        bar.update(tasks[stage], completed=number, total=total, description=label)
 
-        if not fresh and not faults and log.resumable:
-            console.print(f"Going on with the unfinished run in {out} (--fresh starts over)")
+    if not fresh and not faults and log.resumable:
+        console.print(f"Going on with the unfinished run in {out} (--fresh starts over)")
+    try:
         result = asyncio.run(
             simulate(players, seed, out, progress, faults=faults, fresh=fresh, edition=edition)
         )
+    except KeyboardInterrupt:
+        bar.stop()
+        print(
+            f"Stopped. Run the same command to go on where it stopped ({out}; --fresh "
+            "starts over).",
+            file=sys.stderr,
+        )
+        return 130  # the shell's code for a stop by Ctrl-C (128 + SIGINT)
+    finally:
+        bar.stop()
     wall = time.perf_counter() - started
     rounds = ", ".join(f"{k} {v}" for k, v in result["rounds"].items())
     console.print(f"Rounds: {rounds}")

@@ -14,6 +14,10 @@ import pytest
 from bot import cli
 from bot.app import ChampionshipBot
 
+# A failed SQLite open used to leave aiosqlite's worker thread answering a closed event
+# loop ("Event loop is closed" in a thread): any such thread exception fails the test.
+pytestmark = pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+
 UNREACHABLE_PG = "postgresql+asyncpg://acwc:s3cret-pw@127.0.0.1:9/acwc"  # port 9: refused
 
 

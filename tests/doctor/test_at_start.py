@@ -13,7 +13,8 @@ import pytest
 
 from bot import cli
 from bot.app import ChampionshipBot
-from bot.config import DiscordConfig
+from bot.config import DiscordConfig, Secrets
+from bot.logging_setup import configure_logging
 from tests.doctor.server import ALERTS, GOOD, config_file, run_acwc
 from tests.fakes.lichess import FakeLichess
 from tests.harness import DiscordHarness
@@ -31,24 +32,84 @@ def log_lines(err: str, level: str) -> list[str]:
     return [line for line in err.splitlines() if f" {level} " in line]
 
 
-def test_a_missing_pairings_channel_stops_the_start_in_one_line(
+def test_a_missing_pairings_channel_starts_in_setup_mode_not_a_refusal(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """It used to stop with "pick it with `/td setup`", which needs the bot running: now the
+    bot starts, syncs its commands, says it waits for /td setup, and publishes nothing."""
     path = config_file(tmp_path, GOOD.model_copy(update={"pairings_channel_id": 4242}))
     harnesses: list[DiscordHarness] = []
     code = run_acwc(monkeypatch, ["--config", str(path), "run"], harnesses=harnesses)
-    assert code == cli.EXIT_FAILURE
+    assert code == cli.EXIT_OK
     err = capsys.readouterr().err
-    errors = log_lines(err, "ERROR")
-    assert len(errors) == 1, err
-    assert errors[0].endswith(
-        "The bot cannot start (`acwc doctor` shows every check): ✗ Pairings channel: there is "
-        "no channel 4242 in Antichess. Fix: create it, then pick it with `/td setup` or set "
-        "discord.pairings_channel_id to its id (Discord: Settings → Advanced → Developer Mode "
-        "on, then right-click → Copy ID)."
+    assert log_lines(err, "ERROR") == [] and "Traceback" not in err
+    [waiting] = [line for line in log_lines(err, "WARNING") if "setup mode" in line]
+    assert waiting.endswith(
+        "setup mode: ✗ Pairings channel: there is no channel 4242 in Antichess. Fix: create "
+        "it, then pick it with `/td setup` or set discord.pairings_channel_id to its id "
+        "(Discord: Settings → Advanced → Developer Mode on, then right-click → Copy ID)."
     )
-    assert "Traceback" not in err
-    assert not [r for r in harnesses[0].requests if r.path == SYNC]  # stopped before the sync
+    [ready] = [line for line in log_lines(err, "INFO") if "Ready" in line]
+    assert "Ready in setup mode: " in ready and "synced to server Antichess (1000)" in ready
+    assert [r for r in harnesses[0].requests if r.path == SYNC]  # /td setup can be used
+    assert harnesses[0].messages == []  # nothing published, not even the TD's notice
+
+
+def test_acwc_run_logs_one_ready_line_and_the_scheduler_is_quiet(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = config_file(tmp_path, GOOD)
+    assert run_acwc(monkeypatch, ["--config", str(path), "run"]) == cli.EXIT_OK
+    err = capsys.readouterr().err
+    ready = [line for line in err.splitlines() if "Ready" in line]
+    assert len(ready) == 1, err
+    synced = len(bot_commands())
+    assert ready[0].endswith(
+        f"INFO bot.app: Ready: {synced} slash commands synced to server Antichess (1000); "
+        "the jobs run."
+    )
+    assert "apscheduler" not in err  # "Added job", "Scheduler started": not at INFO
+
+
+def bot_commands() -> list[str]:
+    """The top-level slash commands the bot registers (its extensions loaded in a bot
+    that never logs in)."""
+    import asyncio
+
+    from bot.app import EXTENSIONS
+    from bot.config import Config
+
+    async def names() -> list[str]:
+        bot = ChampionshipBot(Config(), Secrets(), sync_commands=False, start_scheduler=False)
+        for extension in EXTENSIONS:
+            await bot.load_extension(extension)
+        found = [c.name for c in bot.tree.get_commands()]
+        await bot.lichess.aclose()
+        return found
+
+    return asyncio.run(names())
+
+
+def test_at_info_apschedulers_lines_stay_out_and_its_warnings_do_not(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level, logging.getLogger("apscheduler").level
+    try:
+        configure_logging([])
+        root.addHandler(caplog.handler)  # configure_logging replaced the root's handlers
+        scheduler = logging.getLogger("apscheduler.executors.default")
+        scheduler.info('Running job "outbox" (trigger: interval[0:00:05])')
+        scheduler.warning("Run time of job outbox was missed by 0:00:07")
+        logging.getLogger("bot.app").info("Ready: 20 slash commands synced")
+    finally:
+        root.handlers[:], level, quiet = saved
+        root.setLevel(level)
+        logging.getLogger("apscheduler").setLevel(quiet)
+    assert [r.getMessage() for r in caplog.records] == [
+        "Run time of job outbox was missed by 0:00:07",
+        "Ready: 20 slash commands synced",
+    ]
 
 
 def test_an_empty_config_no_longer_logs_in_silently(

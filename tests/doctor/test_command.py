@@ -4,6 +4,8 @@ the invite URL with exactly the bot's scopes and permission integer."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import logging
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,7 +14,13 @@ import pytest
 
 from bot import cli
 from bot.config import DiscordConfig
-from bot.doctor.permissions import BOT_PERMISSIONS, CHANNEL_NEEDS, invite_url
+from bot.doctor.lines import CheckLine, failed, render_report
+from bot.doctor.permissions import (
+    BOT_PERMISSIONS,
+    CHANNEL_NEEDS,
+    application_id_from_token,
+    invite_url,
+)
 from tests.doctor.server import GOOD, PAIRINGS, World, as_yaml, client_factory, config_file
 from tests.fakes.lichess import FakeLichess
 from tests.harness import DiscordHarness, RecordedRequest
@@ -88,7 +96,7 @@ def test_an_invalid_token_is_one_fatal_line_and_exit_1(
         "Reset Token, and export the new one."
     ) in out
     assert "Discord server" not in out  # nothing on Discord can be checked without a login
-    assert "1 problem; 1 of them stop `acwc run`." in out
+    assert "1 problem; it stops `acwc run`." in out  # was "1 of them stop" (issue 32)
     assert "--client-id ID" in out  # no application id for the invite URL
 
 
@@ -105,10 +113,44 @@ def test_discord_out_of_reach_is_a_line_not_a_traceback(
         h.on_request("GET", "/users/@me", unreachable)
 
     assert doctor(monkeypatch, tmp_path, world=offline) == 1
+    out = capsys.readouterr().out
     assert (
         "✗ Discord token: Discord could not be asked (OSError: Network is unreachable). "
         "Fix: check the network and run again."
-    ) in capsys.readouterr().out
+    ) in out
+    assert "valid DISCORD_TOKEN" not in out  # the invite does not blame the token
+
+
+# A token as Discord makes them: the base64 of the bot's id, a timestamp, an HMAC.
+OFFLINE_APP = 123456789012345678
+TOKEN_WITH_ID = base64.b64encode(str(OFFLINE_APP).encode()).decode().rstrip("=") + ".GxYz.s3cr3t"
+
+
+def test_discord_out_of_reach_still_prints_the_invite_from_the_token_itself(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    database: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def offline(h: DiscordHarness) -> None:
+        def unreachable(req: RecordedRequest) -> None:
+            raise OSError("Network is unreachable")
+
+        h.on_request("GET", "/users/@me", unreachable)
+
+    assert application_id_from_token(TOKEN_WITH_ID) == OFFLINE_APP
+    assert doctor(monkeypatch, tmp_path, world=offline, token=TOKEN_WITH_ID) == 1
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith(invite_url(OFFLINE_APP))
+    assert "--client-id" not in out and TOKEN_WITH_ID not in out and "s3cr3t" not in out
+    monkeypatch.setattr("bot.doctor.command.rest_client", client_factory(offline))
+    assert cli.main(["invite-url"]) == 0  # no network asked: the id is in the token
+    assert capsys.readouterr().out == invite_url(OFFLINE_APP) + "\n"
+
+
+@pytest.mark.parametrize("token", ["discord-token-123", "bm90LWRpZ2l0cw.x.y", "", "MTIz.x.y"])
+def test_a_token_without_an_id_gives_none(token: str) -> None:
+    assert application_id_from_token(token) is None  # "not-digits", "123": too short
 
 
 def test_no_token_still_prints_the_invite_for_a_client_id(
@@ -142,19 +184,27 @@ def test_a_broken_setup_lists_each_problem_with_its_fix_and_exits_1(
         "✗ TD role",
     ]
     assert "the bot lacks Send Messages in Threads" in failed[0]
-    assert lines[-2] == "3 problems; 1 of them stop `acwc run`."
+    # the pairings channel no longer stops the start: setup mode waits for /td setup
+    assert lines[-2] == (
+        "3 problems; `acwc run` starts in setup mode (only `/td setup` and `/help` answer, "
+        "nothing is published) until it is fixed with `/td setup`."
+    )
 
 
-def test_a_database_not_migrated_is_a_line_with_the_command_to_fix_it(
+def test_a_fresh_database_passes_and_says_acwc_run_migrates_it(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     database: str,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert doctor(monkeypatch, tmp_path, migrate=False) == 1
+    """A fresh install: nothing migrated yet. `acwc run` migrates at every start (bot.cli
+    `_run`), so the doctor does not end on a ✗ the guide never explained (it did until
+    issue 32); it says what happens and the command that does it now."""
+    assert doctor(monkeypatch, tmp_path, migrate=False) == 0
     out = capsys.readouterr().out
-    assert "✗ Database: at schema none (empty), not at the latest (" in out
-    assert "Fix: run `acwc db upgrade` (`acwc run` also migrates)." in out
+    assert "✓ Database: reachable, at schema none (empty: a fresh install); `acwc run` " in out
+    assert "migrates it to the latest (" in out and "or run `acwc db upgrade` now." in out
+    assert "Ready: every check passed." in out
 
 
 def test_a_database_that_cannot_be_reached_says_so_without_its_password(
@@ -167,6 +217,24 @@ def test_a_database_that_cannot_be_reached_says_so_without_its_password(
     assert "✗ Database: cannot be reached (" in out
     assert "Fix: check database.url / DATABASE_URL and the server." in out
     assert "s3cret-pw" not in out
+    # what `acwc run` does with it (it said "starts and warns", and `acwc run` stopped)
+    assert out.splitlines()[-2] == "1 problem; it stops `acwc run`."
+
+
+def test_acwc_run_stops_on_the_database_the_doctor_says_stops_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path}/no/such/x.db")
+    assert doctor(monkeypatch, tmp_path, migrate=False) == 1
+    assert capsys.readouterr().out.splitlines()[-2] == "1 problem; it stops `acwc run`."
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:  # the real start: migrating in a child process fails, and the start stops
+        assert cli.main(["--config", str(tmp_path / "config.yaml"), "run"]) == cli.EXIT_FAILURE
+    finally:
+        root.handlers[:], level = saved
+        root.setLevel(level)
+    assert "Migrating the database failed" in capsys.readouterr().err
 
 
 def test_a_sqlite_file_in_a_missing_folder_says_which_folder(
@@ -232,7 +300,9 @@ def test_invite_url_without_token_or_client_id_says_what_it_needs(
     assert cli.main(["invite-url"]) == cli.EXIT_USAGE
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert "set a valid DISCORD_TOKEN, or pass --client-id ID" in captured.err
+    assert "set DISCORD_TOKEN to the bot's token (it carries the id), or pass --client-id ID" in (
+        captured.err
+    )
 
 
 @pytest.mark.parametrize(
@@ -305,3 +375,30 @@ def test_a_preset_for_a_new_year_keeps_last_years_players_and_doctor_says_so(
     )
     assert "registration closed" not in out
     assert "✗ Format:" not in out  # the engine runs the 2024 format's stages
+
+
+@pytest.mark.parametrize(
+    ("lines", "verdict"),
+    [
+        ([failed("A", "x.", "y.", fatal=True)], "1 problem; it stops `acwc run`."),
+        (
+            [failed("A", "x.", "y.", fatal=True), failed("B", "x.", "y.", fatal=True)],
+            "2 problems; they stop `acwc run`.",
+        ),
+        (
+            [failed("A", "x.", "y.", fatal=True), failed("B", "x.", "y.")],
+            "2 problems; 1 of them stops `acwc run`.",
+        ),
+        (
+            [*(failed(t, "x.", "y.", fatal=True) for t in "AB"), failed("C", "x.", "y.")],
+            "3 problems; 2 of them stop `acwc run`.",
+        ),
+        ([failed("A", "x.", "y.")], "1 problem; `acwc run` starts and warns about it."),
+        (
+            [failed("A", "x.", "y."), failed("B", "x.", "y.")],
+            "2 problems; `acwc run` starts and warns about them.",
+        ),
+    ],
+)
+def test_the_verdict_counts_in_english(lines: list[CheckLine], verdict: str) -> None:
+    assert render_report(lines).splitlines()[-1] == verdict

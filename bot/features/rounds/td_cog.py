@@ -11,7 +11,15 @@ from bot.audit import Actor
 from bot.discord_limits import BUTTON_LABEL
 from bot.errors import NotAllowed
 from bot.features.rounds import text as wording
-from bot.features.rounds.text import dropped_note, preview_text, start_text
+from bot.features.rounds.text import (
+    CANCEL,
+    CLOSE_AND_CONTINUE,
+    drop_pending_label,
+    dropped_note,
+    preview_text,
+    publish_label,
+    start_text,
+)
 from bot.message_text import fit
 from cogs.common import (
     IdButton,
@@ -38,7 +46,7 @@ async def publish_to_discord(interaction: discord.Interaction) -> None:
 class PublishSwissButton(IdButton, template=r"acwc:swiss:publish:(?P<id>\d+)"):
     """Starts the Swiss with the current field (the preview is recomputed, never stale)."""
 
-    prefix, label, style = "acwc:swiss:publish", "Publish round 1", discord.ButtonStyle.success
+    prefix, label, style = "acwc:swiss:publish", publish_label(1), discord.ButtonStyle.success
 
     async def run(self, interaction: discord.Interaction) -> None:
         if not is_td(interaction):
@@ -80,7 +88,7 @@ def tie_view(args: dict[str, Any]) -> discord.ui.View:
 class CancelSwissButton(IdButton, template=r"acwc:swiss:cancel:(?P<id>\d+)"):
     """Drops the TD's preview of round 1; like Publish, it is the TD's alone."""
 
-    prefix, label, style = "acwc:swiss:cancel", "Cancel", discord.ButtonStyle.secondary
+    prefix, label, style = "acwc:swiss:cancel", CANCEL, discord.ButtonStyle.secondary
 
     async def run(self, interaction: discord.Interaction) -> None:
         if not is_td(interaction):
@@ -94,7 +102,7 @@ class CloseAndContinueButton(IdButton, template=r"acwc:swiss:close:(?P<id>\d+)")
 
     prefix, label, style = (
         "acwc:swiss:close",
-        "Close registration and continue",
+        CLOSE_AND_CONTINUE,
         discord.ButtonStyle.primary,
     )
 
@@ -117,7 +125,7 @@ class DropPendingButton(IdButton, template=r"acwc:swiss:drop:(?P<id>\d+)"):
     def __init__(self, ident: int, count: int | None = None) -> None:
         super().__init__(ident)
         if count is not None:
-            self.item.label = f"Drop {count} pending"
+            self.item.label = drop_pending_label(count)
 
     async def run(self, interaction: discord.Interaction) -> None:
         if not is_td(interaction):

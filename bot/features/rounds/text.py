@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from bot.features.rounds.types import PendingEntry, RoundPreview, SwissStart
+from bot.message_text import agrees, counted
 from bot.rules.stages import RoundOneBlock, ScoreProblem
 from bot.timefmt import discord_time
 from db.models import StageKind
@@ -45,17 +46,40 @@ TIEBREAK_STAGE_NAME = "Tiebreak matches"
 PENDING_SHOWN = 15  # names listed; the rest are counted (the message stays under 2,000)
 
 
+# The labels of `/td round start`'s buttons: its texts name them, so they are defined here once.
+CLOSE_AND_CONTINUE = "Close registration and continue"
+CANCEL = "Cancel"
+
+
+def publish_label(number: int) -> str:
+    return f"Publish round {number}"
+
+
+def drop_pending_label(count: int) -> str:
+    return f"Drop {count} pending"
+
+
 def registration_still_open() -> str:
     return (
         "Registration is still open, so round 1 cannot be published: a player who entered "
         "after it would never be paired. Close it first (`/td registration close`, or "
-        "**Close registration and continue** under `/td round start`); nothing was changed."
+        f"**{CLOSE_AND_CONTINUE}** under `/td round start`); nothing was changed."
     )
 
 
-def pending_block(pending: list[PendingEntry]) -> str:
-    """The registrations that block round 1, and the TD's two ways out."""
+def pending_block(pending: list[PendingEntry], *, drop_shown: bool = True) -> str:
+    """The registrations that block round 1, and the TD's two ways out. `drop_shown`: the
+    message carries the **Drop N pending** button; else (registration still open, or a
+    refusal) the text says where that button appears, never a button the TD cannot see."""
     count = len(pending)
+    drop = drop_pending_label(count)
+    if drop_shown:
+        way_out = f"press **{drop}** to reject {agrees(count, 'it', 'them all')}"
+    else:
+        way_out = (
+            f"use **{drop}**, which `/td round start` offers once registration is closed, "
+            f"to reject {agrees(count, 'it', 'them all')}"
+        )
     names = [
         f"• registration {p.registration_id} {p.lichess_username}" for p in pending[:PENDING_SHOWN]
     ]
@@ -63,10 +87,10 @@ def pending_block(pending: list[PendingEntry]) -> str:
         names.append(f"• …and {count - PENDING_SHOWN} more (`/td registration list`)")
     return "\n".join(
         [
-            f"**{count} registration{'s' if count != 1 else ''} still wait for your "
-            "decision**, and round 1 cannot be published until each is decided: "
-            "`/td registration approve` or `reject` them, or press "
-            f"**Drop {count} pending** to reject them all (each player gets a DM: "
+            f"**{counted(count, 'registration')} still {agrees(count, 'waits', 'wait')} for "
+            "your decision**, and round 1 cannot be published until "
+            f"{agrees(count, 'it is', 'each is')} decided: `/td registration approve` or "
+            f"`reject` {agrees(count, 'it', 'them')}, or {way_out} (each player gets a DM: "
             "registration closed before a decision).",
             *names,
         ]
@@ -87,13 +111,13 @@ def start_text(start: SwissStart) -> str:
     if start.registration_open:
         parts.append(
             "**Registration is still open.** Round 1 is previewed and published only once "
-            "it is closed: a player who entered later could never be paired. **Close "
-            "registration and continue** closes it now, exactly as `/td registration close` "
+            f"it is closed: a player who entered later could never be paired. "
+            f"**{CLOSE_AND_CONTINUE}** closes it now, exactly as `/td registration close` "
             "does (the field goes public in the announcement channel), then shows the "
             "preview of round 1."
         )
     if start.pending:
-        parts.append(pending_block(start.pending))
+        parts.append(pending_block(start.pending, drop_shown=not start.registration_open))
     if start.preview is not None:
         parts.append(preview_text(start.preview, published=False))
     return "\n\n".join(parts)
@@ -341,7 +365,7 @@ def round_one_blocked(block: RoundOneBlock, pending: list[PendingEntry]) -> str:
         return already_started()
     if block is RoundOneBlock.REGISTRATION_OPEN:
         return registration_still_open()
-    return pending_block(pending)
+    return pending_block(pending, drop_shown=False)
 
 
 def no_such_match(match_id: int) -> str:
@@ -403,15 +427,17 @@ def open_match_line(
 
 def round_ended_open(number: int, lines: list[str]) -> str:
     return (
-        f"⏰ Round {number} has ended with {len(lines)} match(es) without a result. "
+        f"⏰ Round {number} has ended with {counted(len(lines), 'match', 'matches')} without "
+        "a result. "
         "Decide them with /td round set-score:\n" + "\n".join(lines)
     )
 
 
 def next_round_waits(number: int, open_count: int) -> str:
     return (
-        f"Round {number + 1} cannot be paired yet: {open_count} match(es) of round {number} "
-        "have no result. It is paired as soon as you record them (/td round set-score)."
+        f"Round {number + 1} cannot be paired yet: {counted(open_count, 'match', 'matches')} "
+        f"of round {number} {agrees(open_count, 'has', 'have')} no result. It is paired as "
+        f"soon as you record {agrees(open_count, 'it', 'them')} (/td round set-score)."
     )
 
 

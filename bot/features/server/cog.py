@@ -56,9 +56,9 @@ async def _pick(interaction: discord.Interaction, field: Field) -> None:
     bot = bot_of(interaction)
     await bot.server_settings_service.set(field, value, td_id=interaction.user.id)
     await interaction.response.defer()  # the checks ask Discord: answer within 3 s first
+    await bot.server_settings_changed()  # in setup mode, the pick may end it: shown below
     text = await panel_text(bot)
     await interaction.edit_original_response(content=text, view=SetupView(bot))
-    await bot.server_settings_changed()
 
 
 class _ChannelPick(discord.ui.ChannelSelect[discord.ui.View]):
@@ -112,7 +112,8 @@ async def panel_text(bot: ChampionshipBot) -> str:
         checks = [wording.check_line(line) for line in found]
     except discord.HTTPException as error:
         checks = [wording.checks_failed(error)]
-    return wording.setup_text(bot.server_settings_service.current(), checks)
+    waiting = [line.title for line in bot.setup_mode]
+    return wording.setup_text(bot.server_settings_service.current(), checks, waiting=waiting)
 
 
 async def setup_command(interaction: discord.Interaction) -> None:

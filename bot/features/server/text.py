@@ -45,9 +45,19 @@ def checks_failed(error: Exception) -> str:
     return f"✗ The checks could not ask Discord ({type(error).__name__}); try again."
 
 
-def setup_text(values: Sequence[SettingValue], checks: Sequence[str] = ()) -> str:
-    """The /td setup panel: the settings, the checks, and the rules of the game."""
+def setup_text(
+    values: Sequence[SettingValue], checks: Sequence[str] = (), *, waiting: Sequence[str] = ()
+) -> str:
+    """The /td setup panel: the settings, the checks, and the rules of the game; `waiting`:
+    the checks that keep the bot in setup mode (bot.app.ChampionshipBot.setup_mode)."""
     lines = ["**Server setup**", *(setting_line(v) for v in values)]
+    if waiting:
+        lines += [
+            "",
+            f"**Setup mode**: until the {', '.join(waiting)} check passes, the bot answers only "
+            "`/td setup` and `/help`, publishes nothing and runs no job. Fix it here and it "
+            "goes on at once, with no restart.",
+        ]
     if checks:
         lines += ["", "**Checks**", *checks]
     lines += [

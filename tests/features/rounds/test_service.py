@@ -179,7 +179,7 @@ async def test_round_deadline_lists_open_matches_to_the_td(
         alerts = (
             await session.scalars(select(OutboxMessage).where(OutboxMessage.target_id == TD_ID))
         ).all()
-    assert any("2 match(es) without a result" in a.content for a in alerts)
+    assert any("2 matches without a result" in a.content for a in alerts)
     assert any("/td round set-score" in a.content for a in alerts)
     assert any("Round 2 cannot be paired yet" in a.content for a in alerts)
     async with sessions() as session:

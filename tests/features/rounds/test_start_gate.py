@@ -4,6 +4,8 @@ or drops them."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -145,3 +147,34 @@ async def test_deciding_each_pending_registration_also_unblocks(
         again = await h.slash("td round start", user=TD_ID)
         assert "still wait" not in again.text and "(5 players)" in again.text
         assert labels(again.last) == ["Publish round 1", "Cancel"]
+
+
+def bold_phrases(text: str) -> list[str]:
+    return re.findall(r"\*\*([^*]+)\*\*", text)
+
+
+async def test_the_text_names_only_buttons_the_message_carries(
+    running_bot: RunningBot, clock: FakeClock
+) -> None:
+    """Registration open and one entry pending: the message said "press **Drop 1 pending**"
+    under the buttons "Close registration and continue" and "Cancel" (issue 32)."""
+    async with running_bot() as (bot, h):
+        h.add_text_channel(ANNOUNCE_CHANNEL, "announcements")
+        await add_entrants(bot.sessions, clock, 4, close_registration=False)
+        await add_pending(bot.sessions, clock, {"Zed": 801})
+        shown = await h.slash("td round start", user=TD_ID)
+        buttons = labels(shown.last)
+        assert buttons == ["Close registration and continue", "Cancel"]
+        assert "**1 registration still waits for your decision**" in shown.text
+        pressed = [p for p in bold_phrases(shown.text) if "press" in shown.text.split(p)[0][-8:]]
+        assert all(p in buttons for p in pressed), pressed
+        assert "press **Drop 1 pending**" not in shown.text
+        assert "**Drop 1 pending**, which `/td round start` offers once registration is closed" in (
+            shown.text
+        )
+        assert f"**{buttons[0]}** closes it now" in shown.text
+
+        closed = await h.press(shown.last.buttons[0]["custom_id"], user=TD_ID, message=shown.last)
+        buttons = labels(closed.last)
+        assert buttons == ["Drop 1 pending", "Cancel"]
+        assert f"press **{buttons[0]}** to reject it (each player" in closed.last.text
