@@ -24,6 +24,7 @@ from acwc_sim.plan import (
     QUICK_GAME,
     MatchPlan,
     PlannedGame,
+    armageddon_clocks,
     aware,
     game_id,
     match_stage,
@@ -467,6 +468,7 @@ class SimBase:
             return
         a_white = white.lower() == a.lichess_id
         a_won = game.result_a == 1.0
+        white_id = match.player_a_id if a_white else match.player_b_id
         self.fake.add_game(
             id=game.id,
             white=white,
@@ -476,8 +478,21 @@ class SimBase:
             winner=None if game.result_a == 0.5 else ("white" if a_won == a_white else "black"),
             status="draw" if game.result_a == 0.5 else "variantEnd",
             clock=game.clock,
+            clocks=await self.clock_record(match, white_id, game.clock),
             listed_at=game.created_at + game.length,
         )
+
+    async def clock_record(
+        self, match: Match, white_id: int | None, clock: tuple[int, int] | None
+    ) -> tuple[int, ...] | None:
+        """The Armageddon's clock record, White inside their bid (`plan.armageddon_clocks`)."""
+        assert self.bot.sessions is not None
+        async with self.bot.sessions() as session:
+            row = await session.get(Setting, ARMAGEDDON_KEY + str(match.id))
+        bids = json.loads(row.value).get("bids", {}) if row is not None else {}
+        if clock is None or str(white_id) not in bids:
+            return None
+        return armageddon_clocks(clock[0], int(bids[str(white_id)]))
 
     async def bid_in(self, match: Match, player: Player) -> bool:
         """Whether the player's bid is recorded (a second one would be refused anyway)."""

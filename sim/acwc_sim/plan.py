@@ -64,3 +64,16 @@ class MatchPlan:
     games: list[PlannedGame] = field(default_factory=list)
     events: list[tuple[str, datetime]] = field(default_factory=list)
     end: datetime = datetime(1970, 1, 1, tzinfo=UTC)  # set once the games are planned
+
+
+def armageddon_clocks(black_s: int, white_bid_s: int, moves: int = 20) -> tuple[int, ...]:
+    """An Armageddon's clock record as Lichess keeps one (centiseconds left after each
+    move, White's first): White ends five seconds inside the time their bid leaves them
+    (the bot checks it, rule III.G.6.b), Black at 0:30."""
+    full = black_s * 100
+    floor = (black_s - white_bid_s) * 100 + 500
+    record: list[int] = []
+    for move in range(1, moves + 1):
+        record.append(full - (full - floor) * move // moves)
+        record.append(full - (full - 3_000) * move // moves)
+    return tuple(record)
