@@ -486,13 +486,11 @@ class SimBase:
         self, match: Match, white_id: int | None, clock: tuple[int, int] | None
     ) -> tuple[int, ...] | None:
         """The Armageddon's clock record, White inside their bid (`plan.armageddon_clocks`)."""
-        assert self.bot.sessions is not None
-        async with self.bot.sessions() as session:
-            row = await session.get(Setting, ARMAGEDDON_KEY + str(match.id))
-        bids = json.loads(row.value).get("bids", {}) if row is not None else {}
-        if clock is None or str(white_id) not in bids:
-            return None
-        return armageddon_clocks(clock[0], int(bids[str(white_id)]))
+        state = await self.scalar(
+            select(Setting.value).where(Setting.key == ARMAGEDDON_KEY + str(match.id))
+        )
+        bid = json.loads(state or "{}").get("bids", {}).get(str(white_id))
+        return None if clock is None or bid is None else armageddon_clocks(clock[0], int(bid))
 
     async def bid_in(self, match: Match, player: Player) -> bool:
         """Whether the player's bid is recorded (a second one would be refused anyway)."""
