@@ -12,12 +12,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import due
 from bot.audit import Actor, record
-from bot.config import Config
 from bot.errors import InvalidInput
 from bot.events import EventBus, PlayerForfeited
 from bot.features.discipline import text as wording
 from bot.features.matches.round_post import queue_round_post_update
-from bot.outbox import enqueue_channel, enqueue_dm
+from bot.outbox import enqueue_dm
 from bot.rules import match_conduct, withdrawals
 from bot.rules.candidates import CandidateResult
 from db.models import (
@@ -174,12 +173,6 @@ async def load_players(session: AsyncSession, ids: set[int]) -> dict[int, Player
 def dm_player(session: AsyncSession, player: Player, now: datetime, content: str) -> None:
     if player.discord_id is not None:
         enqueue_dm(session, user_id=player.discord_id, now=now, content=content)
-
-
-def announce(session: AsyncSession, config: Config, now: datetime, content: str) -> None:
-    channel = config.discord.announcement_channel_id
-    if channel:
-        enqueue_channel(session, channel_id=channel, now=now, content=content)
 
 
 async def close_incidents(session: AsyncSession, match_id: int, now: datetime) -> None:

@@ -19,7 +19,6 @@ from bot.features.discipline.common import (
     REINSTATED,
     WIN_POINTS,
     WITHDRAWN,
-    announce,
     decide_match,
     dm_player,
     forfeit_to,
@@ -29,6 +28,7 @@ from bot.features.discipline.common import (
     snapshot,
     stage_of,
 )
+from bot.features.matches.context import announce
 from bot.features.matches.round_post import queue_round_post_update
 from bot.message_text import quote
 from bot.rules import match_conduct, withdrawals

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.config import Config
 from bot.errors import InvalidInput, NotAllowed, WrongStage
 from bot.features.matches import text as wording
 from bot.features.matches.types import GameLine, MatchProgress
@@ -164,6 +165,13 @@ def message_player(
             content=wording.for_player(player.lichess_username, content),
             view=view,
         )
+
+
+def announce(session: AsyncSession, config: Config, now: datetime, content: str) -> None:
+    """News for everyone, in the announcement channel (when one is set)."""
+    channel = config.discord.announcement_channel_id
+    if channel:
+        enqueue_channel(session, channel_id=channel, now=now, content=content)
 
 
 def mention(player: Player) -> str:

@@ -51,3 +51,13 @@ def revealed_td(name: str, white: str, white_bid: int, black: int) -> str:
         f"counts the game as Black's win if it fell below {clock_text(black - white_bid)}. "
         "You are asked to check only if Lichess sends no clock record."
     )
+
+
+def armageddon_result(name: str, white: str, black: str, winner: str, drawn: bool) -> str:
+    """In the match's thread: the Armageddon is in, and what it decided."""
+    how = (
+        f"drawn, so **{black}** (Black) wins with draw odds"
+        if drawn
+        else f"**{winner}** ({'White' if winner == white else 'Black'}) wins it"
+    )
+    return f"⚖️ {name} Armageddon: {how}. **{winner}** wins the {name}."

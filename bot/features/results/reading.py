@@ -8,7 +8,6 @@ failure for one match loses nothing and the next poll retries. A match that ends
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from datetime import datetime
@@ -21,17 +20,15 @@ from bot.clock import Clock
 from bot.config import Config
 from bot.errors import InvalidInput
 from bot.events import EventBus, MatchFinished
-from bot.features.matches.context import mention, message_player, post_for_match
 from bot.features.matches.round_post import Board, match_line, queue_round_post_update
-from bot.features.matches.text import addressed, block_scoreboard, scoreboard
+from bot.features.matches.text import block_scoreboard, scoreboard
 from bot.features.matches.types import PLAYED_ON, GameLine
 from bot.features.results import text as wording
 from bot.features.results.armageddon_clocks import checked_result
+from bot.features.results.match_posts import MatchStagePosts
 from bot.features.results.records import MatchRecords
 from bot.features.results.stage_rules import (
     AFTER_END,
-    ARMAGEDDON_KEY,
-    BID_VIEW,
     UNDER_WAY,
     MatchRecord,
     StageRules,
@@ -59,7 +56,6 @@ from db.models import (
     MatchState,
     OutboxMessage,
     RoundState,
-    Setting,
 )
 
 log = logging.getLogger(__name__)
@@ -67,7 +63,8 @@ log = logging.getLogger(__name__)
 
 class Scorekeeper:
     """Storing the games that count and settling the match by the rules of its stage: the
-    score, the end (`MatchFinished`), the scoreboard, the Final's posts game by game."""
+    score, the end (`MatchFinished`), the scoreboard; a knock-out's or final match's posts
+    game by game are `MatchStagePosts`'."""
 
     def __init__(
         self,
@@ -84,6 +81,7 @@ class Scorekeeper:
         self.events = events
         self.rules = rules
         self.records = records
+        self.match_posts = MatchStagePosts(config, rules)
 
     # --- storing games and settling the match ----------------------------------------------------
 
@@ -179,88 +177,10 @@ class Scorekeeper:
             await session.flush()
             settled = await self.settle(session, ctx, actor, now)
             if self.rules.is_match_stage(ctx.stage):
-                await self._final_game_posts(session, ctx, list(stored.values()), now)
+                await self.match_posts.after_games(session, ctx, list(stored.values()), now)
             return Settled(
                 settled.match_id, settled.score_a, settled.score_b, settled.finished, stored
             )
-
-    async def _ask_for_bids(
-        self, session: AsyncSession, ctx: MatchRecord, now: datetime, played: int
-    ) -> None:
-        """Still equal at the Armageddon point (30 games in the 2019 Final): each player
-        bids privately for White (III.G.6)."""
-        key = ARMAGEDDON_KEY + str(ctx.match.id)
-        if await session.get(Setting, key) is not None:
-            return  # asked already
-        session.add(Setting(key=key, value=json.dumps({"bids": {}}), updated_at=now))
-        for player in (ctx.a, ctx.b):
-            message_player(
-                session,
-                player,
-                thread_id=ctx.thread_id,
-                now=now,
-                content=wording.armageddon_bid_request(
-                    played,
-                    self.rules.black_seconds(ctx.stage),
-                    self.config.format.equal_bids,
-                    name=self.rules.match_name(ctx),
-                ),
-                view=(BID_VIEW, {"match_id": ctx.match.id}),
-            )
-
-    async def _final_game_posts(
-        self, session: AsyncSession, ctx: MatchRecord, new: Sequence[Game], now: datetime
-    ) -> None:
-        """Every game of a final match (the Final, the Grand Final, the Third Place Playoff)
-        read gets its post in the thread, however many one poll reads: the score, what the
-        game did to the match (an extension, the two-point rule dropped, the 2+0 clock, the
-        tiebreak games, the Armageddon, each with its rule) and the next game; a knock-out
-        match (whose scoreboard is its start post's, as in the Swiss) gets only the posts of
-        the games that change it. The poll's last post and each that changes the match
-        mention both players, which notifies them (the Armageddon's is the bid request);
-        without a thread those come by DM. A game that decides the match gets none: the
-        result's post says it. A new time control read in the poll gets a new game link
-        (rules III.G.3-6)."""
-        results = [g.result_a for g in ctx.games if g.counted]
-        new_ids = {g.id for g in new}
-        played = [k for k, g in enumerate(g for g in ctx.games if g.counted) if g.id in new_ids]
-        if not played:
-            return
-        status = self.rules.final_status(ctx.stage, results, ctx.armageddon_white)
-        bids = status.next_game == final_rules.ARMAGEDDON and ctx.armageddon_white is None
-        if bids or (
-            status.next_game
-            and any(self.rules.final_clock_changed(ctx, results[: k + 1]) for k in played)
-        ):  # the Armageddon's link comes with the reveal, a new clock's with the next sweep
-            ctx.match.challenge_url = None
-        shape = self.rules.final_shape(ctx)
-        every_game = self.rules.is_final_match(ctx.stage)
-        for k in (k + 1 for k in played):
-            turn = self.rules.final_turn(ctx.stage, results[:k], ctx.armageddon_white)
-            if turn.status.next_game is None or not (every_game or turn.kind):
-                continue
-            last = k == len(results)
-            text = wording.final_game_post(
-                ctx.a.lichess_username,
-                ctx.b.lichess_username,
-                turn.status.champion_score,
-                turn.status.challenger_score,
-                k,
-                turn.status.next_game,
-                wording.final_turn_text(turn.kind, k, turn.block_end, turn.lead_rule_ends, shape),
-                new_link=last and ctx.match.challenge_url is None,
-                block=self.rules.final_block(ctx.stage, results[:k]),
-                name=shape.name,
-            )
-            if (turn.kind or last) and turn.kind != final_rules.ARMAGEDDON:
-                text = addressed([mention(ctx.a), mention(ctx.b)], text)
-                post_for_match(
-                    session, [ctx.a, ctx.b], thread_id=ctx.thread_id, now=now, content=text
-                )
-            elif ctx.thread_id:
-                enqueue_channel(session, channel_id=ctx.thread_id, now=now, content=text)
-        if bids:
-            await self._ask_for_bids(session, ctx, now, len(results))
 
     async def settle(
         self, session: AsyncSession, ctx: MatchRecord, actor: Actor, now: datetime

@@ -15,11 +15,11 @@ from bot.audit import Actor, record
 from bot.config import Config
 from bot.due import cancel
 from bot.events import EventBus, StageFinished
+from bot.features.matches.context import announce
 from bot.features.matches.text import match_format_text
 from bot.features.rounds import records, weeks
 from bot.features.rounds import text as wording
 from bot.features.rounds.progress import RoundProgress
-from bot.features.rounds.records import announce
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.features.rounds.verdict import result_line
 from bot.rules.stages import final_players, final_window

@@ -41,13 +41,14 @@ from bot.audit import Actor, record
 from bot.config import Config
 from bot.due import cancel
 from bot.features.discipline.common import forfeit_to
+from bot.features.matches.context import announce
 from bot.features.matches.round_post import queue_round_post_update
 from bot.features.rounds import records
 from bot.features.rounds import stage_text as words
 from bot.features.rounds.advance import StageAdvance
 from bot.features.rounds.final import FinalStage
 from bot.features.rounds.progress import RoundProgress
-from bot.features.rounds.records import DONE_STATES, announce, pairing_json
+from bot.features.rounds.records import DONE_STATES, pairing_json
 from bot.features.rounds.starters import is_2019_final, match_name, replacement_window
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.format import flow

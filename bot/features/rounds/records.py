@@ -21,7 +21,6 @@ from bot.config import Config
 from bot.errors import WrongStage
 from bot.features.rounds import text as wording
 from bot.format.model import Format, RoundRobinStage
-from bot.outbox import enqueue_channel
 from bot.rules.advancement import StageOutcome
 from bot.rules.knockout import Pairing, Seat
 from bot.rules.stages import TieState
@@ -263,13 +262,6 @@ async def outcome(session: AsyncSession, stage: Stage) -> list[int]:
     if "ids" not in value and stage.key != stage.kind.value:
         value = await stage_outcome(session, stage.kind.value)  # before stage keys
     return [int(i) for i in value.get("ids", [])]
-
-
-def announce(session: AsyncSession, config: Config, now: datetime, content: str) -> None:
-    """Stage news for everyone, in the announcement channel (when one is set)."""
-    channel = config.discord.announcement_channel_id
-    if channel:
-        enqueue_channel(session, channel_id=channel, now=now, content=content)
 
 
 async def ask_td_to_break(

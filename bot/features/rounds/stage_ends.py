@@ -16,11 +16,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.audit import Actor, record
 from bot.config import Config
 from bot.events import EventBus, StageFinished
+from bot.features.matches.context import announce
 from bot.features.rounds import records
 from bot.features.rounds import stage_text as words
 from bot.features.rounds import text as wording
 from bot.features.rounds.advance import StageAdvance
-from bot.features.rounds.records import announce, players
+from bot.features.rounds.records import players
 from bot.features.rounds.robin import RobinRounds
 from bot.features.rounds.starters import is_2019_final
 from bot.features.rounds.verdict import result_line

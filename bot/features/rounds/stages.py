@@ -20,13 +20,13 @@ from bot import stage_kinds
 from bot.audit import Actor, record
 from bot.config import Config
 from bot.events import EventBus, RoundComplete, StageFinished
+from bot.features.matches.context import announce
 from bot.features.rounds import text as wording
 from bot.features.rounds import weeks
 from bot.features.rounds.advance import StageAdvance
 from bot.features.rounds.final import FinalStage
 from bot.features.rounds.progress import RoundProgress
 from bot.features.rounds.records import (
-    announce,
     ask_td_to_break,
     new_stage,
     open_in_stage,

@@ -21,13 +21,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.audit import Actor, record
 from bot.config import Config
+from bot.features.matches.context import announce
 from bot.features.matches.text import match_format_text
 from bot.features.rounds import records, weeks
 from bot.features.rounds import stage_text as words
 from bot.features.rounds import text as wording
 from bot.features.rounds.final import FinalStage
 from bot.features.rounds.progress import RoundProgress
-from bot.features.rounds.records import announce, new_stage, pairing_json
+from bot.features.rounds.records import new_stage, pairing_json
 from bot.features.rounds.robin import RobinRounds
 from bot.features.rounds.types import PairingLine, RoundPreview
 from bot.format.flow import StageStart

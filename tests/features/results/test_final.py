@@ -290,6 +290,20 @@ async def test_armageddon_with_equal_bids_goes_to_black_on_a_draw(
     assert (
         f"the **Armageddon** decided it: drawn, so **{CHALLENGER}** won it with Black's draw odds"
     ) in champion_post
+    # the thread hears the Armageddon's result (issue 32: only a scoreboard edit before)
+    assert (
+        f"⚖️ Final Armageddon: drawn, so **{CHALLENGER}** (Black) wins with draw odds. "
+        f"**{CHALLENGER}** wins the Final."
+    ) in "\n".join(await thread(sessions))
+    # #announcements heard each turn of the Final between its start and the title
+    said = await announced(sessions)
+    assert (
+        f"👑 **Final**: **{CHAMPION}** 6–6 **{CHALLENGER}** after 12 games: extended by 2 "
+        "games (rule III.G.3): nobody leads by 2 points."
+    ) in said
+    assert any("after 24 games: the two-point rule is dropped and the clock becomes **2+0**" in p
+               for p in said)  # fmt: skip
+    assert any("after 30 games: level: an **Armageddon** game decides" in p for p in said)
     # Lichess sent no clock record for it: the TD is asked to check White's clock
     alerts = await td_alerts(sessions)
     assert any("sent no clock record" in a and "stayed above 0:30" in a for a in alerts)
