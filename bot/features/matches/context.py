@@ -174,6 +174,14 @@ def announce(session: AsyncSession, config: Config, now: datetime, content: str)
         enqueue_channel(session, channel_id=channel, now=now, content=content)
 
 
+def pinged(players: Sequence[Player | None], text: str) -> str:
+    """`text` after a ping for each player linked to Discord (none: `text` as it is): an
+    announcement that concerns them notifies them (they qualified, are the Challenger,
+    won the title)."""
+    pings = [f"<@{p.discord_id}>" for p in players if p is not None and p.discord_id]
+    return " ".join([*pings, text]) if pings else text
+
+
 def mention(player: Player) -> str:
     """A ping when the player is linked to Discord, else their Lichess name in bold."""
     return f"<@{player.discord_id}>" if player.discord_id else f"**{player.lichess_username}**"

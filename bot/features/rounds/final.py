@@ -15,7 +15,7 @@ from bot.audit import Actor, record
 from bot.config import Config
 from bot.due import cancel
 from bot.events import EventBus, StageFinished
-from bot.features.matches.context import announce
+from bot.features.matches.context import announce, pinged
 from bot.features.matches.text import match_format_text
 from bot.features.rounds import records, weeks
 from bot.features.rounds import text as wording
@@ -139,7 +139,7 @@ class FinalStage:
         content = wording.champion_crowned(
             winner.lichess_username, self.config.tournament.name, stage_row.name, result
         )
-        announce(session, self.config, now, content)
+        announce(session, self.config, now, pinged([winner], content))
         event = StageFinished(actor, stage_id=stage_row.id, kind=stage_row.kind.value)
         await self.events.publish(session, event, now)
 

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.audit import Actor, record
 from bot.config import Config
 from bot.events import EventBus, StageFinished
-from bot.features.matches.context import announce
+from bot.features.matches.context import announce, pinged
 from bot.features.rounds import records
 from bot.features.rounds import stage_text as words
 from bot.features.rounds import text as wording
@@ -221,7 +221,7 @@ class StageEnds:
             )
         else:
             content = words.place_decided(stage.name, places[0], winner.lichess_username, result)
-        announce(session, self.config, now, content)
+        announce(session, self.config, now, pinged([winner], content))
         saved = await records.stage_outcome(session, stage.key)
         pairings = records.as_outcome(saved).pairings
         name = pairings[0].name if pairings else stage.name

@@ -20,7 +20,7 @@ from bot import stage_kinds
 from bot.audit import Actor, record
 from bot.config import Config
 from bot.events import EventBus, RoundComplete, StageFinished
-from bot.features.matches.context import announce
+from bot.features.matches.context import announce, pinged
 from bot.features.rounds import text as wording
 from bot.features.rounds import weeks
 from bot.features.rounds.advance import StageAdvance
@@ -163,7 +163,7 @@ class StageFlow:
             session,
             self.config,
             now,
-            "\n".join(
+            pinged([names[p] for p in sure], "\n".join(
                 qualification_lines(
                     [(names[r.player].lichess_username, r) for r in table],
                     places,
@@ -173,8 +173,8 @@ class StageFlow:
                     matches=settings.tiebreak_matches,
                     goes_to=destinations(self.config.format, stage.key, places),
                 )
-            ),
-        )
+            )),
+        )  # fmt: skip
         if stage_rules.next_stage(SWISS, tie_across_cut=bool(tied)) == CANDIDATES:
             await self._qualified(session, stage, sure, table, actor, now)
             return
@@ -288,7 +288,7 @@ class StageFlow:
         )
         runner_up_name = runner_up.lichess_username if runner_up else None
         content = wording.challenger_announced(challenger.lichess_username, runner_up_name)
-        announce(session, self.config, now, content)
+        announce(session, self.config, now, pinged([challenger, runner_up], content))
         ranked = [n for n, _ in await self.robin.ranking(session, stage, list(by_name.values()))]
         ranking = [*order, *(n for n in ranked if n not in order)]
         await save_stage_outcome(

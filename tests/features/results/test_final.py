@@ -284,6 +284,7 @@ async def test_armageddon_with_equal_bids_goes_to_black_on_a_draw(
     match = await state(sessions, match_id)
     assert match.state is MatchState.FINISHED and (match.points_a, match.points_b) == (0.0, 1.0)
     champion_post = next(p for p in await announced(sessions) if f"**{CHALLENGER}** is the" in p)
+    assert champion_post.startswith("<@702> 🏆👑")  # the new champion is pinged (issue 32)
     # issue 32: the score is the 30 games' (the Armageddon adds no point, rule III.G.6),
     # and the post says the Armageddon decided it, and how (a draw is Black's)
     assert f"Final: **{CHAMPION}** 15–15 **{CHALLENGER}**, level after 30 games" in champion_post
