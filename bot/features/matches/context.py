@@ -168,7 +168,7 @@ def message_player(
         )
 
 
-async def place_of(session: AsyncSession, fmt: Format, match: Match) -> str:
+async def place_of(session: AsyncSession, fmt: Format | None, match: Match) -> str:
     """The match as people name it ("Swiss round 3, board 2"; "Final"), for any text."""
     round_ = await session.get(Round, match.round_id)
     stage = await session.get(Stage, round_.stage_id) if round_ is not None else None
@@ -178,7 +178,7 @@ async def place_of(session: AsyncSession, fmt: Format, match: Match) -> str:
         wording.stage_label(stage.kind, stage.name),
         round_.number,
         match.board,
-        one_match=stage_kinds.is_final_match(fmt, stage),
+        one_match=fmt is not None and stage_kinds.is_final_match(fmt, stage),
     )
 
 
