@@ -231,8 +231,12 @@ def match_place(stage_name: str, round_number: int, board: int, *, one_match: bo
 
 
 def round_post_header(stage_name: str, number: int, ends: str) -> str:
-    """The pairings post's first line; it says what the number after each name is."""
-    return f"**{stage_name} round {number}** · ends {ends} · (n) after a name: the seed"
+    """The pairings post's first line; it says what the number after each name is (it
+    changes from stage to stage: issue 32)."""
+    return (
+        f"**{stage_name} round {number}** · ends {ends} · (n) after a name: the player's seed "
+        "in this stage (their order when it began)"
+    )
 
 
 # --- the round thread's opening ---------------------------------------------------------------
