@@ -112,9 +112,9 @@ async def apply_disqualification(
         session,
         config,
         now,
-        wording.disqualified_public(
-            player.lichess_username, tournament, public, wording.walkovers(changes)
-        ),
+        # no walkovers named here: a disqualification may follow a cheat report, and naming
+        # the opponent could point at its reporter (rule VII.A); the opponent has their DM
+        wording.disqualified_public(player.lichess_username, tournament, public),
     )
     dm_player(session, player, now, wording.disqualified_dm(tournament, public))
     notify_td(

@@ -141,9 +141,8 @@ def _notes(notes: Sequence[str]) -> str:
     return "".join(f"\n• {n}" for n in notes)
 
 
-def disqualified_public(name: str, tournament: str, why: str, changes: str = "") -> str:
-    """`changes`: `walkovers`, what it did to each match."""
-    return f"⛔ **{name}** is disqualified from the {tournament}: {why}.{changes}"
+def disqualified_public(name: str, tournament: str, why: str) -> str:
+    return f"⛔ **{name}** is disqualified from the {tournament}: {why}."
 
 
 def disqualified_dm(tournament: str, why: str) -> str:
