@@ -421,13 +421,18 @@ def offers_to_remind(
     match_open: bool,
     round_end: datetime,
     now: datetime,
+    decided: bool = False,
 ) -> list[int]:
     """Rule 5.7 (V.G): when ``offer``'s day to answer is up, the offers its opponent is
     reminded of, by id; empty = no reminder. Nothing once the offer is answered, the match
     is over (or a bye) or the round has ended, a plain offer once a time is agreed, or a
     time that has passed. One reminder lists the offerer's open offers not reminded yet
-    (offers made together fall due together: the first of them lists the others)."""
-    if not offer.open or offer.by is None or not match_open or now > round_end:
+    (offers made together fall due together: the first of them lists the others).
+
+    ``decided``: the offers deadline found a player short (rules V.E, V.F) or the TD ruled
+    (V.I): who sets the time is decided, and "accept or make a counter-offer" is no longer
+    true for the player at fault; they are told what is (docs/MESSAGES.md)."""
+    if decided or not offer.open or offer.by is None or not match_open or now > round_end:
         return []
     if (offer.plain and agreed) or in_past(offer.time, now) or offer.ident in reminded:
         return []

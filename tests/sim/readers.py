@@ -16,7 +16,8 @@ NAMED = re.compile(r"\*\*([A-Za-z0-9_-]+)\*\*")
 # What makes a message about one thing: a link, an offer, a time. Two messages a player gets
 # with the same ones say the same thing (an offer by DM and in the thread, say), however
 # differently worded.
-TOKENS = re.compile(r"https?://\S+|offer \d+|<t:\d+:\w>")
+# An offer is named by its number among its offerer's (issue 32): "Alice's 2nd offer".
+TOKENS = re.compile(r"https?://\S+|[\w-]+'s \d+(?:st|nd|rd|th) offer|<t:\d+:\w>")
 # The reminders players can mute with /notify (a match time, an offer left unanswered for a
 # day, rule V.G): repeats by design, counted apart by `reminders_per_reader`.
 REMINDER = "Reminder: "

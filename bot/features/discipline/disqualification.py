@@ -28,8 +28,9 @@ from bot.features.discipline.common import (
     snapshot,
     stage_of,
 )
-from bot.features.matches.context import announce
+from bot.features.matches.context import announce, place_of
 from bot.features.matches.round_post import queue_round_post_update
+from bot.format.model import Format
 from bot.message_text import quote
 from bot.rules import match_conduct, withdrawals
 from bot.td_alerts import notify_td
@@ -92,7 +93,9 @@ async def apply_disqualification(
     player.disqualified_at = now
     player.disqualification_reason = reason
     rounds = set(settle)
-    undo, notes = await apply_leave(session, player, engine_mark, actor, now, rounds)
+    undo, notes = await apply_leave(
+        session, player, engine_mark, actor, now, rounds, fmt=config.format
+    )
     record(
         session,
         at=now,
@@ -103,20 +106,22 @@ async def apply_disqualification(
         details={"reason": reason, "engine_mark": engine_mark, "undo": undo, "notes": notes},
     )
     tournament = config.tournament.short_name
+    changes = await _changes(session, config, player, undo)
     announce(
         session,
         config,
         now,
+        # no walkovers named here: a disqualification may follow a cheat report, and naming
+        # the opponent could point at its reporter (rule VII.A); the opponent has their DM
         wording.disqualified_public(player.lichess_username, tournament, public),
     )
     dm_player(session, player, now, wording.disqualified_dm(tournament, public))
-    changed = [u["match_id"] for u in undo]
     notify_td(
         session,
         config,
         now=now,
         content=wording.disqualified_td(
-            player.lichess_username, player.id, quote(reason), changed, notes
+            player.lichess_username, quote(reason), [c[1] for c in changes], notes
         ),
     )
     await settle_rounds(session, events, player.id, rounds, actor, now)
@@ -140,7 +145,7 @@ async def withdraw(
     player.withdrawn_at = now
     rounds: set[int] = set()
     undo, notes = await apply_leave(
-        session, player, False, actor, now, rounds, how=wording.WITHDREW
+        session, player, False, actor, now, rounds, how=wording.WITHDREW, fmt=config.format
     )
     record(
         session,
@@ -152,14 +157,38 @@ async def withdraw(
         details={"undo": undo, "notes": notes},
     )
     name = player.lichess_username
-    announce(session, config, now, wording.withdrawn_public(name, config.tournament.short_name))
-    changed = [u["match_id"] for u in undo]
+    changes = await _changes(session, config, player, undo)
+    announce(
+        session,
+        config,
+        now,
+        wording.withdrawn_public(name, config.tournament.short_name, wording.walkovers(changes)),
+    )
     notify_td(
-        session, config, now=now, content=wording.withdrawn_td(name, player.id, changed, notes)
+        session,
+        config,
+        now=now,
+        content=wording.withdrawn_td(name, [c[1] for c in changes], notes),
     )
     await settle_rounds(session, events, player.id, rounds, actor, now)
     await events.publish(session, PlayerLeft(actor, player_id=player.id), now)
     return notes
+
+
+async def _changes(
+    session: AsyncSession, config: Config, player: Player, undo: list[dict[str, Any]]
+) -> list[tuple[str, str, str]]:
+    """Each match the leaving changed as people name it: (opponent, place, kind)."""
+    changes = []
+    for entry in undo:
+        match = await session.get(Match, entry["match_id"])
+        if match is None:
+            continue
+        their_id = match.player_b_id if match.player_a_id == player.id else match.player_a_id
+        opponent = await session.get(Player, their_id) if their_id else None
+        place = await place_of(session, config.format, match)
+        changes.append((opponent.lichess_username if opponent else "?", place, entry["kind"]))
+    return changes
 
 
 async def apply_leave(
@@ -170,6 +199,7 @@ async def apply_leave(
     now: datetime,
     rounds: set[int],
     how: str = wording.DISQUALIFIED,
+    fmt: Format | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """What leaving does to the stored results, stage by stage (rules VIII.A-C); each
     opponent whose match changed is told what it means for them."""
@@ -203,12 +233,17 @@ async def apply_leave(
         notes += await _apply_candidates(session, player, actor, now, undo, rounds)
     if plan.final:
         notes.append(wording.final_replaced())
-    await _tell_opponents(session, player, undo, how, now)
+    await _tell_opponents(session, player, undo, how, now, fmt)
     return undo, notes
 
 
 async def _tell_opponents(
-    session: AsyncSession, player: Player, undo: list[dict[str, Any]], how: str, now: datetime
+    session: AsyncSession,
+    player: Player,
+    undo: list[dict[str, Any]],
+    how: str,
+    now: datetime,
+    fmt: Format | None,
 ) -> None:
     """Each opponent whose match the leaving changed hears it now, not days later from a
     table."""
@@ -219,7 +254,8 @@ async def _tell_opponents(
         their_id = match.player_b_id if match.player_a_id == player.id else match.player_a_id
         opponent = await session.get(Player, their_id)
         if opponent is not None:
-            text = wording.opponent_left(player.lichess_username, how, match.id, entry["kind"])
+            place = await place_of(session, fmt, match)
+            text = wording.opponent_left(player.lichess_username, how, place, entry["kind"])
             dm_player(session, opponent, now, text)
 
 
@@ -390,7 +426,11 @@ async def reinstate(
         session,
         config,
         now=now,
-        content=wording.reinstated_td(player.lichess_username, restored, left),
+        content=wording.reinstated_td(
+            player.lichess_username,
+            [await place_of(session, config.format, m) for m in await _rows(session, restored)],
+            [await place_of(session, config.format, m) for m in await _rows(session, left)],
+        ),
     )
     await session.flush()
     for round_id in sorted(rounds):
@@ -427,3 +467,7 @@ async def disqualify_for_forfeits(
         settle={round_id},
     )
     return True
+
+
+async def _rows(session: AsyncSession, ids: list[int]) -> list[Match]:
+    return [m for i in ids if (m := await session.get(Match, i)) is not None]

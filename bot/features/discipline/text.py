@@ -9,22 +9,37 @@ from collections.abc import Iterable, Sequence
 WITHDREW, DISQUALIFIED = "withdrew", "was disqualified"
 
 
-def opponent_left(left: str, how: str, match_id: int, kind: str) -> str:
-    """To an opponent of the player who left: what happened to their match, and why."""
+def opponent_left(left: str, how: str, place: str, kind: str) -> str:
+    """To an opponent of the player who left: what happened to their match (`place`:
+    "Swiss round 3, board 10"), and why."""
     if kind == "unfinished":
         return (
-            f"🏳️ {left} {how}: you win match {match_id} against them by forfeit "
+            f"🏳️ {left} {how}: you win your match against them ({place}) by forfeit "
             "(rule VIII.A.1). It counts in the standings at once; nothing to play."
         )
     if kind == "engine":
         return (
-            f"⚖️ {left} {how} for an engine mark: match {match_id} against them is scored as "
-            "a win for you (rule VIII.A.2)."
+            f"⚖️ {left} {how} for an engine mark: your match against them ({place}) is "
+            "scored as a win for you (rule VIII.A.2)."
         )
     return (
-        f"🚪 {left} {how}: your Candidates match {match_id} against them is disregarded, and "
-        "the table is recomputed without them (rule VIII.B)."
+        f"🚪 {left} {how}: your match against them ({place}) is disregarded, and the table "
+        "is recomputed without them (rule VIII.B)."
     )
+
+
+def walkovers(changes: Sequence[tuple[str, str, str]]) -> str:
+    """What a withdrawal or disqualification did to each match, for everyone: `(opponent,
+    place, kind)` as `opponent_left`'s kinds. Empty when no match changed."""
+    said = []
+    for opponent, place, kind in changes:
+        if kind == "unfinished":
+            said.append(f"**{opponent}** wins their match ({place}) by forfeit (rule VIII.A.1)")
+        elif kind == "engine":
+            said.append(f"**{opponent}**'s match ({place}) is scored as their win (VIII.A.2)")
+        else:
+            said.append(f"the match with **{opponent}** ({place}) is disregarded (VIII.B)")
+    return (" " + "; ".join(said) + ".") if said else ""
 
 
 def forfeit_reason(how: str) -> str:
@@ -118,8 +133,8 @@ ADJUDICATED_WHY = (
 DISREGARDED_WHY = "a player left the Candidates: all their matches are disregarded (rule VIII.B)"
 
 
-def _matches(ids: Iterable[int]) -> str:
-    return ", ".join(f"match {m}" for m in ids) or "none"
+def _matches(places: Iterable[str]) -> str:
+    return "; ".join(places) or "none"
 
 
 def _notes(notes: Sequence[str]) -> str:
@@ -137,27 +152,24 @@ def disqualified_dm(tournament: str, why: str) -> str:
     )
 
 
-def disqualified_td(
-    name: str, player_id: int, reason: str, changed: Iterable[int], notes: Sequence[str]
-) -> str:
-    """`reason` is the TD's (or the bot's), already quoted."""
+def disqualified_td(name: str, reason: str, changed: Iterable[str], notes: Sequence[str]) -> str:
+    """`reason` is the TD's (or the bot's), already quoted; `changed` the matches by place
+    (never a row id: issue 32)."""
     return (
-        f"⛔ {name} (player {player_id}) is disqualified. Reason: {reason}. "
+        f"⛔ {name} is disqualified. Reason: {reason}. "
         f"Matches changed: {_matches(changed)}."
         + _notes(notes)
         + f"\nReverse with `/td discipline reinstate player:{name}`."
     )
 
 
-def withdrawn_public(name: str, tournament: str) -> str:
-    return f"🚪 **{name}** has withdrawn from the {tournament} (rule VIII)."
+def withdrawn_public(name: str, tournament: str, changes: str = "") -> str:
+    """`changes`: `walkovers`, the walkover it caused and who wins it."""
+    return f"🚪 **{name}** has withdrawn from the {tournament} (rule VIII).{changes}"
 
 
-def withdrawn_td(name: str, player_id: int, changed: Iterable[int], notes: Sequence[str]) -> str:
-    return (
-        f"🚪 {name} (player {player_id}) withdrew. Matches changed: {_matches(changed)}."
-        + _notes(notes)
-    )
+def withdrawn_td(name: str, changed: Iterable[str], notes: Sequence[str]) -> str:
+    return f"🚪 {name} withdrew. Matches changed: {_matches(changed)}." + _notes(notes)
 
 
 def swiss_finished_not_adjudicated() -> str:
@@ -187,7 +199,7 @@ def reinstated_dm(tournament: str) -> str:
     return f"The tournament director reversed your disqualification from the {tournament}."
 
 
-def reinstated_td(name: str, restored: Sequence[int], not_restored: Sequence[int]) -> str:
+def reinstated_td(name: str, restored: Sequence[str], not_restored: Sequence[str]) -> str:
     extra = (
         " Not restored (their round is closed; fix with /td round set-score if needed): "
         f"{_matches(not_restored)}."

@@ -238,7 +238,7 @@ class Breaks(Service):
                 await db_games_since(session, incident.match_id, incident.created_at)
             )
         ):
-            await self.book.cancel(session, incident, now, wording.came_back(), Actor.job())
+            await self.book.cancel(session, incident, now, wording.CAME_BACK, Actor.job())
             return
         await self.book.ask_claimant(
             session,

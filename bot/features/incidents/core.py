@@ -29,6 +29,7 @@ from bot.features.matches.context import (
     match_progress,
     mention,
     message_player,
+    place_of,
     player_by_discord,
     post_for_match,
 )
@@ -236,8 +237,17 @@ class IncidentBook:
         self.config = config
 
     async def cancel(
-        self, session: AsyncSession, incident: MatchIncident, now: datetime, why: str, actor: Actor
+        self,
+        session: AsyncSession,
+        incident: MatchIncident,
+        now: datetime,
+        why: str,
+        actor: Actor,
+        *,
+        reason: str = "",
     ) -> None:
+        """Call the claim off; `why` is a code of `wording` (GAME_FOUND, SHOWED_UP, CAME_BACK,
+        OVERRULED with the TD's quoted `reason`), worded for each reader."""
         incident.state = IncidentState.CANCELLED
         incident.resolved_at = now
         incident.details = {**incident.details, "cancelled": why}
@@ -249,9 +259,9 @@ class IncidentBook:
             action="incident_cancelled",
             subject_type=SUBJECT,
             subject_id=incident.id,
-            details={"why": why},
+            details={"why": why, **({"reason": reason} if reason else {})},
         )
-        await self._tell_claim_withdrawn(session, incident, now, why, by_td=actor.kind == "td")
+        await self._tell_claim_withdrawn(session, incident, now, why, actor, reason)
 
     async def _tell_claim_withdrawn(
         self,
@@ -259,36 +269,50 @@ class IncidentBook:
         incident: MatchIncident,
         now: datetime,
         why: str,
-        *,
-        by_td: bool,
+        actor: Actor,
+        reason: str,
     ) -> None:
-        """Whoever heard of the claim hears it is off: the accused (told they might lose by
-        forfeit) and, unless it was their own ruling, the TD (who got the report)."""
+        """Whoever heard of the claim hears it is off, each in their own words (docs/
+        MESSAGES.md): the accused (told they might lose by forfeit); the claimant, unless
+        their own button called it off (its reply told them) or the TD's ruling did (its
+        thread post tells them); the TD (who got the report), unless it was their ruling."""
         match = await session.get(Match, incident.match_id)
         accused = await session.get(Player, incident.against_id) if incident.against_id else None
         claimant = await session.get(Player, incident.reporter_id)
         if match is None or accused is None or claimant is None:
             return
         kind = incident.kind.value
+        place = await place_of(session, self.config.format, match)
+        names = (claimant.lichess_username, accused.lichess_username)
+
+        def because(reader: str) -> str:
+            return wording.withdrawn_why(why, reader, *names, reason)
+
         message_player(
             session,
             accused,
             thread_id=match.thread_id,
             now=now,
-            content=wording.claim_withdrawn_accused(match.id, kind, claimant.lichess_username, why),
+            content=wording.claim_withdrawn_accused(place, kind, names[0], because("accused")),
         )
-        if not by_td:
+        by_claimant = actor.kind == "player" and actor.discord_id == claimant.discord_id
+        if actor.kind != "td" and not by_claimant:
+            message_player(
+                session,
+                claimant,
+                thread_id=match.thread_id,
+                now=now,
+                content=wording.claim_withdrawn_claimant(
+                    place, kind, names[1], because("claimant")
+                ),
+            )
+        if actor.kind != "td":
             notify_td(
                 session,
                 self.config,
                 now=now,
                 content=wording.claim_withdrawn_td(
-                    match.id,
-                    incident.id,
-                    kind,
-                    claimant.lichess_username,
-                    accused.lichess_username,
-                    why,
+                    place, incident.created_at, kind, *names, because("td")
                 ),
             )
 

@@ -235,7 +235,7 @@ class NoShows(Service):
             self._require(incident, IncidentKind.NO_SHOW, IncidentState.OPEN)
             if conduct.claim_cancelled(seen, await db_games_since(session, ctx.match.id, since)):
                 await self.book.cancel(
-                    session, incident, now, wording.game_found(), Actor.player(discord_id)
+                    session, incident, now, wording.GAME_FOUND, Actor.player(discord_id)
                 )
                 return IncidentResult(
                     incident.id, incident.state, wording.claim_cancelled(seen or [])
@@ -273,7 +273,7 @@ class NoShows(Service):
             if incident.state not in LIVE:
                 raise WrongStage(wording.incident_closed())
             await self.book.cancel(
-                session, incident, now, wording.opponent_showed_up(), Actor.player(discord_id)
+                session, incident, now, wording.SHOWED_UP, Actor.player(discord_id)
             )
             return IncidentResult(incident.id, incident.state, wording.arrived_reply())
 
@@ -301,7 +301,7 @@ class NoShows(Service):
             self._claim_since(incident, now)
             actor = Actor.player(discord_id)
             if conduct.claim_cancelled(seen, await db_games_since(session, ctx.match.id, since)):
-                await self.book.cancel(session, incident, now, wording.game_found(), actor)
+                await self.book.cancel(session, incident, now, wording.GAME_FOUND, actor)
                 return IncidentResult(
                     incident.id, incident.state, wording.claim_cancelled(seen or [])
                 )
@@ -385,7 +385,7 @@ class NoShows(Service):
                 raise WrongStage(wording.incident_closed())
             actor = Actor.player(discord_id)
             if conduct.claim_cancelled(seen, await db_games_since(session, ctx.match.id, since)):
-                await self.book.cancel(session, incident, now, wording.game_found(), actor)
+                await self.book.cancel(session, incident, now, wording.GAME_FOUND, actor)
                 return IncidentResult(
                     incident.id, incident.state, wording.claim_cancelled(seen or [])
                 )

@@ -78,7 +78,7 @@ class Overrules(Service):
             elif incident.state not in LIVE:
                 raise WrongStage(wording.incident_closed())
             await self.book.cancel(
-                session, incident, now, wording.overruled_why(quote(reason)), actor
+                session, incident, now, wording.OVERRULED, actor, reason=quote(reason)
             )
             record_td_decision(
                 session,

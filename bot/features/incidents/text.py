@@ -280,40 +280,58 @@ def incident_closed() -> str:
 _CLAIM_NAMES = {"no_show": "no-show", "left": "left-the-match", "break": "break"}
 
 
-def claim_withdrawn_accused(match_id: int, kind: str, claimant: str, why: str) -> str:
-    """To the accused player: the claim that could have cost them the match is off."""
+def claim_withdrawn_accused(place: str, kind: str, claimant: str, why: str) -> str:
+    """To the accused player: the claim that could have cost them the match is off; `why`
+    is worded for them (`withdrawn_why`)."""
     return (
-        f"✅ The {_CLAIM_NAMES.get(kind, kind)} claim {claimant} made against you in match "
-        f"{match_id} is withdrawn ({why}): nothing is forfeited."
+        f"✅ The {_CLAIM_NAMES.get(kind, kind)} claim {claimant} made against you "
+        f"({place}) is withdrawn: {why}. Nothing is forfeited."
+    )
+
+
+def claim_withdrawn_claimant(place: str, kind: str, accused: str, why: str) -> str:
+    """To the claimant, when the claim was called off by something other than their own
+    button (their reply told them) or the TD's ruling (its thread post tells them)."""
+    return (
+        f"✅ Your {_CLAIM_NAMES.get(kind, kind)} claim against {accused} ({place}) is "
+        f"withdrawn: {why}. Nothing is forfeited; the match goes on."
     )
 
 
 def claim_withdrawn_td(
-    match_id: int, incident_id: int, kind: str, claimant: str, accused: str, why: str
+    place: str, reported: datetime, kind: str, claimant: str, accused: str, why: str
 ) -> str:
-    """To the TD, who got the claim's report: it needs nothing from them any more."""
+    """To the TD, who got the claim's report: it needs nothing from them any more. The claim
+    is named by who, what and when (never a row id)."""
     return (
-        f"✅ Claim {incident_id} ({_CLAIM_NAMES.get(kind, kind)}, match {match_id}, "
-        f"{claimant} against {accused}) is withdrawn: {why}. Nothing to decide."
+        f"✅ The {_CLAIM_NAMES.get(kind, kind)} claim {claimant} made against {accused} "
+        f"({place}, reported {discord_time(reported)}) is withdrawn: {why}. Nothing to decide."
     )
 
 
-def came_back() -> str:
-    """Why a /left report closed by itself: the player returned to the board (rule VI.E)."""
-    return "the player came back: a game of the match was played after the report"
+# Why a claim was called off (`IncidentBook.cancel`), worded for each reader by
+# `withdrawn_why`: the accused is "you" where the TD reads a name.
+GAME_FOUND, SHOWED_UP, CAME_BACK, OVERRULED = "game_found", "showed_up", "came_back", "overruled"
+
+
+def withdrawn_why(code: str, reader: str, claimant: str, accused: str, reason: str = "") -> str:
+    """`reader`: "accused", "claimant" or "td"; `reason` (already quoted): the TD's, for
+    an overruled claim."""
+    you = reader == "accused"
+    if code == GAME_FOUND:
+        return "Lichess shows a game between " + ("you" if reader != "td" else "them")
+    if code == SHOWED_UP:
+        if reader == "claimant":
+            return f"you said {accused} showed up"
+        return f"{claimant} says " + ("you" if you else accused) + " showed up"
+    if code == CAME_BACK:
+        who = "you" if you else accused
+        return f"{who} came back: a game of the match was played after the report"
+    return f"overruled by the TD: {reason}"
 
 
 def bye_no_opponent() -> str:
     return "You have a bye this round: there is no opponent."
-
-
-def game_found() -> str:
-    """Why a claim is off, as the players and the TD read it."""
-    return "a game between them was found"
-
-
-def opponent_showed_up() -> str:
-    return "the opponent showed up"
 
 
 def claim_reason(kind: str) -> str:
@@ -345,8 +363,3 @@ def forfeit_no_longer_stands(match_id: int) -> str:
 
 def round_closed_for_overrule(round_number: int, match_id: int) -> str:
     return f"Round {round_number} is closed; correct match {match_id} with /td round set-score."
-
-
-def overruled_why(reason: str) -> str:
-    """Why a claim is off after the TD's ruling; `reason` is already quoted."""
-    return f"overruled by the TD: {reason}"

@@ -12,12 +12,14 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import stage_kinds
 from bot.config import Config
 from bot.errors import InvalidInput, NotAllowed, WrongStage
 from bot.features.matches import text as wording
 from bot.features.matches.types import GameLine, MatchProgress
+from bot.format.model import Format
 from bot.outbox import enqueue_channel, enqueue_dm
-from db.models import Game, Match, Player, Round, RoundState, Setting
+from db.models import Game, Match, Player, Round, RoundState, Setting, Stage
 
 
 @dataclass
@@ -180,6 +182,20 @@ def pinged(players: Sequence[Player | None], text: str) -> str:
     won the title)."""
     pings = [f"<@{p.discord_id}>" for p in players if p is not None and p.discord_id]
     return " ".join([*pings, text]) if pings else text
+
+
+async def place_of(session: AsyncSession, fmt: Format | None, match: Match) -> str:
+    """The match as people name it ("Swiss round 3, board 2"; "Final"), for any text."""
+    round_ = await session.get(Round, match.round_id)
+    stage = await session.get(Stage, round_.stage_id) if round_ is not None else None
+    if round_ is None or stage is None:  # pragma: no cover - foreign keys
+        return wording.match_place("", 0, match.board, one_match=False)
+    return wording.match_place(
+        wording.stage_label(stage.kind, stage.name),
+        round_.number,
+        match.board,
+        one_match=fmt is not None and stage_kinds.is_final_match(fmt, stage),
+    )
 
 
 def mention(player: Player) -> str:

@@ -225,9 +225,21 @@ def progress_board(progress: MatchProgress) -> str:
     )
 
 
+def match_place(stage_name: str, round_number: int, board: int, *, one_match: bool) -> str:
+    """A match as people name it: "Swiss round 3, board 2", or "Final" (one match, no
+    rounds); never its row id (issue 32)."""
+    if one_match:
+        return stage_name
+    return f"{stage_name} round {round_number}, board {board}"
+
+
 def round_post_header(stage_name: str, number: int, ends: str) -> str:
-    """The pairings post's first line; it says what the number after each name is."""
-    return f"**{stage_name} round {number}** · ends {ends} · (n) after a name: the seed"
+    """The pairings post's first line; it says what the number after each name is (it
+    changes from stage to stage: issue 32)."""
+    return (
+        f"**{stage_name} round {number}** · ends {ends} · (n) after a name: the player's seed "
+        "in this stage (their order when it began)"
+    )
 
 
 def own_pace_header(stage_name: str, number: int) -> str:

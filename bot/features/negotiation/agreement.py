@@ -11,6 +11,7 @@ its players), `bot.rules.negotiation.acceptance_refusal`, `db.models`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, cast
 
@@ -74,9 +75,24 @@ async def offers_of(session: AsyncSession, match_id: int) -> list[TimeOffer]:
     )
 
 
-def offer_info(ctx: MatchContext, offer: TimeOffer, me: int | None = None) -> OfferInfo:
+def offer_numbers(offers: Sequence[TimeOffer]) -> dict[int, int]:
+    """Each offer's number among its offerer's offers in the match (1st, 2nd...): what
+    players read and type into `/accept offer:`. The row id is global and would read as a
+    count toward rule V.C's three offers."""
+    numbers: dict[int, int] = {}
+    seen: dict[int | None, int] = {}
+    for o in sorted(offers, key=lambda o: o.id):
+        seen[o.offered_by_id] = seen.get(o.offered_by_id, 0) + 1
+        numbers[o.id] = seen[o.offered_by_id]
+    return numbers
+
+
+def offer_info(
+    ctx: MatchContext, offer: TimeOffer, me: int | None = None, *, number: int = 0
+) -> OfferInfo:
     return OfferInfo(
         id=offer.id,
+        number=number,
         by_player_id=offer.offered_by_id,
         by_name=ctx.name(offer.offered_by_id),
         kind=offer.kind,
@@ -86,6 +102,16 @@ def offer_info(ctx: MatchContext, offer: TimeOffer, me: int | None = None) -> Of
         answered_at=offer.answered_at,
         mine=me is not None and offer.offered_by_id == me,
     )
+
+
+def _opponents_offer(offers: Sequence[TimeOffer], player: Player, number: int) -> TimeOffer:
+    """`/accept offer:N`: the opponent's Nth offer in the player's current match (only the
+    opponent's offers can be accepted, so their number names one)."""
+    numbers = offer_numbers(offers)
+    for o in offers:
+        if o.offered_by_id is not None and o.offered_by_id != player.id and numbers[o.id] == number:
+            return o
+    raise InvalidInput(wording.no_such_offer(number))
 
 
 def require_open_match(ctx: MatchContext, *, unagreed: bool = False) -> Player:
@@ -141,12 +167,16 @@ class Agreements(Service):
 
     # --- /accept and the Accept button ------------------------------------------------------
 
-    async def accept(self, *, discord_id: int, offer_id: int | None = None) -> Agreement:
-        """The opponent of the offerer accepts an open offer or reschedule (rule V.G)."""
+    async def accept(
+        self, *, discord_id: int, offer_id: int | None = None, number: int | None = None
+    ) -> Agreement:
+        """The opponent of the offerer accepts an open offer or reschedule (rule V.G): the
+        Accept button names the offer's row (`offer_id`), `/accept offer:N` the opponent's
+        Nth offer in the player's current match (`number`), neither the one open offer."""
         now = self.clock.now()
         async with self.sessions() as session:
             player = await player_by_discord(session, discord_id)
-            if offer_id is None:
+            if offer_id is None and number is None:
                 ctx = await load_context(session, await current_match(session, player))
                 open_offers = [
                     o
@@ -158,14 +188,20 @@ class Agreements(Service):
                 if not open_offers:
                     raise InvalidInput(wording.no_open_offer())
                 if len(open_offers) > 1:
+                    numbers = offer_numbers(await offers_of(session, ctx.match.id))
                     raise InvalidInput(
-                        wording.several_open([offer_info(ctx, o) for o in open_offers])
+                        wording.several_open(
+                            [offer_info(ctx, o, number=numbers[o.id]) for o in open_offers]
+                        )
                     )
                 offer = open_offers[0]
+            elif number is not None:
+                ctx = await load_context(session, await current_match(session, player))
+                offer = _opponents_offer(await offers_of(session, ctx.match.id), player, number)
             else:
                 found = await session.get(TimeOffer, offer_id)
                 if found is None:
-                    raise InvalidInput(wording.no_such_offer(offer_id))
+                    raise InvalidInput(wording.no_such_offer_row())
                 offer = found
                 ctx = await context_by_id(session, offer.match_id)
             refusal = acceptance_refusal(  # rule V.G, decided in bot/rules/negotiation.py

@@ -70,11 +70,13 @@ class NegotiationCog(commands.Cog):
         await kick_outbox(interaction)
 
     @app_commands.command(name="accept", description="Accept your opponent's offered time")
-    @app_commands.describe(offer="The offer number (see /match); needed if there are several")
+    @app_commands.describe(
+        offer="Your opponent's offer by its number: 2 = their 2nd offer (see /match)"
+    )
     @app_commands.guild_only()
     async def accept(self, interaction: discord.Interaction, offer: OfferId | None = None) -> None:
         agreement = await self.bot.svc.agreements.accept(
-            discord_id=interaction.user.id, offer_id=offer
+            discord_id=interaction.user.id, number=offer
         )
         await interaction.response.send_message(
             wording.agreed_reply(agreement.time, agreement.previous), ephemeral=True

@@ -25,6 +25,8 @@ from bot.features.negotiation.agreement import (
     MATCH_SUBJECT,
     OFFER_ACCEPT_VIEW,
     OFFER_SUBJECT,
+    offer_numbers,
+    offers_of,
 )
 from bot.rules.negotiation import (
     Deadlines,
@@ -180,12 +182,13 @@ async def new_offer(
         details={"offer_id": row.id, "time": t.isoformat()},
     )
     view = (OFFER_ACCEPT_VIEW, {"offer_id": row.id})
+    number = offer_numbers(await offers_of(session, ctx.match.id))[row.id]
     if kind is OfferKind.RESCHEDULE and ctx.match.agreed_time is not None:
         posted = wording.reschedule_posted(
-            player.lichess_username, mention(opponent), t, ctx.match.agreed_time, row.id
+            player.lichess_username, mention(opponent), t, ctx.match.agreed_time, number
         )
     else:
-        posted = wording.offer_posted(player.lichess_username, mention(opponent), t, row.id)
+        posted = wording.offer_posted(player.lichess_username, mention(opponent), t, number)
     post_for_match(session, [opponent], thread_id=ctx.thread_id, now=now, content=posted, view=view)
     return row
 

@@ -22,7 +22,6 @@ from bot.features.matches.context import (
     MatchContext,
     context_by_id,
     mention,
-    message_player,
     post_for_match,
 )
 from bot.features.negotiation import td_text as td_wording
@@ -32,6 +31,7 @@ from bot.features.negotiation.agreement import (
     OFFER_ACCEPT_VIEW,
     OVER,
     offer_info,
+    offer_numbers,
     offers_of,
 )
 from bot.features.negotiation.common import (
@@ -43,6 +43,7 @@ from bot.features.negotiation.common import (
     round_deadlines_of,
 )
 from bot.features.negotiation.notify import wants_reminders
+from bot.features.negotiation.types import OfferInfo
 from bot.rules.negotiation import fault_at_offers_due, offers_to_remind, weekend_goes_to_td
 from bot.rules.no_agreement import NoAgreementOutcome, NoOffers, both_made_no_offers
 from bot.service import Service, Subscription
@@ -56,6 +57,11 @@ from db.models import (
     Stage,
     TimeOffer,
 )
+
+
+def _infos(ctx: MatchContext, offers: list[TimeOffer]) -> list[OfferInfo]:
+    numbers = offer_numbers(offers)
+    return [offer_info(ctx, o, number=numbers[o.id]) for o in offers]
 
 
 class NegotiationDeadlines(Service):
@@ -103,18 +109,20 @@ class NegotiationDeadlines(Service):
             match_open=ctx.match.state not in OVER,
             round_end=ctx.round_.deadline,
             now=now,
+            decided=await self._time_setter_decided(session, ctx, offers, now),
         )
         opponent = ctx.opponent_of(offer.offered_by_id)
         if not remind or not wants_reminders(opponent):
             return  # muted with /notify: the offer's post mentioned them already
         listed = [o for o in offers if o.id in remind]
+        numbers = offer_numbers(offers)
         dm(
             session,
             ctx,
             opponent,
             now,
             wording.unanswered_reminder(
-                ctx.name(offer.offered_by_id), [(o.proposed_time, o.id) for o in listed]
+                ctx.name(offer.offered_by_id), [(o.proposed_time, numbers[o.id]) for o in listed]
             ),
             view=(OFFER_ACCEPT_VIEW, {"offer_id": listed[0].id}),
         )
@@ -128,9 +136,31 @@ class NegotiationDeadlines(Service):
             details={"offer_id": offer.id, "offer_ids": [o.id for o in listed]},
         )
 
+    async def _time_setter_decided(
+        self, session: AsyncSession, ctx: MatchContext, offers: list[TimeOffer], now: datetime
+    ) -> bool:
+        """Whether rule V.E, V.F or V.I decides who sets the time: the TD ruled, or the offers
+        deadline has passed with a player short (its check may run later in the same sweep)."""
+        if ctx.match.chooser_id or ctx.match.td_assigns or ctx.b is None:
+            return True
+        due_at = offers_due_at(ctx.round_, self.config)
+        stage = await session.get(Stage, ctx.round_.stage_id)
+        if now < due_at or (stage and stage_kinds.is_final_match(self.config.format, stage)):
+            return False  # the Final has no offers deadline (rule IV.C)
+        fault = fault_at_offers_due(  # rules V.C, V.E, V.F, decided in bot/rules/negotiation.py
+            counted_offers(offers, ctx.a.id, due_at),
+            counted_offers(offers, ctx.b.id, due_at),
+            ctx.match.agreed_time is not None,
+            required=self.config.negotiation.required_offers,
+        )
+        return fault != "none"
+
     async def on_offers_due(self, session: AsyncSession, action: DueAction, now: datetime) -> None:
         """The offers deadline (rule V.C): one player short → the other chooses (V.E); both →
-        the TD assigns (V.F), or a draw with a forfeit each (`format.no_offers`, 2020 on)."""
+        the TD assigns (V.F), or a draw with a forfeit each (`format.no_offers`, 2020 on).
+        The player who lost the say over the time is told once, by the post that fixes it
+        and says why (the agreement's post mentions them): a DM now saying "you will be told
+        the time" would tell them twice (docs/MESSAGES.md)."""
         ctx = await context_by_id(session, action.subject_id)
         if ctx.b is None or ctx.match.state is not MatchState.NEGOTIATING:
             return  # a bye, or a match agreed, under way or over
@@ -154,7 +184,7 @@ class NegotiationDeadlines(Service):
             await self._draw_without_offers(session, ctx, outcome, now)
         elif fault == "both":
             ctx.match.td_assigns = True
-            history = td_wording.history([offer_info(ctx, o) for o in offers])
+            history = td_wording.history(_infos(ctx, offers))
             notify_td(
                 session,
                 self.config,
@@ -163,14 +193,6 @@ class NegotiationDeadlines(Service):
                     ctx.match.id, a.lichess_username, b.lichess_username, history, required
                 ),
             )
-            for player in (a, b):
-                message_player(
-                    session,
-                    player,
-                    thread_id=ctx.thread_id,
-                    now=now,
-                    content=wording.both_missed_dm(),
-                )
         else:
             at_fault, chooser = (a, b) if fault == "a" else (b, a)
             ctx.match.chooser_id = chooser.id
@@ -181,13 +203,6 @@ class NegotiationDeadlines(Service):
                 at_fault,
                 now,
                 wording.opponent_missed_offers(at_fault.lichess_username),
-            )
-            dm(
-                session,
-                ctx,
-                at_fault,
-                now,
-                wording.at_fault_offers_due(chooser.lichess_username, required),
             )
         record(
             session,
@@ -257,7 +272,7 @@ class NegotiationDeadlines(Service):
                 ctx.match.id,
                 ctx.a.lichess_username,
                 ctx.b.lichess_username,
-                td_wording.history([offer_info(ctx, o) for o in offers]),
+                td_wording.history(_infos(ctx, offers)),
                 td_wording.week_point(weekend.weekday, weekend.time),
             ),
         )

@@ -30,6 +30,7 @@ from bot.features.negotiation.agreement import (
     OFFER_SUBJECT,
     Agreements,
     offer_info,
+    offer_numbers,
     offers_of,
     require_open_match,
 )
@@ -107,7 +108,9 @@ class PlayerOffers(Service):
             opponent=opponent.lichess_username if opponent else None,
             state=ctx.match.state,
             agreed_time=ctx.match.agreed_time,
-            offers=[offer_info(ctx, o, player.id) for o in offers],
+            offers=[
+                offer_info(ctx, o, player.id, number=offer_numbers(offers)[o.id]) for o in offers
+            ],
             my_offers_owed=owed(player.id),
             opponent_offers_owed=owed(opponent.id) if opponent else 0,
             offers_due=due_at,
@@ -133,6 +136,7 @@ class PlayerOffers(Service):
             times = self.times.parse_many(text, ctx.round_, zone)
             existing = await offers_of(session, ctx.match.id)
             due_at = offers_due_at(ctx.round_, self.config)
+            numbers = offer_numbers(existing)
             problems: list[str] = []
             fine: list[datetime] = []
             for t in times:
@@ -142,9 +146,9 @@ class PlayerOffers(Service):
                 for o in existing:
                     if o.proposed_time == t and o.state is OfferState.OPEN:
                         if o.offered_by_id == player.id:
-                            found.append(wording.own_duplicate(t, o.id))
+                            found.append(wording.own_duplicate(t, numbers[o.id]))
                         elif o.kind is OfferKind.OFFER:
-                            found.append(wording.opponent_offered(t, o.id))
+                            found.append(wording.opponent_offered(t, numbers[o.id]))
                 if found:
                     problems += [p for p in found if p not in problems]
                 else:
@@ -171,10 +175,11 @@ class PlayerOffers(Service):
                     )
                 )
             counted = counted_offers([*existing, *made], player.id, due_at)
+            numbers = offer_numbers([*existing, *made])
             return OfferResult(
                 match_id=ctx.match.id,
                 opponent=opponent.lichess_username,
-                offers=[offer_info(ctx, o, player.id) for o in made],
+                offers=[offer_info(ctx, o, player.id, number=numbers[o.id]) for o in made],
                 still_owed=max(0, neg.required_offers - counted),
                 offers_due=due_at,
                 read_in=zone.key if zone else None,
@@ -252,8 +257,12 @@ class PlayerOffers(Service):
             row = await new_offer(
                 session, self.config, ctx, player, opponent, OfferKind.RESCHEDULE, t, now
             )
+            number = offer_numbers(await offers_of(session, ctx.match.id))[row.id]
             return RescheduleResult(
-                ctx.match.id, opponent.lichess_username, offer_info(ctx, row, player.id), current
+                ctx.match.id,
+                opponent.lichess_username,
+                offer_info(ctx, row, player.id, number=number),
+                current,
             )
 
     # --- /choose (rules V.E, V.I) -----------------------------------------------------------

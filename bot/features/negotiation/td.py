@@ -18,7 +18,6 @@ from bot.features.matches.context import (
     context_by_id,
     load_context,
     mention,
-    message_player,
     post_for_match,
 )
 from bot.features.negotiation import td_text as td_wording
@@ -29,7 +28,7 @@ from bot.features.negotiation.agreement import (
     require_open_match,
     rowcount,
 )
-from bot.features.negotiation.common import NOBODY, TimeChecks, ask_to_choose, dm
+from bot.features.negotiation.common import NOBODY, TimeChecks, ask_to_choose
 from bot.features.negotiation.types import (
     Agreement,
     FaultRuling,
@@ -169,16 +168,7 @@ class TDRulings(Service):
                     now,
                     wording.opponent_ruled_at_fault(at_fault.lichess_username),
                 )
-                dm(session, ctx, at_fault, now, wording.at_fault_ruling(chooser.lichess_username))
-            elif not drawn:
-                for player in (a, b):
-                    message_player(
-                        session,
-                        player,
-                        thread_id=ctx.thread_id,
-                        now=now,
-                        content=wording.nobody_at_fault_dm(),
-                    )
+            elif not drawn:  # the players hear it once, with the time the TD assigns
                 notify_td(
                     session,
                     self.config,

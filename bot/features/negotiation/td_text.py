@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from bot.features.negotiation.text import KIND_LABELS, STATE_LABELS
+from bot.features.negotiation.text import KIND_LABELS, STATE_LABELS, nth
 from bot.features.negotiation.types import OfferInfo
 from bot.timefmt import discord_time
 
@@ -92,7 +92,7 @@ def history(offers: Sequence[OfferInfo]) -> str:
     for o in offers:
         answered = f", answered {discord_time(o.answered_at)}" if o.answered_at else ""
         lines.append(
-            f"- offer {o.id} by {o.by_name} ({KIND_LABELS[o.kind]}), "
+            f"- {o.by_name}'s {nth(o.number)} offer ({KIND_LABELS[o.kind]}), "
             f"made {discord_time(o.created_at)}: {discord_time(o.time)}, "
             f"{STATE_LABELS[o.state]}{answered}"
         )

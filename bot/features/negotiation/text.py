@@ -75,8 +75,27 @@ def not_your_match() -> str:
     return "This is not your match: only its two players (and the TD) can act on it."
 
 
-def no_such_offer(offer_id: int) -> str:
-    return f"There is no offer {offer_id}. Use /match to see the offers of your match."
+def nth(n: int) -> str:
+    """1st, 2nd, 3rd, 4th... 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def offer_ref(number: int, by: str | None = None) -> str:
+    """An offer as players read it: its number among its offerer's offers in the match
+    ("KaiLund78's 2nd offer"), never the global row id."""
+    return f"{by}'s {nth(number)} offer" if by else f"your {nth(number)} offer"
+
+
+def no_such_offer_row() -> str:
+    return "This offer no longer exists. Use /match to see the offers of your match."
+
+
+def no_such_offer(number: int) -> str:
+    return (
+        f"Your opponent has no {nth(number)} offer in your current match. Use /match to "
+        "see its offers."
+    )
 
 
 def no_such_match(match_id: int) -> str:
@@ -137,14 +156,14 @@ def twice_in_message(t: datetime) -> str:
     return f"{discord_time(t)} is given twice in this message."
 
 
-def own_duplicate(t: datetime, offer_id: int) -> str:
-    return f"You already offered {discord_time(t)} (offer {offer_id}, still open)."
+def own_duplicate(t: datetime, number: int) -> str:
+    return f"You already offered {discord_time(t)} ({offer_ref(number)}, still open)."
 
 
-def opponent_offered(t: datetime, offer_id: int) -> str:
+def opponent_offered(t: datetime, number: int) -> str:
     return (
         f"Your opponent already offered {discord_time(t)}: accept it with "
-        f"`/accept offer:{offer_id}` instead."
+        f"`/accept offer:{number}` instead."
     )
 
 
@@ -160,7 +179,7 @@ def offers_made(
     read_in: str | None = None,
 ) -> str:
     lines = [f"Offered to **{opponent}**:"]
-    lines += [f"- offer {o.id}: {discord_time(o.time)}" for o in result_offers]
+    lines += [f"- {offer_ref(o.number)}: {discord_time(o.time)}" for o in result_offers]
     if owed:
         lines.append(
             f"You still owe {owed} offer{'s' if owed != 1 else ''} by {deadline_time(due)} "
@@ -203,21 +222,23 @@ def zone_set_reply(zone: str | None, previous: str | None, example_utc: datetime
     )
 
 
-def offer_posted(offerer: str, opponent: str, t: datetime, offer_id: int) -> str:
+def offer_posted(offerer: str, opponent: str, t: datetime, number: int) -> str:
     """The offer's one copy: the round thread's post, `opponent` a mention (it notifies)."""
+    ref = offer_ref(number, offerer)
     return (
-        f"**{offerer}** offers {opponent} a match time: {discord_time(t)} (offer {offer_id}). "
+        f"**{offerer}** offers {opponent} a match time: {discord_time(t)} ({ref}). "
         "Press Accept, or offer other times with /offer (rule V.G)."
     )
 
 
 def reschedule_posted(
-    proposer: str, opponent: str, t: datetime, current: datetime, oid: int
+    proposer: str, opponent: str, t: datetime, current: datetime, number: int
 ) -> str:
     """`opponent` is a mention: the thread post is the one copy they get."""
     return (
         f"**{proposer}** proposes to move the match with {opponent} from "
-        f"{discord_time(current)} to {discord_time(t)} (offer {oid}). It only takes effect "
+        f"{discord_time(current)} to {discord_time(t)} ({offer_ref(number, proposer)}). It "
+        "only takes effect "
         "if they press Accept before the round deadline."
     )
 
@@ -231,18 +252,19 @@ def reschedule_made(t: datetime, current: datetime, opponent: str) -> str:
 
 def unanswered_reminder(offerer: str, offers: list[tuple[datetime, int]]) -> str:
     """One reminder for every offer of `offerer` still open in the match: a player who made
-    three offers at once does not reach the opponent as three reminders."""
+    three offers at once does not reach the opponent as three reminders. Each offer is
+    `(time, its number among the offerer's offers)`."""
     if len(offers) == 1:
-        ((t, offer_id),) = offers
+        ((t, number),) = offers
         return (
-            f"Reminder: **{offerer}**'s offer of {discord_time(t)} (offer {offer_id}) is "
-            "still unanswered. Accept it, or make a counter-offer with /offer (rule V.G)."
+            f"Reminder: **{offerer}**'s {nth(number)} offer, {discord_time(t)}, is still "
+            "unanswered. Accept it, or make a counter-offer with /offer (rule V.G)."
         )
-    listed = "; ".join(f"{discord_time(t)} (offer {offer_id})" for t, offer_id in offers)
+    listed = "; ".join(f"{discord_time(t)} ({nth(n)} offer)" for t, n in offers)
     return (
         f"Reminder: **{offerer}**'s {len(offers)} offers are still unanswered: {listed}. "
-        "Accept one (the button takes the first; `/accept offer:` any), or make a "
-        "counter-offer with /offer (rule V.G)."
+        "Accept one (the button takes the first; `/accept offer:<its number>` any), or make "
+        "a counter-offer with /offer (rule V.G)."
     )
 
 
@@ -263,7 +285,7 @@ def no_open_offer() -> str:
 
 def several_open(offers: Sequence[OfferInfo]) -> str:
     lines = ["Your opponent has several open offers; say which one with `/accept offer:<number>`:"]
-    lines += [f"- offer {o.id}: {discord_time(o.time)}" for o in offers]
+    lines += [f"- {offer_ref(o.number, o.by_name)}: {discord_time(o.time)}" for o in offers]
     return "\n".join(lines)
 
 
@@ -379,33 +401,12 @@ def choose_request(at_fault: str, deadline: datetime, reason: str) -> str:
     )
 
 
-def at_fault_offers_due(chooser: str, required: int) -> str:
-    return (
-        f"You did not make your {required} offers by the deadline (rule V.C), so you must "
-        f"accept the time **{chooser}** chooses (rule V.E). You will be told the time."
-    )
-
-
 def opponent_missed_offers(at_fault: str) -> str:
     return f"{at_fault} did not make the required offers in time (rule V.E)."
 
 
-def at_fault_ruling(chooser: str) -> str:
-    return (
-        f"The TD ruled you at fault for the failed negotiation, so **{chooser}** decides the "
-        "time of your match (rule V.I). You will be told the time."
-    )
-
-
 def opponent_ruled_at_fault(at_fault: str) -> str:
     return f"The TD ruled {at_fault} at fault for the failed negotiation (rule V.I)."
-
-
-def nobody_at_fault_dm() -> str:
-    return (
-        "The TD ruled that nobody is at fault for the failed negotiation; the TD will "
-        "assign your match time (rule V.I)."
-    )
 
 
 NO_OFFERS_RULE = (
@@ -436,13 +437,6 @@ def no_fault_draw(a: str, b: str, score_a: float, score_b: float) -> str:
         f"{a} and {b}: the TD ruled that nobody is at fault for the failed negotiation, and "
         f"under this championship's rules {NO_FAULT_RULE}. The match is recorded as a draw, "
         f"{_score(score_a, score_b)}; no forfeit is counted."
-    )
-
-
-def both_missed_dm() -> str:
-    return (
-        "Neither player made the required offers in time (rule V.C), so the TD assigns the "
-        "time of your match (rule V.F). You will be told the time."
     )
 
 
@@ -485,7 +479,7 @@ def match_view(view: MatchView) -> str:
     for title, offers in (("Your offers", mine), (f"{view.opponent}'s offers", theirs)):
         lines.append(f"{title}:" if offers else f"{title}: none")
         lines += [
-            f"- offer {o.id}: {discord_time(o.time)} · "
+            f"- {nth(o.number)} offer: {discord_time(o.time)} · "
             f"{KIND_LABELS[o.kind]}, {STATE_LABELS[o.state]}"
             for o in offers
         ]

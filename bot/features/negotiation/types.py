@@ -12,6 +12,7 @@ from db.models import MatchState, OfferKind, OfferState
 @dataclass(frozen=True)
 class OfferInfo:
     id: int
+    number: int  # among its offerer's offers in the match (agreement.offer_numbers)
     by_player_id: int | None  # None: the TD
     by_name: str
     kind: OfferKind

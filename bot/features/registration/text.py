@@ -390,6 +390,8 @@ def field_line(e: FieldEntry) -> str:
 
     cutoff = figure(e.rating_at_cutoff, e.rating_at_cutoff_game)
     peak = figure(e.peak_rating, e.peak_rating_game)
+    if e.rating_at_cutoff == e.peak_rating:  # one number, said once (issue 32)
+        return f"{e.seed}. {name} · **{e.seeding_rating:g}** ({cutoff} cut-off = peak)"
     return f"{e.seed}. {name} · **{e.seeding_rating:g}** ({cutoff} cut-off, {peak} peak)"
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from bot.features.matches.text import clock_text, equal_bids_text, game_link, score
+from bot.features.matches.text import clock_text, game_link, score
 from bot.features.results.types import FinalBlock, FinalShape
 from bot.message_text import quote
 from bot.timefmt import discord_time
@@ -198,10 +198,8 @@ def final_turn_text(
     if kind == "armageddon":
         return (
             f" Equal after {played} games: an **Armageddon** game decides the {shape.name} "
-            "(rule III.G.6). Both of you bid a time for White and the lower bid plays White "
-            f"(rule III.G.6.b; {equal_bids_text(shape.equal_bids)}); Black has "
-            "3:00 and draw odds (rule III.G.6.a); no increment (rule III.G.6.d). The bot asks "
-            "each of you for your bid privately."
+            "(rule III.G.6). The bot asks each of you privately for your bid for White and "
+            "gives its rules there."
         )
     return ""
 

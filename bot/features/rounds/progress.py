@@ -194,10 +194,13 @@ class RoundProgress:
             details={"number": round_.number},
         )
         announce = self.config.discord.announcement_channel_id
-        if announce:
+        one_match = stage_kinds.is_final_match(self.config.format, stage)
+        # A final match's pairing is told once, by its stage's start post with how it is
+        # played (rounds.final, rounds.starters): not again as "the Final is set!" (issue 32)
+        if announce and not one_match:
             content = round_out_text(
                 self.config.tournament.short_name,
-                stage_kinds.is_final_match(self.config.format, stage),
+                one_match,
                 stage_label(stage.kind, stage.name),
                 round_.number,
                 stage.total_rounds,

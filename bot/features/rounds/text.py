@@ -143,7 +143,7 @@ def round_out_text(
     byes = [a for a, b in pairs if b is None]
     of_total = f" of {total}" if total else ""
     count = f"{len(matches)} match{'es' if len(matches) != 1 else ''}"
-    bye_text = f" Bye: {', '.join(byes)}." if byes else ""
+    bye_text = f" Bye (no opponent this round): {', '.join(byes)}." if byes else ""
     return (
         f"📣 **{short_name}: {label} round {number}{of_total} is out!** {count}; every match "
         f"must be played by {discord_time(deadline)}.{bye_text}"

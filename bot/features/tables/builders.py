@@ -239,8 +239,8 @@ def candidates_table(
         name = row.player + (WITHDRAWN if row.player in gone else "")
         rows.append((str(position), name, *crossed, points(row.points), points(row.game_points)))
     footnote = (
-        "No: line. Each cell: the row player's game points against that column's No. MP: "
-        "match points. "
+        "No: place in this table. Each cell: the row player's game points against that "
+        "column's No. MP: match points. "
         "GP: game points (rule III.F.3)."
         + (" (wd): withdrawn or disqualified." if gone & set(order) else "")
         + _shared_ranks([r.rank for r in table])

@@ -120,7 +120,8 @@ SWISS_TIEBREAK_COLUMNS: dict[SwissTiebreak, tuple[str, str]] = {
     _T.SEED: ("Seed", "the seed in the qualification, 1 the best"),
 }
 _ROUNDS_LEGEND = (
-    "R1...: the opponent's No, + won, = drawn, - lost, f by forfeit, no sign still to play."
+    "R1...: the opponent's No, + won, = drawn, - lost, f by forfeit, no sign still to play; "
+    "bye: no opponent that round."
 )
 
 
@@ -141,14 +142,18 @@ def swiss_legend(keys: Sequence[SwissTiebreak]) -> str:
     III.E.5), and how to read a round cell."""
     if _is_2019(keys):
         return (
-            "No: line. Pts: points. WvT: wins against players on the same points. MBH: "
-            "Median-Buchholz (rule III.E.5). " + _ROUNDS_LEGEND
+            "No: place in this table. Pts: points. WvT, the first tiebreak: matches won "
+            "against the players on the same points (of players level on points, who beat "
+            "more of the others ranks higher). MBH, the second: Median-Buchholz, the "
+            "opponents' points without the highest and the lowest (rule III.E.5). " + _ROUNDS_LEGEND
         )
     tiebreaks = " ".join(
         f"{SWISS_TIEBREAK_COLUMNS[key][0]}: {SWISS_TIEBREAK_COLUMNS[key][1]}." for key in keys
     )
     order = " Ties on points are broken in that order." if keys else ""
-    return f"No: line. Pts: points. {tiebreaks}{order} {_ROUNDS_LEGEND}".replace("  ", " ")
+    return f"No: place in this table. Pts: points. {tiebreaks}{order} {_ROUNDS_LEGEND}".replace(
+        "  ", " "
+    )
 
 
 # --------------------------------------------------------------------------- /pairings

@@ -327,7 +327,9 @@ async def test_standings_prints_every_stage(
     # without points
     assert swiss_rows[0] == ["1", "Dave", "2", "0", "0", "+3", "bye"]
     assert swiss_rows[1][:3] == ["2", "Alice", "1"]
-    assert "* in the top 3." in lines and any(line.startswith("No: line. Pts:") for line in lines)
+    assert "* in the top 3." in lines and any(
+        line.startswith("No: place in this table. Pts:") for line in lines
+    )
     start = lines.index("Candidates crosstable · ACWC 2019, round 1 of 3 in progress")
     assert lines[start + 1].split() == ["No", "Player", "1", "2", "3", "4", "MP", "GP"]
     expected = candidates.standings(

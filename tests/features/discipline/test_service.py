@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -420,3 +421,28 @@ async def test_two_accounts_through_the_td_command(
         for name in ("Bob", "Dave"):
             player = await get_player(bot.sessions, seeded.player_ids[name])
             assert player.disqualified_at is not None
+
+
+async def test_a_withdrawal_names_the_walkover_it_causes_and_no_row_id(
+    sessions: async_sessionmaker[AsyncSession],
+    config: Config,
+    seeded: SeededRound,
+    events: EventBus,
+) -> None:
+    """Issue 32: the announcement says which match the opponent wins; the TD's note and the
+    opponent's DM name the match by its place, never "player 17" or "match 34"."""
+    alice = seeded.player_ids["Alice"]
+    async with transaction(sessions) as session:
+        await discipline.withdraw(session, config, events, player_id=alice, actor=TD, now=NOW)
+    messages = await outbox(sessions)
+    (announced,) = [m.content for m in messages if m.target_id == ANNOUNCE_CHANNEL]
+    assert "**Alice** has withdrawn" in announced
+    assert "**Bob** wins their match (Swiss round 1, board 1) by forfeit" in announced
+    (td,) = [m.content for m in messages if m.kind is OutboxKind.DM and m.target_id == TD_ID]
+    assert "Alice withdrew. Matches changed: Swiss round 1, board 1." in td, td
+    assert not re.search(r"(?i)(player|match) \d", td), td
+    to_bob = [m.content for m in messages if m.kind is OutboxKind.DM and m.target_id == BOB]
+    assert to_bob == [
+        "🏳️ Alice withdrew: you win your match against them (Swiss round 1, board 1) by "
+        "forfeit (rule VIII.A.1). It counts in the standings at once; nothing to play."
+    ]

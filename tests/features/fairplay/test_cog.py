@@ -125,7 +125,7 @@ async def test_report_reporter_hidden_from_everyone_but_the_td(
         handled = [m for m in h.dms_to(ALICE) if "handled" in m.text]
         assert len(handled) == 1 and "disqualif" not in handled[0].text.lower()
         others = [m.text for m in h.dms_to(ALICE) if m not in handled]
-        assert all("you win match" in text for text in others), others
+        assert all("you win your match against them" in text for text in others), others
 
         for text in visible_to_others(h):
             assert str(ALICE) not in text and "alice" not in text.lower(), text

@@ -249,9 +249,32 @@ async def test_a_game_between_them_cancels_the_claim(
     # Bob was warned he might lose by forfeit, the TD got the report: both hear it is off.
     rows = await messages(sessions)
     withdrawn = [m.content for m in dms(rows, BOB) if "is withdrawn" in m.content]
-    assert len(withdrawn) == 1 and "nothing is forfeited" in withdrawn[0], withdrawn
-    told = [t for t in to_td(rows) if f"Claim {ident}" in t and "withdrawn" in t]
-    assert len(told) == 1 and "Alice against Bob" in told[0] and "Nothing to decide" in told[0]
+    assert len(withdrawn) == 1 and "Nothing is forfeited" in withdrawn[0], withdrawn
+    assert "a game between you" in withdrawn[0] and "Swiss round 1, board 1" in withdrawn[0]
+    # the TD's text names the claim by who, what, where and when (issue 32: it said
+    # "Claim 1", a row id; this assertion asserted it)
+    told = [t for t in to_td(rows) if "is withdrawn" in t]
+    assert len(told) == 1 and "Nothing to decide" in told[0], told
+    assert "no-show claim Alice made against Bob (Swiss round 1, board 1, reported" in told[0]
+    assert f"Claim {ident}" not in told[0]
+    # Alice's own button called it off: her reply told her, so no DM on top of it
+    assert not [m for m in dms(rows, ALICE) if "is withdrawn" in m.content]
+
+
+async def test_a_claim_called_off_for_the_claimant_is_told_to_both_in_their_words(
+    sessions: async_sessionmaker[AsyncSession],
+    service: Services,
+    seeded: SeededRound,
+) -> None:
+    """Issue 32: Alice says Bob showed up. Bob reads that Alice says he showed up (it said
+    "the opponent showed up": he is the opponent who did)."""
+    reported = await service.noshows.noshow(discord_id=ALICE)
+    await service.noshows.arrived(discord_id=ALICE, incident_id=reported.incident_id)
+    rows = await messages(sessions)
+    (to_bob,) = [m.content for m in dms(rows, BOB) if "is withdrawn" in m.content]
+    assert "Alice says you showed up" in to_bob and "opponent showed up" not in to_bob
+    (to_td_text,) = [t for t in to_td(rows) if "is withdrawn" in t]
+    assert "Alice says Bob showed up" in to_td_text
 
 
 async def test_noshow_refused_when_games_exist_or_outside_the_window(
@@ -418,7 +441,12 @@ async def test_a_player_who_came_back_is_not_claimed_against(
     sent = await messages(sessions)
     assert not [m for m in dms(sent, ALICE) if m.view]  # no Claim the win
     assert (await incident(sessions, reported.incident_id)).state is IncidentState.CANCELLED
-    assert any("came back" in m.content for m in sent)
+    # each is told in their own words, the claimant too (issue 32: she was never told)
+    (to_alice,) = [m.content for m in dms(sent, ALICE) if "is withdrawn" in m.content]
+    assert "Your left-the-match claim against Bob" in to_alice and "Bob came back" in to_alice
+    (to_bob,) = [m.content for m in dms(sent, BOB) if "is withdrawn" in m.content]
+    assert "made against you" in to_bob and "you came back" in to_bob
+    assert any("Bob came back" in t for t in to_td(sent))
 
 
 # --- forfeits per player (rule VI.F) ----------------------------------------------------------

@@ -53,14 +53,15 @@ async def test_a_muted_unanswered_offer_is_not_reminded_and_on_turns_it_back(
         clock.advance(timedelta(hours=24))
         await tick(bot)
         reminded = [m for m in h.dms_to(BOB) if "still unanswered" in m.text]
-        assert len(reminded) == 1 and "offer 2" in reminded[0].text, reminded
+        assert len(reminded) == 1 and "(2nd offer)" in reminded[0].text, reminded
 
 
 async def test_muting_reminders_never_mutes_a_decision(
     running_bot: RunningBot, config: Config, clock: FakeClock
 ) -> None:
     """Rule V.E: Bob missed his offers; Alice chooses. Both muted their reminders, and both
-    are still told: Alice that she chooses, Bob that he must accept her choice."""
+    are still told: Alice that she chooses, Bob (once, issue 32) by the post that fixes the
+    time, which mentions him and says her choice binds him."""
     async with running_bot() as (bot, h):
         await setup_round(bot, h, config, clock)
         for user in (ALICE, BOB):
@@ -70,7 +71,9 @@ async def test_muting_reminders_never_mutes_a_decision(
         clock.set(datetime(2019, 10, 3, 0, 1, tzinfo=UTC))
         await tick(bot)
         assert "/choose" in h.dms_to(ALICE)[-1].text
-        assert "rule V.E" in h.dms_to(BOB)[-1].text
+        await h.slash("choose", user=ALICE, options={"time": "sat 18:00"})
+        fixed = h.in_channel(ROUND_THREAD)[-1].text
+        assert f"<@{BOB}>" in fixed and "this choice binds them (rule V.E)" in fixed, fixed
 
 
 async def test_notify_needs_a_player(

@@ -13,6 +13,7 @@ from bot.clock import FakeClock
 from bot.config import Config
 from bot.due import DueActionRunner, DueKind
 from bot.errors import InvalidInput, NotAllowed, UserFacingError, WrongStage
+from bot.features.negotiation.text import nth
 from bot.timefmt import discord_time
 from bot.wiring import Services
 from db.models import (
@@ -175,9 +176,11 @@ async def test_accept_without_id_lists_several_open_offers(
     result = await service.offers.offer(discord_id=ALICE, text="tue 18:00, wed 18:00")
     with pytest.raises(InvalidInput) as info:
         await service.agreements.accept(discord_id=BOB)
-    for offer in result.offers:
-        assert f"offer {offer.id}" in info.value.message
-        assert discord_time(offer.time) in info.value.message
+    for offer in result.offers:  # numbered per player and match, not by row id (issue 32)
+        assert f"Alice's {nth(offer.number)} offer: {discord_time(offer.time)}" in (
+            info.value.message
+        )
+        assert f"offer {offer.id}" not in info.value.message
 
 
 async def test_no_open_offer_to_accept(service: Services, seeded: SeededRound) -> None:
@@ -348,7 +351,8 @@ async def test_two_offers_by_wednesday_then_opponent_chooses(
     m = await match(sessions, seeded.match_ids[0])
     assert m.chooser_id == seeded.player_ids["Alice"] and not m.td_assigns
     assert any("/choose" in t for t in await dms(sessions, ALICE))
-    assert any("rule V.E" in t for t in await dms(sessions, BOB))
+    # Bob hears it once, from the post fixing Alice's time (issue 32: no DM before it)
+    assert not any("rule V.E" in t for t in await dms(sessions, BOB))
 
     with pytest.raises(NotAllowed, match="Only Alice"):
         await service.offers.choose(discord_id=BOB, text="sat 18:00")
@@ -409,7 +413,8 @@ async def test_weekend_without_agreement_goes_to_the_td(
     match_id = seeded.match_ids[0]
     td = [t for t in await dms(sessions, TD_ID) if f"match:{match_id} " in t]
     assert len(td) == 1 and "/td negotiation fault" in td[0] and "rule V.H" in td[0]
-    assert td[0].count("- offer ") == 6
+    assert td[0].count("Alice's") == 3 and td[0].count("Bob's") == 3
+    assert "Bob's 3rd offer (offer)" in td[0]
     m = await match(sessions, match_id)
     assert m.chooser_id is None and not m.td_assigns
 
@@ -428,7 +433,8 @@ async def test_td_rules_a_player_at_fault(
     m = await match(sessions, match_id)
     assert m.chooser_id == seeded.player_ids["Alice"]
     assert "/choose" in (await dms(sessions, ALICE))[-1]
-    assert "at fault" in (await dms(sessions, BOB))[-1]
+    # Bob is told once, by the post of Alice's time, which says the ruling binds him
+    assert not [t for t in await dms(sessions, BOB) if "at fault" in t]
     assert await count(sessions, TDDecision) == 1
     await service.offers.choose(discord_id=ALICE, text="sat 18:00")
     assert (await match(sessions, match_id)).agreed_time == SAT_18

@@ -272,3 +272,15 @@ async def test_a_field_that_shrinks_leaves_its_extra_messages_saying_so(
         assert len(posts) == before  # the same messages, edited
         assert "2 players" in posts[0] and names[0] in posts[0] and names[1] in posts[0]
         assert all("nothing more (the field above is complete)" in p for p in posts[1:])
+
+
+def test_a_peak_equal_to_the_cut_off_rating_is_shown_once() -> None:
+    """Issue 32: "1797 (1797 cut-off, 1797 peak)" said one number three times."""
+    from bot.features.registration.text import field_line
+    from bot.features.registration.types import FieldEntry
+
+    line = field_line(FieldEntry(22, "Kai", 1797.0, 1797, "https://g/a", 1797, "https://g/b"))
+    kai = "[Kai](<https://lichess.org/@/Kai>)"
+    assert line == f"22. {kai} · **1797** ([1797](<https://g/a>) cut-off = peak)"
+    other = field_line(FieldEntry(1, "Mo", 1850.0, 1800, None, 1900, None))
+    assert other.endswith("**1850** (1800 cut-off, 1900 peak)")

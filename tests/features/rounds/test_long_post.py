@@ -52,7 +52,9 @@ async def test_a_long_round_post_takes_several_messages_and_each_edits_its_own(
         assert all(len(p.content) <= 2000 for p in parts)
         assert [b for p in parts for b in boards_in(p)] == list(range(1, ENTRANTS // 2 + 1))
         assert all(f"part {k} of {len(parts)}" in p.text for k, p in enumerate(parts, start=1))
-        assert "(n) after a name: the seed" in parts[0].text  # issue 27: seeds were unexplained
+        assert (
+            "(n) after a name: the player's seed in this stage" in parts[0].text
+        )  # issue 27: seeds were unexplained
         # one thread on the first message, then a thread per match (docs/MESSAGES.md)
         assert len(h.threads) == 1 + ENTRANTS // 2
         assert h.threads[0]["id"] == str(parts[0].id)

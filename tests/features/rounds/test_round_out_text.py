@@ -14,7 +14,7 @@ def test_a_swiss_round_counts_its_matches_and_names_the_bye() -> None:
     pairs: list[tuple[str, str | None]] = [("Ann", "Ben"), ("Cid", "Dee"), ("Eve", None)]
     text = round_out_text("ACWC 2019", False, "Swiss", 3, 7, pairs, DEADLINE)
     assert "**ACWC 2019: Swiss round 3 of 7 is out!** 2 matches;" in text
-    assert text.endswith("Bye: Eve.") and "pairings" not in text
+    assert text.endswith("Bye (no opponent this round): Eve.") and "pairings" not in text
 
 
 def test_one_match_is_singular() -> None:

@@ -101,7 +101,7 @@ async def test_start_publishes_round_one_with_due_actions(
         ).all()
     assert kinds.count("round_deadline") == 1 and kinds.count("next_round") == 1
     assert len(announcements) == 1 and "round 1 of 5 is out" in announcements[0].content
-    assert "Bye: P07" in announcements[0].content
+    assert "Bye (no opponent this round): P07" in announcements[0].content
     with pytest.raises(WrongStage, match="already started"):
         await rounds.start(td_id=TD_ID)
 

@@ -91,7 +91,9 @@ async def test_withdraw_during_the_swiss_says_what_it_does_then_does_it(
         assert winner is not None and winner.discord_id is not None
         assert bot.outbox is not None
         await bot.outbox.flush()
-        told = [m.text for m in h.dms_to(winner.discord_id) if f"match {match.id}" in m.text]
-        assert len(told) == 1 and "withdrew: you win match" in told[0], told
+        told = [m.text for m in h.dms_to(winner.discord_id) if "withdrew" in m.text]
+        # the match by its place, not its row id (issue 32: this asserted "match {id}")
+        place = f"(Swiss round 1, board {match.board})"
+        assert len(told) == 1 and f"withdrew: you win your match against them {place}" in told[0]
         assert "(rule VIII.A.1)" in told[0]
         assert reasons == ["opponent withdrew (rule VIII.A.1)"], reasons

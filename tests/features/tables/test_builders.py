@@ -53,9 +53,13 @@ def test_swiss_worked_example() -> None:
             "   4  Cid       0    0  2.5  -2  -1f",
             "```",
             "`*` in the top 2.",
-            "No: line. Pts: points. WvT: wins against players on the same points. MBH: "
-            "Median-Buchholz (rule III.E.5). R1...: the opponent's No, + won, = drawn, - lost, "
-            "f by forfeit, no sign still to play.",
+            # issue 32: the legend explains WvT and MBH, "No" and a bye (it said "No: line")
+            "No: place in this table. Pts: points. WvT, the first tiebreak: matches won "
+            "against the players on the same points (of players level on points, who beat "
+            "more of the others ranks higher). MBH, the second: Median-Buchholz, the "
+            "opponents' points without the highest and the lowest (rule III.E.5). R1...: the "
+            "opponent's No, + won, = drawn, - lost, f by forfeit, no sign still to play; bye: "
+            "no opponent that round.",
         ]
     )
 
