@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.format.model import Format, RoundRobinStage
+from bot.format.model import Format, PreSeeded, RoundRobinStage
 from bot.format.swiss import swiss_stage
 from db.models import NO_POOL, Stage, StageKind
 
@@ -102,6 +102,14 @@ def is_tiebreak_matches(stage: Stage) -> bool:
     """The 2019 tiebreak matches (rule III.E.5): a row of the Swiss's, played as a round
     robin, that no stage of the format names."""
     return stage.kind is StageKind.TIEBREAK
+
+
+def keeps_a_seat(fmt: Format, stage: Stage) -> bool:
+    """A final match with a pre-seeded seat (2019's Final, the champion's, rule III.C): one
+    who leaves it is replaced by rule VIII.C, not by the players below moving up."""
+    if not is_final_match(fmt, stage) or stage.key not in fmt.keys():
+        return False
+    return any(isinstance(rule, PreSeeded) for rule in fmt.stage(stage.key).entry)
 
 
 def at_own_pace(stage: Stage) -> bool:

@@ -249,16 +249,23 @@ class SignUp(Service):
     async def withdrawal_effect(self, *, discord_id: int) -> str:
         """What withdrawing now would do, for the confirmation the player sees first."""
         async with self.sessions() as session:
-            running = await session.scalar(
-                select(Stage)
-                .where(Stage.state == StageState.RUNNING)
-                .order_by(Stage.started_at.desc())
-                .limit(1)
-            )
+            rows = (
+                await session.scalars(
+                    select(Stage)
+                    .where(Stage.state == StageState.RUNNING)
+                    .order_by(Stage.started_at.desc())
+                )
+            ).all()
             player = await session.scalar(select(Player).where(Player.discord_id == discord_id))
-        if running is None or player is None:
+        if not rows or player is None:
             return wording.withdraw_before_start()
-        return wording.withdraw_effect(running.kind, player.id in running.seeding)
+        # the stage they play (the Grand Final and the Third Place Playoff run together)
+        running = next((r for r in rows if player.id in r.seeding), rows[0])
+        return wording.withdraw_effect(
+            running.kind,
+            player.id in running.seeding,
+            seat_kept=stage_kinds.keeps_a_seat(self.config.format, running),
+        )
 
     async def withdraw(self, *, discord_id: int) -> RegistrationSummary:
         """A player withdraws: before the qualification their registration ends; once a

@@ -311,8 +311,9 @@ def withdraw_before_start() -> str:
     return "You can register again while registration is open."
 
 
-def withdraw_effect(stage: StageKind, in_stage: bool) -> str:
-    """Rule VIII, said before the player confirms."""
+def withdraw_effect(stage: StageKind, in_stage: bool, *, seat_kept: bool = True) -> str:
+    """Rule VIII, said before the player confirms; `seat_kept`: a final match with the
+    champion's seat (2019: rule VIII.C), else the players below move up (2020-2024)."""
     if not in_stage:
         return (
             "You are not playing the current stage; you will not be paired in any later "
@@ -341,6 +342,12 @@ def withdraw_effect(stage: StageKind, in_stage: bool) -> str:
             "(rule VIII)."
         ),
     }
+    if not seat_kept:  # a final match without the champion's seat (2020-2024)
+        effects[StageKind.FINAL] = (
+            "The players below you (in the Semifinals, then the Candidates) move up one place: "
+            "one of them takes your place and the match starts again (2020-2024 rules, "
+            "Disqualification and withdrawals)."
+        )
     return effects[stage] + " Only the TD can reinstate you."
 
 

@@ -169,8 +169,14 @@ def load_font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
 
+#: Typography the text uses that the picture's font lacks, as the nearest ASCII.
+_ASCII = {"–": "-", "—": "-", "½": ".5", "’": "'", "“": '"', "”": '"', "…": "..."}
+
+
 def drawable(text: str) -> str:
-    """The bundled font has printable ASCII (and ·): anything else becomes "?"."""
+    """The bundled font has printable ASCII (and ·): dashes and the like become their ASCII
+    look-alikes (a knock-out's score "5.5–2" drew as "5.5?2"), anything else "?"."""
+    text = "".join(_ASCII.get(ch, ch) for ch in text)
     return "".join(ch if " " <= ch <= "~" or ch == "·" else "?" for ch in text)
 
 

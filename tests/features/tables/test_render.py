@@ -175,3 +175,10 @@ def test_deciding_games_of_each_scheme() -> None:
     # a match decided inside its first block: the whole block so far
     assert deciding_games(7, FinalFormat()) == 7
     assert deciding_games(0, FinalFormat()) == 0
+
+
+def test_the_picture_draws_a_dash_as_a_dash() -> None:
+    # the knock-out table's score "5.5–2" drew as "5.5?2": the font has no en dash
+    assert render.drawable("5.5–2") == "5.5-2"
+    assert render.drawable("a — b … ½") == "a - b ... .5"
+    assert render.drawable("名") == "?"
