@@ -80,7 +80,7 @@ async def test_every_listed_incident_is_true_in_what_the_bot_said(tmp_path: Path
             gone, claimant = re.findall(r"^(\S+) left mid-match, (\S+) reported", incident)[0]
             assert "came back within 10 minutes" in incident
             # the bot closed the report itself: the player came back in time
-            assert said(f"claim {claimant} made against you", "the player came back"), incident
+            assert said(f"claim {claimant} made against you", "you came back"), incident
             assert not said(f"{gone}'s time to come back is over"), incident
         elif "private cheat report" in incident:
             reporter, accused = re.findall(
@@ -93,7 +93,7 @@ async def test_every_listed_incident_is_true_in_what_the_bot_said(tmp_path: Path
             assert said("has handled your cheat report"), incident
         elif "walkover" in incident:
             winner, quitter = re.findall(r"^(\S+) won their match against (\S+) by", incident)[0]
-            assert said(f"{quitter} withdrew: you win match"), incident
+            assert said(f"{quitter} withdrew: you win your match against them"), incident
             assert f"**forfeit, won by {winner}**" in story, incident
         elif "no-show claim against" in incident:
             claimant = incident.split(": ", 1)[1].split(" ")[0]
