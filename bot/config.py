@@ -160,6 +160,29 @@ class LichessConfig(_Section):
         return value.rstrip("/")
 
 
+class WebConfig(_Section):
+    """The championship's public pages, calendar feeds and Lichess login (bot.features.web):
+    served by `acwc run` when `enabled`, and by `acwc site` (read-only) any time. `host`
+    stays on the loopback by default: a reverse proxy with TLS faces the internet, and
+    `base_url` is the public address it serves (links, the OAuth redirect, the feeds)."""
+
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = Field(8080, ge=1, le=65535)
+    base_url: str | None = None
+
+    @field_validator("base_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/") if value else value
+
+    def public_url(self) -> str:
+        """Where people reach the pages: `base_url`, else the address served."""
+        return self.base_url or f"http://{self.host}:{self.port}"
+
+
 class DatabaseConfig(_Section):
     url: str = "sqlite+aiosqlite:///acwc.sqlite3"
 
@@ -252,6 +275,7 @@ class Config(_Section):
     lichess: LichessConfig = LichessConfig()
     database: DatabaseConfig = DatabaseConfig()
     jobs: JobsConfig = JobsConfig()
+    web: WebConfig = WebConfig()
     format: Format = Format.model_validate(_default_format())
 
     @model_validator(mode="before")
