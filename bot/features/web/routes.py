@@ -1,4 +1,4 @@
-"""Every part of the web feature, by the routes it adds: the one place to wire a new part."""
+"""Every part of the site, by the routes it adds: the one place to wire a new part."""
 
 from __future__ import annotations
 
@@ -6,11 +6,14 @@ from aiohttp import web
 
 from bot.features.web.deps import WebDeps
 from bot.features.web.server import RouteMaker, build_app
+from bot.web_page import static_routes
 
-#: The parts, in the order their routes are added.
-PARTS: list[RouteMaker] = []
+#: The web feature's own parts, in the order their routes are added.
+PARTS: list[RouteMaker] = [lambda deps: static_routes()]
 
 
-def app_for(deps: WebDeps) -> web.Application:
-    """The whole site for `deps`."""
-    return build_app(deps, PARTS)
+def app_for(deps: WebDeps, others: list[RouteMaker] | None = None) -> web.Application:
+    """The whole site for `deps`: the web feature's parts, then `others`, the parts other
+    features own (the calendar feeds, the Lichess login), given by the wiring so the web
+    imports no other feature."""
+    return build_app(deps, [*PARTS, *(others or [])])

@@ -16,7 +16,7 @@ from bot.features.web.deps import WebDeps
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-RouteMaker = Callable[[WebDeps], Iterable[web.RouteDef]]
+RouteMaker = Callable[[WebDeps], Iterable[web.AbstractRouteDef]]
 
 DEPS_KEY = web.AppKey("deps", WebDeps)
 #: Seconds a public page or feed may be cached by a browser or a proxy: a result shows
