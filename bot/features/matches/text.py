@@ -85,10 +85,15 @@ def scoreboard(
     score_b: float,
     *,
     finished: bool,
+    blocks: Sequence[Block] | None = None,
 ) -> str:
     """The match's live scoreboard in its thread: one line per game, then the score. It does
     not say how long the match is: that depends on the stage (an early stop at 5.5 in the
-    Swiss, every game in the Candidates, the Final's extensions), never "best of"."""
+    Swiss, every game in the Candidates, the Final's extensions), never "best of". With the
+    `blocks` of a knock-out or final match, the games are grouped by block instead
+    (`block_scoreboard`)."""
+    if blocks is not None:
+        return block_scoreboard(a, b, games, score_a, score_b, finished=finished, blocks=blocks)
     head = f"**{a}** {score(score_a)}–{score(score_b)} **{b}**"
     state = "final result" if finished else "live"
     lines = [f"📊 {head} ({state})"]

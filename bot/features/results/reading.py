@@ -21,7 +21,7 @@ from bot.config import Config
 from bot.errors import InvalidInput
 from bot.events import EventBus, MatchFinished
 from bot.features.matches.round_post import Board, match_line, queue_round_post_update
-from bot.features.matches.text import block_scoreboard, scoreboard
+from bot.features.matches.text import scoreboard
 from bot.features.matches.types import PLAYED_ON, GameLine
 from bot.features.results import text as wording
 from bot.features.results.armageddon_clocks import checked_result
@@ -329,27 +329,19 @@ class Scorekeeper:
             )
             for g in ctx.games
         ]
-        finished = ctx.match.state is MatchState.FINISHED
-        if self.rules.is_match_stage(ctx.stage):
-            fmt = self.rules.match_format(ctx.stage)
-            content = block_scoreboard(
-                ctx.a.lichess_username,
-                ctx.b.lichess_username,
-                lines,
-                ctx.match.score_a,
-                ctx.match.score_b,
-                finished=finished,
-                blocks=final_schemes.blocks(fmt, sum(1 for g in lines if g.counted)),
-            )
-        else:
-            content = scoreboard(
-                ctx.a.lichess_username,
-                ctx.b.lichess_username,
-                lines,
-                ctx.match.score_a,
-                ctx.match.score_b,
-                finished=finished,
-            )
+        blocks = None
+        if self.rules.is_match_stage(ctx.stage):  # grouped by block, each with its score
+            played = sum(1 for g in lines if g.counted)
+            blocks = final_schemes.blocks(self.rules.match_format(ctx.stage), played)
+        content = scoreboard(
+            ctx.a.lichess_username,
+            ctx.b.lichess_username,
+            lines,
+            ctx.match.score_a,
+            ctx.match.score_b,
+            finished=ctx.match.state is MatchState.FINISHED,
+            blocks=blocks,
+        )
         key, above = home
         if above and len(above + content) > MESSAGE_LIMIT:  # the start post keeps its link
             start = above.rstrip("\n")

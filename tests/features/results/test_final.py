@@ -489,6 +489,27 @@ async def test_the_2_0_extensions_and_the_armageddon_are_announced_with_their_ru
         assert "Black has 3:00 and draw odds (rule III.G.6.a)" in about[0]
 
 
+async def armageddon_link(
+    services: Services,
+    sessions: async_sessionmaker[AsyncSession],
+    fake: FakeLichess,
+    clock: FakeClock,
+    config: Config,
+) -> int:
+    """A Final level at 15-15 after 30 games, the bids in (the champion 2:00, the
+    challenger 2:30: the champion plays White with 2:00), the Armageddon's link open."""
+    match_id = await final_match(sessions, fake)
+    await poll(services, clock, 0)
+    thirty = [1.0, 0.0] * 15
+    add_games(fake, thirty, clocks=clocks_for(thirty, config))
+    await poll(services, clock, 10 * 30 + 5)
+    await services.bids.submit_bid(discord_id=701, match_id=match_id, text="2:00")
+    await services.bids.submit_bid(discord_id=702, match_id=match_id, text="2:30")
+    clock.set(AGREED + timedelta(minutes=10 * 31 + 10))
+    await services.results.run_once()
+    return match_id
+
+
 async def test_a_white_over_the_bid_loses_the_armageddon_on_the_clock_record(
     services: Services,
     sessions: async_sessionmaker[AsyncSession],
@@ -499,15 +520,7 @@ async def test_a_white_over_the_bid_loses_the_armageddon_on_the_clock_record(
     """Rule III.G.6.b: White plays with the time of the lower bid. The game is 3+0 for both
     (one clock per Lichess challenge), so White must stay above 3:00 - bid; the bot reads
     White's clock from Lichess's clock record (export `clocks=true`) and rules."""
-    match_id = await final_match(sessions, fake)
-    await poll(services, clock, 0)
-    thirty = [1.0, 0.0] * 15
-    add_games(fake, thirty, clocks=clocks_for(thirty, config))
-    await poll(services, clock, 10 * 30 + 5)
-    await services.bids.submit_bid(discord_id=701, match_id=match_id, text="2:00")
-    await services.bids.submit_bid(discord_id=702, match_id=match_id, text="2:30")
-    clock.set(AGREED + timedelta(minutes=10 * 31 + 10))
-    await services.results.run_once()  # the champion bid lower: White with 2:00
+    match_id = await armageddon_link(services, sessions, fake, clock, config)
     # White wins on the board, but White's clock (even places) read 0:59.0 after their 3rd
     # move: under 3:00 - 2:00 = 1:00, so White lost on time and Black (Chall) wins.
     record = (17_000, 17_500, 9_000, 16_000, 5_900, 15_000, 5_500)
@@ -534,15 +547,7 @@ async def test_white_within_the_bid_keeps_the_result(
     clock: FakeClock,
     config: Config,
 ) -> None:
-    match_id = await final_match(sessions, fake)
-    await poll(services, clock, 0)
-    thirty = [1.0, 0.0] * 15
-    add_games(fake, thirty, clocks=clocks_for(thirty, config))
-    await poll(services, clock, 10 * 30 + 5)
-    await services.bids.submit_bid(discord_id=701, match_id=match_id, text="2:00")
-    await services.bids.submit_bid(discord_id=702, match_id=match_id, text="2:30")
-    clock.set(AGREED + timedelta(minutes=10 * 31 + 10))
-    await services.results.run_once()
+    match_id = await armageddon_link(services, sessions, fake, clock, config)
     # White's lowest reading 1:00.0 is not below 1:00 (Black's clocks do not matter)
     record = (17_000, 1_000, 9_000, 500, 6_000, 100)
     add_games(fake, [1.0], first=32, clocks=[(180, 0)], champion_white=True, record=record)
