@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import FakeClock
@@ -18,6 +19,11 @@ from db import migrate
 from db.engine import make_engine, make_sessionmaker
 from tests.databases import fresh_database
 from tests.fakes.lichess import FakeLichess, fake_lichess
+
+# Tests never assert on wall-clock time (speed is the benchmarks' to measure): hypothesis's
+# per-example deadline failed property tests on a loaded two-core machine, so it is off.
+settings.register_profile("acwc", deadline=None)
+settings.load_profile("acwc")
 
 # Inside the 2019 registration window.
 REGISTRATION_TIME = datetime(2019, 9, 10, 12, 0, tzinfo=UTC)
