@@ -167,9 +167,10 @@ def no_valid_pairing(reason: str) -> str:
     return f"no valid pairing exists ({reason})"
 
 
-def score_set_text(match_id: int, a: str, b: str, score_a: float, score_b: float) -> str:
-    """The TD recorded a match's score (/td round set-score); `a`, `b` are mentions."""
-    return f"The TD recorded the result of match {match_id}: {a} {score_a:g}–{score_b:g} {b}."
+def score_set_text(place: str, a: str, b: str, score_a: float, score_b: float) -> str:
+    """The TD recorded a match's score (/td round set-score); `a`, `b` are mentions, `place`
+    the match as people name it ("Swiss round 3, board 2"; no row id: issue 32)."""
+    return f"The TD recorded the result of {place}: {a} {score_a:g}–{score_b:g} {b}."
 
 
 def no_stage_yet(kind: str) -> str:
@@ -369,7 +370,8 @@ def round_one_blocked(block: RoundOneBlock, pending: list[PendingEntry]) -> str:
 
 
 def no_such_match(match_id: int) -> str:
-    return f"There is no match {match_id} with two players."
+    """Echoes the match value the TD typed instead of picking it from the list."""
+    return f"There is no match {match_id} with two players: pick the match from the list."
 
 
 def score_refused(problem: ScoreProblem, score_a: float, score_b: float, games: int) -> str:
@@ -390,9 +392,9 @@ def score_refused(problem: ScoreProblem, score_a: float, score_b: float, games: 
     return f"{score_a:g}–{score_b:g} is not a finished match: it ends when {ends}."
 
 
-def score_recorded(match_id: int, score_a: float, score_b: float) -> str:
-    """The TD's reply to /td round set-score."""
-    return f"Match {match_id}: {score_a:g}–{score_b:g} recorded."
+def score_recorded(match: str, score_a: float, score_b: float) -> str:
+    """The TD's reply to /td round set-score; `match`: its place and players."""
+    return f"{match}: {score_a:g}–{score_b:g} recorded."
 
 
 def score_then_published(number: int) -> str:
@@ -413,16 +415,10 @@ def final_unfinished(final_days: int) -> str:
     )
 
 
-def open_match_line(
-    match_id: int,
-    board: int,
-    a: str | None,
-    b: str | None,
-    state: str,
-    agreed: datetime | None,
-) -> str:
+def open_match_line(match: str, state: str, agreed: datetime | None) -> str:
+    """`match`: its place and players, as /td round set-score's pick list names it."""
     when = discord_time(agreed) if agreed else "no agreed time"
-    return f"match {match_id}, board {board}: {a or '?'} vs {b or '?'} · {state} · {when}"
+    return f"{match} · {state} · {when}"
 
 
 def round_ended_open(number: int, lines: list[str]) -> str:
