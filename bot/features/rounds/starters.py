@@ -130,8 +130,9 @@ async def start_candidates_2019(
         subject_id=stage.id,
         details={"players": [p.lichess_id for p in field]},
     )
-    names = [p.lichess_username for p in field]
-    announce(session, kit.config, now, wording.candidates_start(names))
+    seeded = [p.lichess_username for p in field if p in pre_seeded]
+    text = wording.candidates_start(len(field) - len(seeded), seeded)
+    announce(session, kit.config, now, text)
     if stage.total_rounds:
         await kit.robin.publish_round(session, stage, 1, actor, now)
     return stage

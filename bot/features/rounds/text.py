@@ -221,10 +221,15 @@ def tiebreak_decided(names: list[str]) -> str:
     return f"🏁 Tiebreak decided: {_bold_list(names)} {verb} for the Candidates."
 
 
-def candidates_start(names: list[str]) -> str:
+def candidates_start(qualifiers: int, seeded: list[str]) -> str:
+    """The Candidates start: the qualifiers by reference (the qualification post and the
+    tiebreak's just above named them: issue 32, told once) and the pre-seeded players by
+    name, who join here (rule III.D)."""
+    field = qualifiers + len(seeded)
+    joined = f" and {_bold_list(seeded)}, pre-seeded (rule III.D)" if seeded else ""
     return (
-        f"🏆 **The Candidates** ({len(names)} players, rule III.F): {_bold_list(names)}. "
-        "The winner challenges the champion in the Final."
+        f"🏆 **The Candidates** start ({field} players, rule III.F): the {qualifiers} "
+        f"qualifiers above{joined}. The winner challenges the champion in the Final."
     )
 
 
