@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.format.model import Format, PreSeeded, RoundRobinStage
+from bot.format.model import Format, KnockoutStage, PreSeeded, RoundRobinStage
 from bot.format.swiss import swiss_stage
 from db.models import NO_POOL, Stage, StageKind
 
@@ -30,6 +30,7 @@ __all__ = [
     "is_robin",
     "is_tiebreak_matches",
     "kind_of",
+    "knockout_match_name",
     "swiss_query",
     "swiss_row",
 ]
@@ -90,6 +91,15 @@ def is_final_match(fmt: Format, stage: Stage) -> bool:
 def is_final_match_of(fmt: Format, key: str, kind: StageKind) -> bool:
     """`is_final_match` for a row read as its key and engine kind (a query's columns)."""
     return kind_of(fmt, key, kind) == "final_match"
+
+
+def knockout_match_name(fmt: Format, key: str, board: int) -> str | None:
+    """The name of a knock-out's match on `board` (board N is the format's pairing N:
+    "Semifinal 1"); None for a row of any other kind."""
+    spec = fmt.stage(key) if key in fmt.keys() else None
+    if isinstance(spec, KnockoutStage) and 1 <= board <= len(spec.pairings):
+        return spec.pairings[board - 1].name
+    return None
 
 
 def is_robin(fmt: Format, stage: Stage) -> bool:

@@ -132,6 +132,7 @@ class RowIdTransformer(app_commands.Transformer):
 
 
 MatchId = app_commands.Transform[int, RowIdTransformer("match")]
+MATCH_HELP = wording.MATCH_HELP
 IncidentId = app_commands.Transform[int, RowIdTransformer("incident")]
 RegistrationId = app_commands.Transform[int, RowIdTransformer("registration")]
 ReportId = app_commands.Transform[int, RowIdTransformer("report")]

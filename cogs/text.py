@@ -37,3 +37,8 @@ SETUP_MODE = (
     "manager picks its pairings channel with `/td setup`. Nothing was done: try again once "
     "it is set up."
 )
+
+
+# A TD command's `match:` option: the TD picks the match from the list by its place and
+# players ("Swiss round 3, board 2: a vs b"); no row id to know (issue 32).
+MATCH_HELP = "The match: type a player's name, its round or its name (Final), then pick it"

@@ -64,7 +64,8 @@ REASONS = {
     "no-chooser": "Nobody chooses the time of this match",
     "not-yours": "This button belongs to another player.",
     "no-check": "This verification no longer exists.",
-    "no-incident": "There is no incident 1.",
+    "no-incident": "This report no longer exists.",  # a button: no row id shown (issue 32)
+    "no-incident-td": "There is no incident 1: pick",  # echoes the value the TD typed
     "no-reg": "There is no registration 1.",
     "no-player": "There is no player called 'nobody'.",
     "no-game": "No recorded game abcdEFGH.",
@@ -144,7 +145,7 @@ td negotiation fault       | has-time    | td-only     | td-only     | td-only  
 td round set-score         | ok          | td-only     | td-only     | td-only     | td-only
 td results void-game       | no-game     | td-only     | td-only     | td-only     | td-only
 td armageddon rps          | no-rps      | td-only     | td-only     | td-only     | td-only
-td incident overrule       | no-incident | td-only     | td-only     | td-only     | td-only
+td incident overrule       | no-incident-td | td-only     | td-only     | td-only     | td-only
 td fairplay reports        | ok          | td-only     | td-only     | td-only     | td-only
 td fairplay report-state   | ok          | td-only     | td-only     | td-only     | td-only
 td console audit           | ok          | td-only     | td-only     | td-only     | td-only

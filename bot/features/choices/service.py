@@ -1,8 +1,10 @@
 """The pick lists behind the TD's autocomplete: one short read-only session each.
 
-Every list holds at most 25 `(name, value)` pairs (Discord's limit), keeps the entries
-whose name contains what the TD typed (case-insensitive), and for a number typed as digits
-puts the row with that id first, so "12" finds match 12 whatever its name says.
+Every list holds at most 25 `(name, value)` pairs (Discord's limit) and keeps the entries
+whose name contains what the TD typed (case-insensitive). A match is named by its place and
+players ("Swiss round 3, board 2: a vs b"), so "round 3", "Semifinal" or a player's name
+finds it; its row id is no part of any name (issue 32). Registrations and cheat reports keep
+their numbers (the TD's texts name them so), and a number typed as digits puts that row first.
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from typing import TypeVar
 from sqlalchemy import case, select
 from sqlalchemy.orm import aliased
 
-from bot import stage_kinds
 from bot.discord_limits import AUTOCOMPLETE_CHOICES
 from bot.features.choices import text as wording
+from bot.features.matches.context import place_named
 from bot.service import Service
 from db.models import (
     CheatReport,
@@ -67,6 +69,7 @@ class ChoicesService(Service):
                 Round.number,
                 Stage.kind,
                 Stage.key,
+                Stage.name,
                 a.lichess_username,
                 b.lichess_username,
             )
@@ -79,24 +82,21 @@ class ChoicesService(Service):
         )
         async with self.sessions() as session:
             rows = (await session.execute(query)).all()
+        fmt = self.config.format
         return pick(
             (
                 (
                     wording.match_name(
-                        kind,
-                        number,
-                        board,
+                        place_named(fmt, key, kind, stage_name, number, board),
                         name_a,
                         name_b,
                         state,
-                        one_match=stage_kinds.is_final_match_of(self.config.format, key, kind),
                     ),
                     ident,
                 )
-                for ident, board, state, number, kind, key, name_a, name_b in rows
+                for ident, board, state, number, kind, key, stage_name, name_a, name_b in rows
             ),
             current,
-            ids=True,
         )
 
     async def players(self, current: str) -> list[tuple[str, str]]:
@@ -179,51 +179,105 @@ class ChoicesService(Service):
             select(
                 Game.lichess_id,
                 Game.number,
-                Game.match_id,
                 Game.counted,
                 white.lichess_username,
                 black.lichess_username,
+                Match.board,
+                Round.number,
+                Stage.kind,
+                Stage.key,
+                Stage.name,
             )
             .join(white, Game.white_player_id == white.id)
             .join(black, Game.black_player_id == black.id)
+            .join(Match, Game.match_id == Match.id)
+            .join(Round, Match.round_id == Round.id)
+            .join(Stage, Round.stage_id == Stage.id)
             .order_by(Game.created_at.desc(), Game.id.desc())
         )
         async with self.sessions() as session:
             rows = (await session.execute(query)).all()
+        fmt = self.config.format
         return pick(
             (
                 (
-                    wording.game_name(lichess_id, w, bl, number, match_id, counted=counted),
+                    wording.game_name(
+                        lichess_id,
+                        w,
+                        bl,
+                        number,
+                        place_named(fmt, key, kind, stage_name, round_number, board),
+                        counted=counted,
+                    ),
                     lichess_id,
                 )
-                for lichess_id, number, match_id, counted, w, bl in rows
+                for (
+                    lichess_id,
+                    number,
+                    counted,
+                    w,
+                    bl,
+                    board,
+                    round_number,
+                    kind,
+                    key,
+                    stage_name,
+                ) in rows
             ),
             current,
         )
 
     async def incidents(self, current: str) -> list[tuple[str, int]]:
-        """Every incident, newest first, named by its kind and its match's players."""
-        a, b = aliased(Player), aliased(Player)
+        """Every incident, newest first, named by its kind, who reported it against whom and
+        its match's place (`incident_name`: the TD's texts quote it)."""
+        reporter, against = aliased(Player), aliased(Player)
         query = (
             select(
                 MatchIncident.id,
                 MatchIncident.kind,
                 MatchIncident.state,
-                a.lichess_username,
-                b.lichess_username,
+                reporter.lichess_username,
+                against.lichess_username,
+                Match.board,
+                Round.number,
+                Stage.kind,
+                Stage.key,
+                Stage.name,
             )
             .join(Match, MatchIncident.match_id == Match.id)
-            .join(a, Match.player_a_id == a.id)
-            .outerjoin(b, Match.player_b_id == b.id)
+            .join(Round, Match.round_id == Round.id)
+            .join(Stage, Round.stage_id == Stage.id)
+            .join(reporter, MatchIncident.reporter_id == reporter.id)
+            .outerjoin(against, MatchIncident.against_id == against.id)
             .order_by(MatchIncident.id.desc())
         )
         async with self.sessions() as session:
             rows = (await session.execute(query)).all()
+        fmt = self.config.format
         return pick(
             (
-                (wording.incident_name(ident, kind, name_a, name_b or "?", state.value), ident)
-                for ident, kind, state, name_a, name_b in rows
+                (
+                    wording.incident_name(
+                        kind,
+                        by,
+                        on,
+                        place_named(fmt, key, stage_kind, stage_name, round_number, board),
+                        state.value,
+                    ),
+                    ident,
+                )
+                for (
+                    ident,
+                    kind,
+                    state,
+                    by,
+                    on,
+                    board,
+                    round_number,
+                    stage_kind,
+                    key,
+                    stage_name,
+                ) in rows
             ),
             current,
-            ids=True,
         )

@@ -3,19 +3,10 @@
 from __future__ import annotations
 
 from bot.discord_limits import CHOICE_NAME
-from bot.features.matches.text import STAGE_LABELS
+from bot.features.matches.text import STAGE_LABELS, incident_called
 from db.models import IncidentKind, MatchState, RegistrationState, StageKind
 
 NAME_LIMIT = CHOICE_NAME
-
-INCIDENT_LABELS = {
-    IncidentKind.NO_SHOW: "no-show",
-    IncidentKind.BREAK: "break",
-    IncidentKind.LEFT: "left",
-    IncidentKind.FORFEIT_CLAIM: "forfeit claim",
-}
-# Stages whose rounds have several boards worth telling apart by number.
-BOARDED = (StageKind.SWISS, StageKind.TIEBREAK)
 
 
 def clip(name: str) -> str:
@@ -26,28 +17,9 @@ def state_word(state: str) -> str:
     return state.replace("_", " ")
 
 
-def where(kind: StageKind, round_number: int, board: int, *, one_match: bool = False) -> str:
-    """ "Swiss round 3, board 2", "Candidates round 1", "Final" (a final match: one match,
-    no rounds)."""
-    label = STAGE_LABELS[kind]
-    if one_match:
-        return label
-    if kind in BOARDED:
-        return f"{label} round {round_number}, board {board}"
-    return f"{label} round {round_number}"
-
-
-def match_name(
-    kind: StageKind,
-    round_number: int,
-    board: int,
-    a: str,
-    b: str,
-    state: MatchState,
-    *,
-    one_match: bool = False,
-) -> str:
-    place = where(kind, round_number, board, one_match=one_match)
+def match_name(place: str, a: str, b: str, state: MatchState) -> str:
+    """ "Swiss round 3, board 2: a vs b (negotiating)": the match by its place
+    (`bot.features.matches.context.place_of`) and players, never its row id (issue 32)."""
     return f"{place}: {a} vs {b} ({state_word(state.value)})"
 
 
@@ -84,11 +56,13 @@ def report_name(ident: int, accused: str, state: str) -> str:
 
 
 def game_name(
-    lichess_id: str, white: str, black: str, number: int, match_id: int, *, counted: bool
+    lichess_id: str, white: str, black: str, number: int, place: str, *, counted: bool
 ) -> str:
     void = "" if counted else ", voided"
-    return f"{lichess_id}: {white}–{black} game {number} (match {match_id}{void})"
+    return f"{lichess_id}: {white}–{black} game {number} ({place}{void})"
 
 
-def incident_name(ident: int, kind: IncidentKind, a: str, b: str, state: str) -> str:
-    return f"incident {ident}, {INCIDENT_LABELS[kind]}: {a} vs {b} ({state_word(state)})"
+def incident_name(kind: IncidentKind, by: str, against: str | None, place: str, state: str) -> str:
+    """The incident by what, who and where ("no-show claim by a against b, Swiss round 3,
+    board 2 (claimed)"); never its row id (issue 32)."""
+    return f"{incident_called(kind.value, by, against)}, {place} ({state_word(state)})"

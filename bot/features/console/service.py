@@ -22,6 +22,7 @@ from bot.features.console import text as wording
 from bot.features.console.snapshot import read_snapshot
 from bot.features.console.stage_view import describe
 from bot.features.console.types import AuditLine, AuditPage
+from bot.features.matches.context import match_label
 from bot.service import Service
 from db.models import (
     AuditEntry,
@@ -127,7 +128,8 @@ class ConsoleService(Service):
                 total = await session.scalar(select(func.count(AuditEntry.id))) or 0
                 page = list((await session.scalars(query.limit(limit))).all())
             lines = [await self._line(session, entry) for entry in page]
-        return AuditPage(scope=_scope(who, match), lines=lines, total=total)
+            label = await match_label(session, self.config.format, match) if match else None
+        return AuditPage(scope=_scope(who, label), lines=lines, total=total)
 
     # --- the filters ---------------------------------------------------------------------------
 
@@ -210,10 +212,10 @@ class ConsoleService(Service):
             names = await self._match_names(session, ident)
         elif kind == "incident":
             incident = await session.get(MatchIncident, ident)
-            names = [wording.match_name(incident.match_id)] if incident is not None else []
+            names = await self._match_names(session, incident.match_id) if incident else []
         elif kind == "time_offer":
             offer = await session.get(TimeOffer, ident)
-            names = [wording.match_name(offer.match_id)] if offer is not None else []
+            names = await self._match_names(session, offer.match_id) if offer else []
         elif kind == "registration":
             registration = await session.get(Registration, ident)
             if registration is not None:
@@ -234,11 +236,10 @@ class ConsoleService(Service):
         match = await session.get(Match, match_id)
         if match is None:
             return []
-        a = await session.get(Player, match.player_a_id)
-        b = await session.get(Player, match.player_b_id) if match.player_b_id else None
-        return [
-            wording.pairing(a.lichess_username if a else "?", b.lichess_username if b else None)
-        ]
+        if match.player_b_id is None:  # a bye: no pairing to name
+            a = await session.get(Player, match.player_a_id)
+            return [wording.pairing(a.lichess_username if a else "?", None)]
+        return [await match_label(session, self.config.format, match)]
 
 
 def _prefilter(subjects: Subjects, tokens: list[str]) -> ColumnElement[bool]:
@@ -264,11 +265,12 @@ def _belongs(subjects: Subjects, named: Callable[[Any], bool]) -> Check:
     return check
 
 
-def _scope(player: Player | None, match: Match | None) -> str | None:
+def _scope(player: Player | None, match: str | None) -> str | None:
+    """`match`: its place and players (`match_label`)."""
     if player is not None and match is not None:
-        return wording.player_in_match(player.lichess_username, match.id)
+        return wording.player_in_match(player.lichess_username, match)
     if player is not None:
         return player.lichess_username
     if match is not None:
-        return wording.match_name(match.id)
+        return wording.match_name(match)
     return None

@@ -12,7 +12,7 @@ from cogs.td import TDCommand
 
 @app_commands.describe(
     player="Lichess username: only what concerns this player",
-    match="Match number: only what concerns this match, its offers and incidents",
+    match="The match (type a player, its round or name, then pick): only what concerns it",
 )
 @app_commands.autocomplete(player=player_choices)
 @app_commands.autocomplete(match=match_choices)

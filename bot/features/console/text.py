@@ -133,9 +133,13 @@ def pairing(a: str, b: str | None) -> str:
 
 
 def subject(kind: str, ident: int | None, names: Sequence[str] = ()) -> str:
+    """The subject by the names that make it recognisable ("match: Swiss round 3, board 2
+    (a vs b)"); its row number only when nothing else names it (a row since deleted, a
+    cheat report: issue 32)."""
     label = SUBJECTS.get(kind, kind.replace("_", " "))
-    text = label if ident is None else f"{label} {ident}"
-    return text + (f" ({', '.join(names)})" if names else "")
+    if names:
+        return f"{label}: {'; '.join(names)}"
+    return label if ident is None else f"{label} {ident}"
 
 
 def who(line: AuditLine) -> str:
@@ -200,13 +204,14 @@ def unknown_stage(typed: str, stages: Sequence[str]) -> str:
     return f"Unknown stage {quote(typed, 40)!r}: choose {', '.join(stages[:-1])} or {stages[-1]}."
 
 
-def match_name(match_id: int) -> str:
-    return f"match {match_id}"
+def match_name(label: str) -> str:
+    """`label`: the match's place and players (`match_label`)."""
+    return f"match {label}"
 
 
 def round_name(stage: str, number: int) -> str:
     return f"{stage} round {number}"
 
 
-def player_in_match(name: str, match_id: int) -> str:
-    return f"{name} in match {match_id}"
+def player_in_match(name: str, match: str) -> str:
+    return f"{name} in {match}"

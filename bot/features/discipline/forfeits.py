@@ -19,13 +19,14 @@ from bot.features.discipline.common import (
     settle_rounds,
 )
 from bot.features.discipline.disqualification import disqualify_for_forfeits
-from bot.features.matches.context import mention, post_for_match
+from bot.features.matches.context import match_label, mention, place_of, post_for_match
 from bot.message_text import quote
 from bot.rules import match_conduct
 from bot.td_alerts import notify_td
 from db.models import (
     Match,
     MatchState,
+    Player,
     Round,
 )
 
@@ -54,11 +55,15 @@ async def forfeit_match(
     )
     if refusal == "no_match":
         raise InvalidInput(wording.no_such_match(match_id))
+    assert match is not None
     if refusal == "not_a_player":
-        raise InvalidInput(wording.not_in_match(winner_id, match_id))
+        winner_row = await session.get(Player, winner_id)
+        name = winner_row.lichess_username if winner_row else None
+        label = await match_label(session, config.format, match)
+        raise InvalidInput(wording.not_in_match(name, label))
     if refusal == "decided":
-        raise WrongStage(wording.match_decided(match_id))
-    assert match is not None and match.player_b_id is not None
+        raise WrongStage(wording.match_decided(await match_label(session, config.format, match)))
+    assert match.player_b_id is not None
     loser_id = match.player_b_id if winner_id == match.player_a_id else match.player_a_id
     match.points_a, match.points_b = match_conduct.forfeit_result(
         (match.player_a_id, match.player_b_id), winner_id, win_points=WIN_POINTS
@@ -76,15 +81,16 @@ async def forfeit_match(
     # A decision about both players: once, in the round's thread mentioning them (their copy;
     # by DM without a thread). A match result is not stage news (docs/MESSAGES.md).
     round_ = await session.get(Round, match.round_id)
+    place = await place_of(session, config.format, match)
     post_for_match(
         session,
         [winner, loser],
         thread_id=match.thread_id or (round_.thread_id if round_ else None),
         now=now,
-        content=wording.forfeit_decided(match.id, mention(winner), mention(loser), quote(reason)),
+        content=wording.forfeit_decided(place, mention(winner), mention(loser), quote(reason)),
     )
     text = wording.forfeit_decided(
-        match.id, winner.lichess_username, loser.lichess_username, quote(reason)
+        place, winner.lichess_username, loser.lichess_username, quote(reason)
     )
     if await disqualify_for_forfeits(
         session,

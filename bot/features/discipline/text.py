@@ -47,16 +47,18 @@ def forfeit_reason(how: str) -> str:
     return f"opponent {how} (rule VIII.A.1)"
 
 
-def forfeit_decided(match_id: int, winner: str, loser: str, reason: str) -> str:
-    """A forfeit, told once to both players: `winner` and `loser` are mentions."""
-    return f"Match {match_id}: {winner} wins by forfeit against {loser} ({reason})."
+def forfeit_decided(place: str, winner: str, loser: str, reason: str) -> str:
+    """A forfeit, told once to both players: `winner` and `loser` are mentions; `place`
+    names the match as people do ("Swiss round 3, board 2"), never by its row id."""
+    return f"{place}: {winner} wins by forfeit against {loser} ({reason})."
 
 
 # --- refusals ----------------------------------------------------------------------------------
 
 
 def no_player_id(player_id: int) -> str:
-    return f"There is no player {player_id}."
+    """A player row that vanished under a command (no name to tell): its id is never shown."""
+    return "That player is no longer in the championship's records."
 
 
 def no_player_called(name: str) -> str:
@@ -66,15 +68,17 @@ def no_player_called(name: str) -> str:
 
 
 def no_such_match(match_id: int) -> str:
-    return f"There is no match {match_id} with two players."
+    """Echoes the match value the TD typed instead of picking it from the list."""
+    return f"There is no match {match_id} with two players: pick the match from the list."
 
 
-def not_in_match(player_id: int, match_id: int) -> str:
-    return f"Player {player_id} does not play match {match_id}."
+def not_in_match(player: str | None, match: str) -> str:
+    """`match`: its place and players (`match_label`); `player` None: no such player."""
+    return f"{player or 'The winner given'} does not play {match}."
 
 
-def match_decided(match_id: int) -> str:
-    return f"Match {match_id} already has a result."
+def match_decided(match: str) -> str:
+    return f"{match} already has a result."
 
 
 def already_disqualified(name: str) -> str:

@@ -31,6 +31,7 @@ from bot.features.incidents.core import (
     tell,
 )
 from bot.features.incidents.types import IncidentResult
+from bot.features.matches.context import place_of
 from bot.lichess.client import LichessClient
 from bot.rules import match_conduct as conduct
 from bot.service import Service
@@ -206,7 +207,9 @@ class Breaks(Service):
                     self.config,
                     now=now,
                     content=wording.left_break_used_td(
-                        ctx.match.id, ctx.opponent.lichess_username, ctx.me.lichess_username
+                        await place_of(session, self.config.format, ctx.match),
+                        ctx.opponent.lichess_username,
+                        ctx.me.lichess_username,
                     ),
                 )
             record(

@@ -97,7 +97,7 @@ async def incident_context(
     """The incident and its match, for its reporter only."""
     incident = await session.get(MatchIncident, incident_id)
     if incident is None:
-        raise InvalidInput(wording.no_such_incident(incident_id))
+        raise InvalidInput(wording.incident_gone())
     player = await player_by_discord(session, discord_id)
     if incident.reporter_id != player.id:
         raise NotAllowed(wording.not_yours())

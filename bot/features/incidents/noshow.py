@@ -42,7 +42,9 @@ from bot.features.incidents.core import (
     tell,
 )
 from bot.features.incidents.types import IncidentResult
+from bot.features.matches.context import place_of
 from bot.features.matches.round_post import queue_round_post_update
+from bot.features.matches.text import incident_called
 from bot.lichess.client import LichessClient
 from bot.rules import match_conduct as conduct
 from bot.rules.match_conduct import noshow_clocks
@@ -136,7 +138,7 @@ class NoShows(Service):
                 self.config,
                 now=now,
                 content=wording.noshow_td_first(
-                    ctx.match.id,
+                    await place_of(session, self.config.format, ctx.match),
                     ctx.me.lichess_username,
                     ctx.opponent.lichess_username,
                     agreed,
@@ -247,7 +249,10 @@ class NoShows(Service):
                 self.config,
                 now=now,
                 content=wording.noshow_td_second(
-                    ctx.match.id, ctx.me.lichess_username, ctx.opponent.lichess_username, seen
+                    await place_of(session, self.config.format, ctx.match),
+                    ctx.me.lichess_username,
+                    ctx.opponent.lichess_username,
+                    seen,
                 ),
             )
             record(
@@ -329,11 +334,13 @@ class NoShows(Service):
                 self.config,
                 now=now,
                 content=wording.claimed_td(
-                    ctx.match.id,
-                    incident.id,
+                    await place_of(session, self.config.format, ctx.match),
                     ctx.me.lichess_username,
                     ctx.opponent.lichess_username,
                     kind,
+                    incident_called(
+                        incident.kind.value, ctx.me.lichess_username, ctx.opponent.lichess_username
+                    ),
                 ),
             )
             record(

@@ -22,7 +22,9 @@ from bot.features.incidents.core import (
     tell,
 )
 from bot.features.incidents.types import IncidentResult
+from bot.features.matches.context import match_label
 from bot.features.matches.round_post import queue_round_post_update
+from bot.features.matches.text import incident_called
 from bot.lichess.client import LichessClient
 from bot.message_text import quote
 from bot.service import Service
@@ -90,10 +92,13 @@ class Overrules(Service):
                 decision="overruled",
                 reason=reason,
             )
-            text = wording.overruled_post(match.id, reason)
+            claim = incident_called(
+                incident.kind.value, ctx.me.lichess_username, ctx.opponent.lichess_username
+            )
+            text = wording.overruled_post(claim, reason)
             # the claimant hears it here; the accused by the DM withdrawing the claim (_cancel)
             tell(session, ctx, [ctx.me], now, text)
-            return IncidentResult(incident.id, incident.state, wording.overrule_reply(incident.id))
+            return IncidentResult(incident.id, incident.state, wording.overrule_reply(claim))
 
     async def _undo_forfeit(
         self,
@@ -106,9 +111,11 @@ class Overrules(Service):
         """Take a claimed forfeit back: the match reopens for negotiation in its round."""
         match = ctx.match
         if match.state is not MatchState.FORFEITED or match.forfeit_winner_id != ctx.me.id:
-            raise WrongStage(wording.forfeit_no_longer_stands(match.id))
+            label = await match_label(session, self.config.format, match)
+            raise WrongStage(wording.forfeit_no_longer_stands(label))
         if ctx.round_.state is not RoundState.PUBLISHED:
-            raise WrongStage(wording.round_closed_for_overrule(ctx.round_.number, match.id))
+            label = await match_label(session, self.config.format, match)
+            raise WrongStage(wording.round_closed_for_overrule(ctx.round_.number, label))
         if incident.details.get("disqualified") and ctx.opponent.disqualified_at is not None:
             await discipline.reinstate(
                 session, self.config, player_id=ctx.opponent.id, actor=actor, now=now

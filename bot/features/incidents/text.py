@@ -62,7 +62,7 @@ def noshow_games_found(urls: list[str]) -> str:
 
 
 def noshow_td_first(
-    match_id: int,
+    place: str,
     claimant: str,
     absent: str,
     agreed: datetime,
@@ -70,7 +70,7 @@ def noshow_td_first(
     grace_end: datetime,
 ) -> str:
     return (
-        f"🚩 No-show report, match {match_id} (rule VI.D), first message on behalf of "
+        f"🚩 No-show report, {place} (rule VI.D), first message on behalf of "
         f"**{claimant}**: **{absent}** has not shown up for the match agreed for "
         f"{discord_time(agreed)}; their grace period runs until {discord_time(grace_end, 'T')}. "
         f"{games_seen(seen)}"
@@ -123,9 +123,9 @@ def second_message_not_yet(when: datetime) -> str:
     )
 
 
-def noshow_td_second(match_id: int, claimant: str, absent: str, seen: list[str] | None) -> str:
+def noshow_td_second(place: str, claimant: str, absent: str, seen: list[str] | None) -> str:
     return (
-        f"🚩 No-show, match {match_id} (rule VI.D), second message on behalf of "
+        f"🚩 No-show, {place} (rule VI.D), second message on behalf of "
         f"**{claimant}**: **{absent}** is still absent after the grace period. "
         f"{games_seen(seen)} {claimant} now chooses to claim the win or to reschedule."
     )
@@ -155,11 +155,12 @@ def claimed_reply(opponent: str) -> str:
     )
 
 
-def claimed_td(match_id: int, incident_id: int, claimant: str, absent: str, kind: str) -> str:
+def claimed_td(place: str, claimant: str, absent: str, kind: str, called: str) -> str:
+    """`called`: the claim as the pick list of `/td incident overrule` names it, so the TD
+    knows which entry to pick (no row id: issue 32)."""
     return (
-        f"⚖️ {claimant} claimed the win of match {match_id} ({kind}, incident {incident_id}) "
-        f"against {absent}; the match is forfeited. Overrule with "
-        f"`/td incident overrule incident:{incident_id} reason:…`."
+        f"⚖️ {claimant} claimed the win of {place} ({kind}) against {absent}; the match is "
+        f"forfeited. Overrule with `/td incident overrule`: pick “{called}”."
     )
 
 
@@ -237,9 +238,9 @@ def left_dm(claimant: str, ends: datetime) -> str:
     )
 
 
-def left_break_used_td(match_id: int, absent: str, claimant: str) -> str:
+def left_break_used_td(place: str, absent: str, claimant: str) -> str:
     return (
-        f"⚠️ Match {match_id}: {claimant} reports that {absent} left, and {absent} had "
+        f"⚠️ {place}: {claimant} reports that {absent} left, and {absent} had "
         "already used their break (rules VI.A, VI.E). Please look into it."
     )
 
@@ -254,23 +255,30 @@ def left_claim_dm(absent: str) -> str:
 # --- the TD ---------------------------------------------------------------------------------
 
 
-def overruled_post(match_id: int, reason: str) -> str:
+def overruled_post(claim: str, reason: str) -> str:
+    """In the match's thread; `claim` is the claim by who against whom."""
     return (
-        f"⚖️ The tournament director overruled the claim in match {match_id}: {quote(reason)}. "
+        f"⚖️ The tournament director overruled the {claim}: {quote(reason)}. "
         "Agree on a (new) time with /offer and /accept."
     )
 
 
-def overrule_reply(incident_id: int) -> str:
-    return f"Incident {incident_id} overruled; both players have been told."
+def overrule_reply(claim: str) -> str:
+    return f"The {claim} is overruled; both players have been told."
 
 
 def not_yours() -> str:
     return "This is not your report: only the player who made it can answer."
 
 
+def incident_gone() -> str:
+    """A player's button for a report that no longer exists (its id is never shown)."""
+    return "This report no longer exists."
+
+
 def no_such_incident(incident_id: int) -> str:
-    return f"There is no incident {incident_id}."
+    """The reply to an incident value typed instead of picked: it echoes what was typed."""
+    return f"There is no incident {incident_id}: pick the claim from the list the command offers."
 
 
 def incident_closed() -> str:
@@ -355,11 +363,10 @@ def only_claims_overruled() -> str:
     return "Only no-show and left claims can be overruled."
 
 
-def forfeit_no_longer_stands(match_id: int) -> str:
-    return (
-        f"Match {match_id} no longer stands as this forfeit; correct it with /td round set-score."
-    )
+def forfeit_no_longer_stands(match: str) -> str:
+    """`match`: its place and players, as /td round set-score's pick list names it."""
+    return f"{match} no longer stands as this forfeit; correct it with /td round set-score."
 
 
-def round_closed_for_overrule(round_number: int, match_id: int) -> str:
-    return f"Round {round_number} is closed; correct match {match_id} with /td round set-score."
+def round_closed_for_overrule(round_number: int, match: str) -> str:
+    return f"Round {round_number} is closed; correct {match} with /td round set-score."

@@ -19,7 +19,7 @@ from bot.features.matches import text as wording
 from bot.features.matches.types import GameLine, MatchProgress
 from bot.format.model import Format
 from bot.outbox import enqueue_channel, enqueue_dm
-from db.models import Game, Match, Player, Round, RoundState, Setting, Stage
+from db.models import Game, Match, Player, Round, RoundState, Setting, Stage, StageKind
 
 
 @dataclass
@@ -185,17 +185,39 @@ def pinged(players: Sequence[Player | None], text: str) -> str:
 
 
 async def place_of(session: AsyncSession, fmt: Format | None, match: Match) -> str:
-    """The match as people name it ("Swiss round 3, board 2"; "Final"), for any text."""
+    """The match as people name it, for any text: "Swiss round 3, board 2", a knock-out's
+    "Semifinal 1", a final match's "Final"; never its row id (issue 32)."""
     round_ = await session.get(Round, match.round_id)
     stage = await session.get(Stage, round_.stage_id) if round_ is not None else None
     if round_ is None or stage is None:  # pragma: no cover - foreign keys
         return wording.match_place("", 0, match.board, one_match=False)
+    return place_named(fmt, stage.key, stage.kind, stage.name, round_.number, match.board)
+
+
+def place_named(
+    fmt: Format | None, key: str, kind: StageKind, name: str, round_number: int, board: int
+) -> str:
+    """`place_of` for a match read as its stage row's columns and its round and board (the
+    TD's pick lists read them in one query)."""
+    if fmt is not None:
+        named = stage_kinds.knockout_match_name(fmt, key, board)
+        if named is not None:
+            return named
     return wording.match_place(
-        wording.stage_label(stage.kind, stage.name),
-        round_.number,
-        match.board,
-        one_match=fmt is not None and stage_kinds.is_final_match(fmt, stage),
+        wording.stage_label(kind, name),
+        round_number,
+        board,
+        one_match=fmt is not None and stage_kinds.is_final_match_of(fmt, key, kind),
     )
+
+
+async def match_label(session: AsyncSession, fmt: Format | None, match: Match) -> str:
+    """ "Swiss round 3, board 2 (a vs b)": the match by its place and its players, as the
+    TD's texts name it (and the TD's pick lists find it: `bot.features.choices`)."""
+    a = await session.get(Player, match.player_a_id)
+    b = await session.get(Player, match.player_b_id) if match.player_b_id else None
+    names = (a.lichess_username if a else "?", b.lichess_username if b else "?")
+    return wording.match_label(await place_of(session, fmt, match), *names)
 
 
 def mention(player: Player) -> str:

@@ -303,7 +303,7 @@ def _digest(text: str) -> str:
 def board_opening(match: Match, a: Player, b: Player) -> str:
     """The first line of a match's thread (or of its board in the round's thread): it pings
     both players."""
-    return wording.board_opening(match.board, match.id, mention(a), mention(b))
+    return wording.board_opening(match.board, mention(a), mention(b))
 
 
 def match_thread_name(

@@ -23,7 +23,9 @@ BYE = "You have a bye this round: there is no opponent and nothing to arrange."
 
 
 def no_such_match(match_id: int) -> str:
-    return f"There is no match {match_id}."
+    """The reply to a match value the TD typed instead of picking it from the list: it
+    echoes what they typed (no id the bot reveals) and says where to pick."""
+    return f"There is no match {match_id}: pick the match from the list the command offers."
 
 
 def for_player(name: str, content: str) -> str:
@@ -238,6 +240,27 @@ def match_place(stage_name: str, round_number: int, board: int, *, one_match: bo
     return f"{stage_name} round {round_number}, board {board}"
 
 
+# What each kind of incident is called (IncidentKind's values).
+INCIDENT_WORDS: dict[str, str] = {
+    "no_show": "no-show claim",
+    "left": "left-the-match claim",
+    "break": "break",
+    "forfeit_claim": "forfeit claim",
+}
+
+
+def incident_called(kind: str, by: str, against: str | None) -> str:
+    """ "no-show claim by a against b", "break by a": how the TD's texts and the TD's pick
+    list (`/td incident overrule`) name an incident; never its row id (issue 32)."""
+    words = INCIDENT_WORDS.get(kind, kind.replace("_", " "))
+    return f"{words} by {by}" if against is None else f"{words} by {by} against {against}"
+
+
+def match_label(place: str, a: str, b: str) -> str:
+    """ "Swiss round 3, board 2 (a vs b)": a match by its place and its two players."""
+    return f"{place} ({a} vs {b})"
+
+
 def round_post_header(stage_name: str, number: int, ends: str) -> str:
     """The pairings post's first line; it says what the number after each name is (it
     changes from stage to stage: issue 32)."""
@@ -257,9 +280,10 @@ def own_pace_header(stage_name: str, number: int) -> str:
 # --- the round thread's opening ---------------------------------------------------------------
 
 
-def board_opening(board: int, match_id: int, a: str, b: str) -> str:
-    """The first line of a match's thread; `a` and `b` are mentions (they ping)."""
-    return f"**Board {board}** (match {match_id}): {a} vs {b}"
+def board_opening(board: int, a: str, b: str) -> str:
+    """The first line of a match's thread; `a` and `b` are mentions (they ping). The board
+    names the match (the thread's name says its stage and round); no row id (issue 32)."""
+    return f"**Board {board}**: {a} vs {b}"
 
 
 def match_thread_name(

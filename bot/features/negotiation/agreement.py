@@ -33,6 +33,7 @@ from bot.features.matches.context import (
     post_for_match,
 )
 from bot.features.matches.round_post import queue_round_post_update
+from bot.features.negotiation import td_text as td_wording
 from bot.features.negotiation import text as wording
 from bot.features.negotiation.types import Agreement, OfferInfo
 from bot.rules.negotiation import (
@@ -370,12 +371,18 @@ class Agreements(Service):
                     ctx.opponent_of(chooser.id).lichess_username,
                     ruled is not None,
                 )
+        assigned = None
+        if kind is OfferKind.ASSIGNED:
+            why = await _assigned_why(session, ctx.match)
+            assigned = td_wording.assigned_how(why, self.config.negotiation.required_offers)
         post_for_match(
             session,
             [a, b],
             thread_id=ctx.thread_id,
             now=now,
-            content=wording.agreed_post(mention(a), mention(b), t, previous, kind, bound),
+            content=wording.agreed_post(
+                mention(a), mention(b), t, previous, kind, bound, assigned=assigned
+            ),
         )
         await queue_round_post_update(session, ctx.round_.id, now=now, board=ctx.match.board)
         agreed = MatchAgreed(actor, match_id=match_id, time=t, previous=previous)
@@ -423,3 +430,22 @@ class Agreements(Service):
         except Lost:
             raise await self._lost(match_id, previous) from None
         return Agreement(match_id, t, previous, kind)
+
+
+async def _assigned_why(session: AsyncSession, match: Match) -> str | None:
+    """Why the TD assigns this match's time: the last ruling that gave it to them, the
+    offers' deadline passing with none made by either (rule V.F) or the TD finding nobody
+    at fault (rules V.H, V.I); None when no rule did (the TD moved the time themselves)."""
+    if not match.td_assigns:
+        return None
+    action = await session.scalar(
+        select(AuditEntry.action)
+        .where(
+            AuditEntry.action.in_(("offers_due_fault", "negotiation_fault")),
+            AuditEntry.subject_type == MATCH_SUBJECT,
+            AuditEntry.subject_id == match.id,
+        )
+        .order_by(AuditEntry.id.desc())
+        .limit(1)
+    )
+    return td_wording.NO_FAULT if action == "negotiation_fault" else td_wording.NO_OFFERS

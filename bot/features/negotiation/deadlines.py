@@ -22,6 +22,7 @@ from bot.features.matches.context import (
     MatchContext,
     context_by_id,
     mention,
+    place_of,
     post_for_match,
 )
 from bot.features.negotiation import td_text as td_wording
@@ -190,7 +191,11 @@ class NegotiationDeadlines(Service):
                 self.config,
                 now=now,
                 content=td_wording.offers_due_both_td(
-                    ctx.match.id, a.lichess_username, b.lichess_username, history, required
+                    await place_of(session, self.config.format, ctx.match),
+                    a.lichess_username,
+                    b.lichess_username,
+                    history,
+                    required,
                 ),
             )
         else:
@@ -238,7 +243,10 @@ class NegotiationDeadlines(Service):
             outcome=outcome,
             rule=f"no_offers:{self.config.format.no_offers}",
             decided=td_wording.offers_due_draw_td(
-                match.id, a.lichess_username, b.lichess_username, required
+                await place_of(session, self.config.format, match),
+                a.lichess_username,
+                b.lichess_username,
+                required,
             ),
             actor=Actor.job(),
             now=now,
@@ -269,7 +277,7 @@ class NegotiationDeadlines(Service):
             self.config,
             now=now,
             content=td_wording.weekend_td(
-                ctx.match.id,
+                await place_of(session, self.config.format, ctx.match),
                 ctx.a.lichess_username,
                 ctx.b.lichess_username,
                 td_wording.history(_infos(ctx, offers)),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from sqlalchemy import update
@@ -17,9 +18,12 @@ from bot.features.matches.context import (
     MatchContext,
     context_by_id,
     load_context,
+    match_label,
     mention,
+    place_of,
     post_for_match,
 )
+from bot.features.matches.text import match_label as match_label_text
 from bot.features.negotiation import td_text as td_wording
 from bot.features.negotiation import text as wording
 from bot.features.negotiation.agreement import (
@@ -73,6 +77,7 @@ class TDRulings(Service):
         now = self.clock.now()
         async with self.sessions() as session:
             ctx = await context_by_id(session, match_id)
+            label = await match_label(session, self.config.format, ctx.match)
         require_open_match(ctx)
         t = self.times.parse_one(text, ctx.round_)
         problems = self.times.problems(t, ctx.round_, now)
@@ -80,7 +85,7 @@ class TDRulings(Service):
             problems.append(wording.same_as_agreed(t))
         if problems:
             raise InvalidInput(wording.offer_refused(problems))
-        return await self.agreements.fix_time(
+        agreement = await self.agreements.fix_time(
             match_id,
             t,
             OfferKind.ASSIGNED,
@@ -90,6 +95,7 @@ class TDRulings(Service):
             previous=ctx.match.agreed_time,
             any_previous=True,
         )
+        return replace(agreement, match=label)
 
     async def fault_choices(self, match_id: int) -> list[str]:
         """What /td negotiation fault offers for `player:`: the match's two players, then
@@ -113,8 +119,10 @@ class TDRulings(Service):
         async with transaction(self.sessions) as session:
             ctx = await context_by_id(session, match_id)
             b = require_open_match(ctx)
+            place = await place_of(session, self.config.format, ctx.match)
+            label = match_label_text(place, ctx.a.lichess_username, b.lichess_username)
             if ctx.match.agreed_time is not None:
-                raise WrongStage(td_wording.fault_after_agreement(match_id))
+                raise WrongStage(td_wording.fault_after_agreement(label))
             a = ctx.a
             at_fault: Player | None
             named = [p for p in (a, b) if p.lichess_username.lower() == name.lower()]
@@ -174,7 +182,7 @@ class TDRulings(Service):
                     self.config,
                     now=now,
                     content=td_wording.td_assign_request(
-                        match_id, a.lichess_username, b.lichess_username
+                        place, a.lichess_username, b.lichess_username
                     ),
                 )
         return FaultRuling(
@@ -182,6 +190,7 @@ class TDRulings(Service):
             at_fault.lichess_username if at_fault else None,
             chooser.lichess_username if chooser else None,
             drawn=drawn,
+            match=label,
         )
 
     def _no_fault_draw(self) -> NoAgreementOutcome | None:
@@ -217,7 +226,9 @@ class TDRulings(Service):
             match=ctx.match,
             outcome=outcome,
             rule=f"no_fault:{self.config.format.no_fault}",
-            decided=td_wording.fault_reply(ctx.match.id, None, None, drawn=True),
+            decided=td_wording.fault_reply(
+                await match_label(session, self.config.format, ctx.match), None, None, drawn=True
+            ),
             actor=Actor.td(td_id),
             now=now,
         )

@@ -6,18 +6,27 @@ import discord
 from discord import app_commands
 
 from bot.features.negotiation import td_text as td_wording
-from cogs.common import LichessName, MatchId, TimeText, bot_of, is_td, kick_outbox, match_choices
+from cogs.common import (
+    MATCH_HELP,
+    LichessName,
+    MatchId,
+    TimeText,
+    bot_of,
+    is_td,
+    kick_outbox,
+    match_choices,
+)
 from cogs.td import TDCommand
 
 
-@app_commands.describe(match="Match number", time="One UTC time, e.g. `2019-10-05 18:00`")
+@app_commands.describe(match=MATCH_HELP, time="One UTC time, e.g. `2019-10-05 18:00`")
 @app_commands.autocomplete(match=match_choices)
 async def assign_time(interaction: discord.Interaction, match: MatchId, time: TimeText) -> None:
     agreement = await bot_of(interaction).svc.rulings.assign_time(
         td_id=interaction.user.id, match_id=match, text=time
     )
     await interaction.response.send_message(
-        td_wording.assigned_reply(agreement.match_id, agreement.time), ephemeral=True
+        td_wording.assigned_reply(agreement.match, agreement.time), ephemeral=True
     )
     await kick_outbox(interaction)
 
@@ -36,7 +45,7 @@ async def fault_player_choices(
     return [app_commands.Choice(name=n, value=n) for n in names if typed in n.lower()]
 
 
-@app_commands.describe(match="Match number", player="Lichess username at fault, or `nobody`")
+@app_commands.describe(match=MATCH_HELP, player="Lichess username at fault, or `nobody`")
 @app_commands.autocomplete(match=match_choices)
 @app_commands.autocomplete(player=fault_player_choices)
 async def fault(interaction: discord.Interaction, match: MatchId, player: LichessName) -> None:
@@ -44,9 +53,7 @@ async def fault(interaction: discord.Interaction, match: MatchId, player: Liches
         td_id=interaction.user.id, match_id=match, player_name=player
     )
     await interaction.response.send_message(
-        td_wording.fault_reply(
-            ruling.match_id, ruling.at_fault, ruling.chooser, drawn=ruling.drawn
-        ),
+        td_wording.fault_reply(ruling.match, ruling.at_fault, ruling.chooser, drawn=ruling.drawn),
         ephemeral=True,
     )
     await kick_outbox(interaction)

@@ -7,26 +7,48 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from bot.features.negotiation.text import KIND_LABELS, STATE_LABELS, nth
+from bot.features.negotiation.text import HOW, KIND_LABELS, STATE_LABELS, nth
 from bot.features.negotiation.types import OfferInfo
 from bot.timefmt import discord_time
+from db.models import OfferKind
 
 
-def offers_due_both_td(match_id: int, a: str, b: str, history: str, required: int) -> str:
+def picked(place: str, a: str, b: str) -> str:
+    """How a TD command's `match:` list names the match, to tell the TD which to pick
+    (`bot.features.choices`): no row id to type (issue 32)."""
+    return f"`match:` “{place}: {a} vs {b}”"
+
+
+def offers_due_both_td(place: str, a: str, b: str, history: str, required: int) -> str:
     return (
-        f"Match {match_id}, **{a}** vs **{b}**: neither player made {required} offers by the "
-        f"deadline (rules V.C, V.F). Assign a time with "
-        f"`/td negotiation assign-time match:{match_id} time:`.\n{history}"
+        f"{place}, **{a}** vs **{b}**: neither player made {required} offers by the "
+        f"deadline (rules V.C, V.F). Assign a time with `/td negotiation assign-time`, "
+        f"{picked(place, a, b)}.\n{history}"
     )
 
 
-def offers_due_draw_td(match_id: int, a: str, b: str, required: int) -> str:
+def offers_due_draw_td(place: str, a: str, b: str, required: int) -> str:
     """To the TD: both made no offers and the format's rule (`format.no_offers`) drew it."""
     return (
-        f"Match {match_id}, **{a}** vs **{b}**: neither player made {required} offers by the "
+        f"{place}, **{a}** vs **{b}**: neither player made {required} offers by the "
         "deadline, so the match was recorded as a draw with a forfeit for each "
         "(format.no_offers: draw_both_forfeit_a_game)."
     )
+
+
+# Why the TD assigned a time (`agreement._assigned_why`), with the rule that gave it to them,
+# as the match's thread reads it; no reason: the TD moved the time themselves (no rule).
+NO_OFFERS, NO_FAULT = "no_offers", "no_fault"
+_ASSIGNED_WHY = {
+    NO_OFFERS: ", as neither player made {required} offers by the deadline (rule V.F)",
+    NO_FAULT: ", who found neither player at fault for the failed negotiation (rules V.H, V.I)",
+}
+
+
+def assigned_how(why: str | None, required: int) -> str:
+    """The agreed post's "how" for a time the TD assigned (`text.agreed_post`)."""
+    how = HOW[OfferKind.ASSIGNED]
+    return how + _ASSIGNED_WHY.get(why or "", "").format(required=required)
 
 
 def week_point(weekday: str, at: str) -> str:
@@ -38,19 +60,19 @@ def week_point(weekday: str, at: str) -> str:
     return f"{day} {at.removesuffix(':00') if at.count(':') == 2 else at} UTC"
 
 
-def weekend_td(match_id: int, a: str, b: str, history: str, weekend: str) -> str:
+def weekend_td(place: str, a: str, b: str, history: str, weekend: str) -> str:
     """`weekend`: when the format's weekend starts (:func:`week_point`)."""
     return (
-        f"Match {match_id}, **{a}** vs **{b}**: no time agreed by {weekend} "
-        f"although both made their offers (rule V.H). Rule with "
-        f"`/td negotiation fault match:{match_id} player:` (`{a}`, `{b}` or `nobody`).\n{history}"
+        f"{place}, **{a}** vs **{b}**: no time agreed by {weekend} "
+        f"although both made their offers (rule V.H). Rule with `/td negotiation fault`, "
+        f"{picked(place, a, b)}, `player:` `{a}`, `{b}` or `nobody`.\n{history}"
     )
 
 
-def td_assign_request(match_id: int, a: str, b: str) -> str:
+def td_assign_request(place: str, a: str, b: str) -> str:
     return (
-        f"You ruled nobody at fault in match {match_id}, **{a}** vs **{b}**: assign its time "
-        f"with `/td negotiation assign-time match:{match_id} time:` (rule V.I)."
+        f"You ruled nobody at fault in {place}, **{a}** vs **{b}**: assign its time "
+        f"with `/td negotiation assign-time`, {picked(place, a, b)} (rule V.I)."
     )
 
 
@@ -66,23 +88,24 @@ def unknown_fault_player(name: str, a: str, b: str) -> str:
 
 
 def fault_reply(
-    match_id: int, at_fault: str | None, chooser: str | None, *, drawn: bool = False
+    match: str, at_fault: str | None, chooser: str | None, *, drawn: bool = False
 ) -> str:
+    """`match`: its place and players (`match_label`), as the TD's pick list shows it."""
     if drawn:
         return (
-            f"Match {match_id}: nobody at fault, so it is recorded as a draw "
+            f"{match}: nobody at fault, so it is recorded as a draw "
             "(format.no_fault: draw); both players were told."
         )
     if at_fault is None:
         return (
-            f"Match {match_id}: nobody at fault. Assign the time with "
-            f"`/td negotiation assign-time match:{match_id} time:`."
+            f"{match}: nobody at fault. Assign the time with `/td negotiation assign-time` "
+            "(the same match)."
         )
-    return f"Match {match_id}: {at_fault} at fault; {chooser} has been asked to /choose the time."
+    return f"{match}: {at_fault} at fault; {chooser} has been asked to /choose the time."
 
 
-def assigned_reply(match_id: int, t: datetime) -> str:
-    return f"Match {match_id} is now at {discord_time(t)}; both players were told."
+def assigned_reply(match: str, t: datetime) -> str:
+    return f"{match} is now at {discord_time(t)}; both players were told."
 
 
 def history(offers: Sequence[OfferInfo]) -> str:
@@ -99,8 +122,5 @@ def history(offers: Sequence[OfferInfo]) -> str:
     return "\n".join(lines)  # a TD DM: the outbox splits it between lines if long
 
 
-def fault_after_agreement(match_id: int) -> str:
-    return (
-        f"Match {match_id} already has an agreed time; use "
-        "/td negotiation assign-time to change it."
-    )
+def fault_after_agreement(match: str) -> str:
+    return f"{match} already has an agreed time; use /td negotiation assign-time to change it."

@@ -320,7 +320,7 @@ HOW = {
     OfferKind.OFFER: "offer accepted",
     OfferKind.RESCHEDULE: "reschedule accepted",
     OfferKind.CHOSEN: "chosen under rule V.E",
-    OfferKind.ASSIGNED: "assigned by the TD under rules V.F/V.I",
+    OfferKind.ASSIGNED: "assigned by the TD",  # the reason: `assigned_how`
 }
 HOW_AFTER_RULING = "chosen under rule V.I"  # a choice after the TD found fault (rule V.H)
 
@@ -332,11 +332,12 @@ def agreed_post(
     previous: datetime | None,
     kind: OfferKind,
     bound: tuple[str, str, bool] | None = None,
+    assigned: str | None = None,
 ) -> str:
     """The agreement's one copy, `a` and `b` mentions; `kind` says how the time was set.
     `bound`: (chooser, bound player, after a TD's ruling?) when a choice binds a player
-    (rule V.E, or V.H and V.I)."""
-    how = HOW_AFTER_RULING if bound is not None and bound[2] else HOW[kind]
+    (rule V.E, or V.H and V.I); `assigned`: a TD's time, with why (`assigned_how`)."""
+    how = HOW_AFTER_RULING if bound is not None and bound[2] else assigned or HOW[kind]
     if previous is not None:
         text = (
             f"Match time of {a} vs {b} moved from {discord_time(previous)} to "

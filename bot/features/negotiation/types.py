@@ -69,6 +69,7 @@ class Agreement:
     time: datetime
     previous: datetime | None
     kind: OfferKind
+    match: str = ""  # its place and players, for the TD's reply (no row id: issue 32)
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ class FaultRuling:
     at_fault: str | None  # None: nobody, the TD assigns
     chooser: str | None
     drawn: bool = False  # nobody at fault and the format rules a draw (format.no_fault)
+    match: str = ""  # its place and players, for the TD's reply (no row id: issue 32)
 
 
 @dataclass(frozen=True)

@@ -236,9 +236,7 @@ class ArmageddonBids(Service):
             session,
             self.config,
             now=now,
-            content=wording.armageddon_rps_td(
-                ctx.match.id, a, b, bid, self.records.rules.match_name(ctx)
-            ),
+            content=wording.armageddon_rps_td(self.records.rules.label(ctx), a, b, bid),
             view=(RPS_VIEW, {"players": [[ctx.a.id, a], [ctx.b.id, b]]}),
         )
 

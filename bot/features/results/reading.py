@@ -164,13 +164,7 @@ class Scorekeeper:
                         session,
                         self.config,
                         now=now,
-                        content=wording.flagged_note(
-                            ctx.match.id,
-                            ctx.a.lichess_username,
-                            ctx.b.lichess_username,
-                            game.id,
-                            game.status,
-                        ),
+                        content=wording.flagged_note(self.rules.label(ctx), game.id, game.status),
                     )
             if not stored:
                 return None
@@ -206,12 +200,11 @@ class Scorekeeper:
                 game.counted, game.voided_reason = False, rest_reason
         counted = [g for g in ctx.games if g.counted]
         match.score_a, match.score_b = match_score([g.result_a for g in counted])
-        a, b = ctx.a.lichess_username, ctx.b.lichess_username
         if beyond:
             note = (
-                wording.after_end_note(match.id, a, b, beyond)
+                wording.after_end_note(self.rules.label(ctx), beyond)
                 if rest_reason == AFTER_END
-                else wording.finished_note_for_final(match.id, self.rules.match_name(ctx))
+                else wording.finished_note_for_final(self.rules.label(ctx))
             )
             notify_td(session, self.config, now=now, content=note)
         recount = after_recount(  # rule VI.G, decided in bot/rules/match.py
@@ -275,7 +268,7 @@ class Scorekeeper:
     def _reopen(self, session: AsyncSession, ctx: MatchRecord, actor: Actor, now: datetime) -> None:
         """A voided game un-ends the match: it goes on, and the poll resumes."""
         if ctx.round_.state is RoundState.FINISHED:
-            raise InvalidInput(wording.reopen_in_closed_round(ctx.match.id))
+            raise InvalidInput(wording.reopen_in_closed_round(self.rules.label(ctx)))
         match = ctx.match
         match.state, match.finished_at = MatchState.IN_PROGRESS, None
         match.points_a = match.points_b = None

@@ -130,7 +130,7 @@ class ResultsService(Service):
                     rated=True,
                     name=wording.challenge_name(
                         self.config.tournament.short_name,
-                        ctx.match.id,
+                        self.rules.place(ctx),
                         armageddon=ctx.armageddon_white is not None,
                     ),
                 )
@@ -171,9 +171,7 @@ class ResultsService(Service):
                 self.config,
                 key=self._hold_key(ctx),
                 now=self.clock.now(),
-                content=wording.challenge_mismatch_td(
-                    ctx.match.id, ctx.a.lichess_username, ctx.b.lichess_username, url, wrong
-                ),
+                content=wording.challenge_mismatch_td(self.rules.label(ctx), url, wrong),
             )
 
     async def _link_unavailable(self, ctx: MatchRecord, exc: LichessAuthError) -> None:
@@ -310,7 +308,7 @@ class ResultsService(Service):
                 key=f"closed:{ctx.match.id}:{ctx.a.id}",
                 now=self.clock.now(),
                 content=wording.closed_account_td(
-                    ctx.match.id, ctx.a.lichess_username, ctx.b.lichess_username
+                    self.rules.place(ctx), ctx.a.lichess_username, ctx.b.lichess_username
                 ),
             )
         return games
@@ -419,7 +417,7 @@ class ResultsService(Service):
             ctx = await self.records.one(session, game.match_id)
             assert ctx is not None
             if ctx.match.state in (MatchState.FORFEITED, MatchState.BYE):
-                raise InvalidInput(wording.void_in_forfeit(ctx.match.id))
+                raise InvalidInput(wording.void_in_forfeit(self.rules.label(ctx)))
             was_finished = ctx.match.state is MatchState.FINISHED
             target = next(g for g in ctx.games if g.id == game.id)
             target.counted, target.voided_reason = False, TD_VOID + reason
@@ -450,4 +448,5 @@ class ResultsService(Service):
                 settled.score_b,
                 settled.finished,
                 was_finished and not settled.finished,
+                self.rules.label(ctx),
             )

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot.config import Config
+from bot.features.matches.context import place_named
+from bot.features.matches.text import match_label
 from bot.features.matches.types import PLAYED_ON
 from bot.features.results import text as wording
 from bot.features.results.types import FinalBlock, FinalShape
@@ -109,6 +111,24 @@ class StageRules:
         if not self._in_format(stage):
             return self.config.stages.final_armageddon_black_seconds
         return self.config.match_armageddon_black_seconds(stage.key)
+
+    def place(self, ctx: MatchRecord) -> str:
+        """The match as people name it ("Swiss round 3, board 2", "Semifinal 1", "Final");
+        never its row id (issue 32)."""
+        stage = ctx.stage
+        return place_named(
+            self.config.format,
+            stage.key,
+            stage.kind,
+            stage.name,
+            ctx.round_.number,
+            ctx.match.board,
+        )
+
+    def label(self, ctx: MatchRecord) -> str:
+        """ "Swiss round 3, board 2 (a vs b)": how the TD's notes name the match (and the TD's
+        pick lists find it)."""
+        return match_label(self.place(ctx), ctx.a.lichess_username, ctx.b.lichess_username)
 
     def match_name(self, ctx: MatchRecord) -> str:
         """What the match's posts call it: a knock-out match its pairing's name by board

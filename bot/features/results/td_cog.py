@@ -36,7 +36,7 @@ async def void_game(interaction: discord.Interaction, game: GameText, reason: Re
     result = await bot_of(interaction).svc.results.void_game(
         td_id=interaction.user.id, game_id=game, reason=reason
     )
-    reply = wording.voided_reply(result.lichess_id, result.match_id, result.score_a, result.score_b)
+    reply = wording.voided_reply(result.lichess_id, result.match, result.score_a, result.score_b)
     if result.reopened:
         reply += " The match is no longer over: the bot reads its games again."
     await interaction.response.send_message(reply, ephemeral=True)
@@ -59,7 +59,7 @@ async def rps_match_choices(
     typed = str(current).strip().lower()
     choices = [
         app_commands.Choice(
-            name=fit(wording.rps_match_choice(w.match_id, w.name, w.a, w.b), CHOICE_NAME),
+            name=fit(wording.rps_match_choice(w.name, w.a, w.b), CHOICE_NAME),
             value=w.match_id,
         )
         for w in await bot_of(interaction).svc.bids.waiting_for_rps()

@@ -46,17 +46,18 @@ def link_refused(a: str, b: str, white: str, clock: str, variant: str) -> str:
     )
 
 
-def challenge_mismatch_td(match_id: int, a: str, b: str, url: str, wrong: str) -> str:
+def challenge_mismatch_td(match: str, url: str, wrong: str) -> str:
+    """`match`: its place and players (`StageRules.label`), as every TD note names it."""
     return (
-        f"⚠️ Match {match_id} ({a} vs {b}): Lichess opened another challenge than the bot "
+        f"⚠️ {match}: Lichess opened another challenge than the bot "
         f"asked for ({wrong}), so the link was not posted: {url}. Check the match settings, "
         "then give the players a correct link yourself."
     )
 
 
-def closed_account_td(match_id: int, closed: str, other: str) -> str:
+def closed_account_td(place: str, closed: str, other: str) -> str:
     return (
-        f"⚠️ Match {match_id}: Lichess refuses the games of **{closed}** (the account is "
+        f"⚠️ {place}: Lichess refuses the games of **{closed}** (the account is "
         f"closed). The bot now reads the match from **{other}**'s games; decide what the "
         "closed account means for the match (rule VIII)."
     )
@@ -71,36 +72,34 @@ def result_announcement(
     )  # an announcement: the outbox splits it between lines if long
 
 
-def flagged_note(match_id: int, a: str, b: str, lichess_id: str, status: str) -> str:
+def flagged_note(match: str, lichess_id: str, status: str) -> str:
     why = {
         "timeout": "a player left the game and the opponent claimed the win (rule VI.E)",
         "cheat": "Lichess ended it for a fair-play reason (rule VII)",
     }.get(status, status)
     return (
-        f"⚠️ Match {match_id} ({a} vs {b}): game {game_link(lichess_id)} ended with "
+        f"⚠️ {match}: game {game_link(lichess_id)} ended with "
         f"`{status}`: {why}. It counts as Lichess scored it; void it with "
         f"`/td results void-game game:{lichess_id}` if needed."
     )
 
 
-def after_end_note(match_id: int, a: str, b: str, lichess_ids: Sequence[str]) -> str:
+def after_end_note(match: str, lichess_ids: Sequence[str]) -> str:
     links = ", ".join(game_link(g) for g in lichess_ids)
-    return (
-        f"Match {match_id} ({a} vs {b}) was already over; these later games between them "
-        f"do not count: {links}"
-    )
+    return f"{match} was already over; these later games between them do not count: {links}"
 
 
-def finished_note_for_final(match_id: int, name: str = "Final") -> str:
+def finished_note_for_final(match: str) -> str:
+    """`match`: its name and players ("Final (a vs b)")."""
     return (
-        f"{name} match {match_id}: games were played before the Armageddon bids were in; "
+        f"{match}: games were played before the Armageddon bids were in; "
         "the Armageddon counts only once both bids for White are revealed."
     )
 
 
-def voided_reply(lichess_id: str, match_id: int, score_a: float, score_b: float) -> str:
+def voided_reply(lichess_id: str, match: str, score_a: float, score_b: float) -> str:
     return (
-        f"Game {game_link(lichess_id)} no longer counts for match {match_id}. "
+        f"Game {game_link(lichess_id)} no longer counts for {match}. "
         f"Score now {score(score_a)}–{score(score_b)}."
     )
 
@@ -359,21 +358,20 @@ def armageddon_equal_bids(
     )
 
 
-def armageddon_rps_td(
-    match_id: int, champion: str, challenger: str, bid: int, name: str = "Final"
-) -> str:
+def armageddon_rps_td(match: str, champion: str, challenger: str, bid: int) -> str:
+    """`match`: its name and players ("Final (a vs b)"); the command needs no match value
+    (left out, it is the one the winner plays), so no row id is asked for (issue 32)."""
     return (
-        f"⚖️ {name} match {match_id}: both Armageddon bids are {clock_text(bid)}: "
+        f"⚖️ {match}: both Armageddon bids are {clock_text(bid)}: "
         f"**{champion}** and **{challenger}** play rock-paper-scissors for White. Once they "
-        "have, press the winner's button below (or use `/td armageddon rps "
-        f"match:{match_id} winner:<player>`); "
+        "have, press the winner's button below (or use `/td armageddon rps winner:<player>`); "
         "the Armageddon's game link follows with the winner as White."
     )
 
 
-def rps_match_choice(match_id: int, name: str, a: str, b: str) -> str:
+def rps_match_choice(name: str, a: str, b: str) -> str:
     """A match waiting for the rock-paper-scissors winner, as `/td armageddon rps` lists it."""
-    return f"Match {match_id}, {name}: {a} vs {b}"
+    return f"{name}: {a} vs {b}"
 
 
 def rps_button_label(name: str) -> str:
@@ -445,21 +443,23 @@ def already_void(lichess_id: str, reason: str) -> str:
     return f"Game {lichess_id} is already void: {reason}"
 
 
-def void_in_forfeit(match_id: int) -> str:
-    return f"Match {match_id} was decided by forfeit; use /td round set-score."
+def void_in_forfeit(match: str) -> str:
+    return f"{match} was decided by forfeit; use /td round set-score."
 
 
-def reopen_in_closed_round(match_id: int) -> str:
+def reopen_in_closed_round(match: str) -> str:
     return (
-        f"Match {match_id} would no longer be over, but its round is closed; "
+        f"{match} would no longer be over, but its round is closed; "
         "record its result with /td round set-score instead."
     )
 
 
-def challenge_name(short_name: str, match_id: int, *, armageddon: bool = False) -> str:
-    """The game link's name on Lichess (the Armageddon's says so: its link can have the same
-    clock as the games before it, 2020's 3+0)."""
-    name = f"{short_name} match {match_id}"
+def challenge_name(short_name: str, place: str, *, armageddon: bool = False) -> str:
+    """The game link's name on Lichess, which the players see there: the championship and
+    the match's place ("ACWC 2019 · Swiss round 3, board 2"), never a row id (issue 32). The
+    Armageddon's says so: its link can have the same clock as the games before it (2020's
+    3+0)."""
+    name = f"{short_name} · {place}"
     return f"{name} Armageddon" if armageddon else name
 
 

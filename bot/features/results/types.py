@@ -48,6 +48,7 @@ class VoidResult:
     score_b: float
     finished: bool
     reopened: bool
+    match: str  # its place and players, as the TD reads it (no row id: issue 32)
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from bot.audit import Actor, record
 from bot.config import Config
 from bot.due import cancel
 from bot.features.discipline.common import forfeit_to
-from bot.features.matches.context import announce
+from bot.features.matches.context import announce, match_label
 from bot.features.matches.round_post import queue_round_post_update
 from bot.features.rounds import records
 from bot.features.rounds import stage_text as words
@@ -203,7 +203,7 @@ class StageLeaving:
             name = _match_name(self.config, row, match.board)
             won.append((name, winner.lichess_username))
             if winner.discord_id is not None:
-                content = words.knockout_forfeit_dm(player.lichess_username, how, name, match.id)
+                content = words.knockout_forfeit_dm(player.lichess_username, how, name)
                 enqueue_dm(session, user_id=winner.discord_id, now=now, content=content)
         if won:
             content = words.knockout_forfeit_td(player.lichess_username, how, won)
@@ -225,6 +225,7 @@ class StageLeaving:
     ) -> set[int]:
         """Void each changed match and publish the new pairs in a new round of the row."""
         voided: list[int] = []
+        voided_names: list[str] = []  # as the TD reads them: place and players
         for board in changed:
             old = live.get(board)
             if old is None or old.state in DONE_STATES:
@@ -235,6 +236,7 @@ class StageLeaving:
             await cancel(session, subject_type="match", subject_id=old.id, now=now)
             await queue_round_post_update(session, old.round_id, now=now, board=old.board)
             voided.append(old.id)
+            voided_names.append(await match_label(session, self.config.format, old))
         before_ids = set(row.seeding)
         row.seeding = [names[n].id for p in new for n in p.players]
         last = await records.last_round(session, row)
@@ -279,7 +281,7 @@ class StageLeaving:
         )
         left = player.lichess_username
         announce(session, self.config, now, words.stage_reseated(row.name, left, how, matches))
-        content = words.stage_reseated_td(row.name, left, how, voided, matches)
+        content = words.stage_reseated_td(row.name, left, how, voided_names, matches)
         notify_td(session, self.config, now=now, content=content)
         for pairing in changed.values():
             for me, them in ((pairing.first, pairing.second), (pairing.second, pairing.first)):

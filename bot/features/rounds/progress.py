@@ -21,7 +21,7 @@ from bot.config import Config
 from bot.due import DueKind, schedule
 from bot.errors import WrongStage
 from bot.events import EventBus, RoundPublished
-from bot.features.matches.context import mention, post_for_match
+from bot.features.matches.context import mention, place_of, post_for_match
 from bot.features.matches.text import stage_label
 from bot.features.rounds import pairing, weeks
 from bot.features.rounds import text as wording
@@ -274,5 +274,11 @@ class RoundProgress:
             [a, b],
             thread_id=match.thread_id or round_.thread_id,
             now=now,
-            content=score_set_text(match.id, mention(a), mention(b), match.score_a, match.score_b),
+            content=score_set_text(
+                await place_of(session, self.config.format, match),
+                mention(a),
+                mention(b),
+                match.score_a,
+                match.score_b,
+            ),
         )

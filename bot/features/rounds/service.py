@@ -21,6 +21,7 @@ from bot.config import Config
 from bot.due import DueKind, Handler, SweepStep
 from bot.errors import InvalidInput, WrongStage
 from bot.events import EventBus, MatchFinished, PlayerForfeited, PlayerLeft
+from bot.features.matches.context import match_label
 from bot.features.matches.round_post import queue_round_post_update
 from bot.features.rounds import records
 from bot.features.rounds import text as wording
@@ -248,9 +249,11 @@ class RoundService(Service):
             )
             await queue_round_post_update(session, match.round_id, now=now, board=match.board)
             await self.progress.post_result(session, match, now)
+            label = await match_label(session, self.config.format, match)
             if round_ is None or round_.state is not RoundState.PUBLISHED:
-                return ResultRecorded(match.round_id, False, None, False)
+                return ResultRecorded(match.round_id, False, None, False, match=label)
             result = await self.flow.after_result(session, match.round_id, Actor.td(td_id), now)
+            result = replace(result, match=label)
         if result.pair_after is None:
             return result
         # The score has committed: the next Swiss round is paired with no transaction open.
@@ -351,14 +354,9 @@ class RoundService(Service):
             return
         lines = []
         for m in sorted(open_matches, key=lambda m: m.board):
-            a = await session.get(Player, m.player_a_id)
-            b = await session.get(Player, m.player_b_id) if m.player_b_id else None
             lines.append(
                 wording.open_match_line(
-                    m.id,
-                    m.board,
-                    a.lichess_username if a else None,
-                    b.lichess_username if b else None,
+                    await match_label(session, self.config.format, m),
                     m.state.value,
                     m.agreed_time,
                 )

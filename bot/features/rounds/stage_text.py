@@ -181,10 +181,11 @@ def moved_up_dm(stage: str, left: str, how: str, match: str, opponent: str) -> s
 
 
 def stage_reseated_td(
-    stage: str, left: str, how: str, voided: list[int], matches: list[tuple[str, str, str]]
+    stage: str, left: str, how: str, voided: list[str], matches: list[tuple[str, str, str]]
 ) -> str:
-    """To the TD: what the withdrawals rule changed in a stage under way."""
-    void = ", ".join(f"match {m}" for m in voided) or "none"
+    """To the TD: what the withdrawals rule changed in a stage under way; `voided`: each
+    voided match by its place and players (no row id: issue 32)."""
+    void = "; ".join(voided) or "none"
     new = "; ".join(f"{name}: {a} vs {b}" for name, a, b in matches)
     return (
         f"{left} {how}: the {stage} were re-seated, the players below moving up (the "
@@ -192,12 +193,10 @@ def stage_reseated_td(
     )
 
 
-def knockout_forfeit_dm(left: str, how: str, match: str, match_id: int) -> str:
-    """To the opponent of a player who left a knock-out match under way."""
-    return (
-        f"**{left}** {how}: you win {match} (match {match_id}) by forfeit, as the match was "
-        "under way, and go on."
-    )
+def knockout_forfeit_dm(left: str, how: str, match: str) -> str:
+    """To the opponent of a player who left a knock-out match under way; `match`: its name
+    ("Semifinal 1"), which tells it (no row id: issue 32)."""
+    return f"**{left}** {how}: you win {match} by forfeit, as the match was under way, and go on."
 
 
 def knockout_forfeit_td(left: str, how: str, matches: list[tuple[str, str]]) -> str:

@@ -19,6 +19,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import stage_kinds
 from bot.audit import Actor, record
 from bot.config import Config
 from bot.features.matches.context import announce
@@ -35,7 +36,6 @@ from bot.format.flow import StageStart
 from bot.format.model import (
     FinalMatchStage,
     Format,
-    KnockoutStage,
     PreSeeded,
     RoundRobinStage,
 )
@@ -130,8 +130,9 @@ async def start_candidates_2019(
         subject_id=stage.id,
         details={"players": [p.lichess_id for p in field]},
     )
-    names = [p.lichess_username for p in field]
-    announce(session, kit.config, now, wording.candidates_start(names))
+    seeded = [p.lichess_username for p in field if p in pre_seeded]
+    text = wording.candidates_start(len(field) - len(seeded), seeded)
+    announce(session, kit.config, now, text)
     if stage.total_rounds:
         await kit.robin.publish_round(session, stage, 1, actor, now)
     return stage
@@ -242,10 +243,7 @@ def _how(config: Config, key: str) -> str:
 def match_name(fmt: Format, key: str, board: int) -> str | None:
     """The name of a knock-out's match on `board` (board N is pairing N: "Semifinal 1");
     None for a row of any other kind."""
-    spec = fmt.stage(key) if key in fmt.keys() else None
-    if isinstance(spec, KnockoutStage) and 1 <= board <= len(spec.pairings):
-        return spec.pairings[board - 1].name
-    return None
+    return stage_kinds.knockout_match_name(fmt, key, board)
 
 
 def replacement_window(

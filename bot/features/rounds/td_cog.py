@@ -22,6 +22,7 @@ from bot.features.rounds.text import (
 )
 from bot.message_text import fit
 from cogs.common import (
+    MATCH_HELP,
     IdButton,
     MatchId,
     Reason,
@@ -167,9 +168,9 @@ async def swiss_publish(interaction: discord.Interaction) -> None:
 
 
 @app_commands.describe(
-    match="Match number",
-    score_a="Game points of the first player",
-    score_b="Game points of the second player",
+    match=MATCH_HELP,
+    score_a="Game points of the first player the match names",
+    score_b="Game points of the second player the match names",
     reason="Why (goes into the audit log)",
 )
 @app_commands.autocomplete(match=match_choices)
@@ -187,7 +188,7 @@ async def set_score(
         score_b=score_b,
         reason=reason,
     )
-    reply = wording.score_recorded(match, score_a, score_b)
+    reply = wording.score_recorded(result.match, score_a, score_b)
     if result.next_round is not None:
         reply += wording.score_then_published(result.next_round.number)
     elif result.stage_finished:

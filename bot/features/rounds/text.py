@@ -167,9 +167,10 @@ def no_valid_pairing(reason: str) -> str:
     return f"no valid pairing exists ({reason})"
 
 
-def score_set_text(match_id: int, a: str, b: str, score_a: float, score_b: float) -> str:
-    """The TD recorded a match's score (/td round set-score); `a`, `b` are mentions."""
-    return f"The TD recorded the result of match {match_id}: {a} {score_a:g}–{score_b:g} {b}."
+def score_set_text(place: str, a: str, b: str, score_a: float, score_b: float) -> str:
+    """The TD recorded a match's score (/td round set-score); `a`, `b` are mentions, `place`
+    the match as people name it ("Swiss round 3, board 2"; no row id: issue 32)."""
+    return f"The TD recorded the result of {place}: {a} {score_a:g}–{score_b:g} {b}."
 
 
 def no_stage_yet(kind: str) -> str:
@@ -220,10 +221,15 @@ def tiebreak_decided(names: list[str]) -> str:
     return f"🏁 Tiebreak decided: {_bold_list(names)} {verb} for the Candidates."
 
 
-def candidates_start(names: list[str]) -> str:
+def candidates_start(qualifiers: int, seeded: list[str]) -> str:
+    """The Candidates start: the qualifiers by reference (the qualification post and the
+    tiebreak's just above named them: issue 32, told once) and the pre-seeded players by
+    name, who join here (rule III.D)."""
+    field = qualifiers + len(seeded)
+    joined = f" and {_bold_list(seeded)}, pre-seeded (rule III.D)" if seeded else ""
     return (
-        f"🏆 **The Candidates** ({len(names)} players, rule III.F): {_bold_list(names)}. "
-        "The winner challenges the champion in the Final."
+        f"🏆 **The Candidates** start ({field} players, rule III.F): the {qualifiers} "
+        f"qualifiers above{joined}. The winner challenges the champion in the Final."
     )
 
 
@@ -369,7 +375,8 @@ def round_one_blocked(block: RoundOneBlock, pending: list[PendingEntry]) -> str:
 
 
 def no_such_match(match_id: int) -> str:
-    return f"There is no match {match_id} with two players."
+    """Echoes the match value the TD typed instead of picking it from the list."""
+    return f"There is no match {match_id} with two players: pick the match from the list."
 
 
 def score_refused(problem: ScoreProblem, score_a: float, score_b: float, games: int) -> str:
@@ -390,9 +397,9 @@ def score_refused(problem: ScoreProblem, score_a: float, score_b: float, games: 
     return f"{score_a:g}–{score_b:g} is not a finished match: it ends when {ends}."
 
 
-def score_recorded(match_id: int, score_a: float, score_b: float) -> str:
-    """The TD's reply to /td round set-score."""
-    return f"Match {match_id}: {score_a:g}–{score_b:g} recorded."
+def score_recorded(match: str, score_a: float, score_b: float) -> str:
+    """The TD's reply to /td round set-score; `match`: its place and players."""
+    return f"{match}: {score_a:g}–{score_b:g} recorded."
 
 
 def score_then_published(number: int) -> str:
@@ -413,16 +420,10 @@ def final_unfinished(final_days: int) -> str:
     )
 
 
-def open_match_line(
-    match_id: int,
-    board: int,
-    a: str | None,
-    b: str | None,
-    state: str,
-    agreed: datetime | None,
-) -> str:
+def open_match_line(match: str, state: str, agreed: datetime | None) -> str:
+    """`match`: its place and players, as /td round set-score's pick list names it."""
     when = discord_time(agreed) if agreed else "no agreed time"
-    return f"match {match_id}, board {board}: {a or '?'} vs {b or '?'} · {state} · {when}"
+    return f"{match} · {state} · {when}"
 
 
 def round_ended_open(number: int, lines: list[str]) -> str:

@@ -54,6 +54,8 @@ class ResultRecorded:
     # The Swiss round whose next round is paired once this transaction has committed
     # (`bot.features.rounds.next_round`): never inside it.
     pair_after: int | None = None
+    # The match as the TD's reply names it: its place and players (no row id: issue 32).
+    match: str = ""
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ def _outcome(entry: ScheduleEntry) -> str:
 
 
 def upcoming_line(entry: ScheduleEntry) -> str:
-    head = f"• {_round(entry)} vs **{entry.opponent}** (match {entry.match_id}): "
+    head = f"• {_round(entry)} vs **{entry.opponent}**: "
     deadline = f"round deadline {discord_time(entry.round_deadline)}"
     if entry.agreed_time is None:
         return head + f"no time agreed yet (see /match) · {deadline}"
@@ -59,10 +59,7 @@ def past_line(entry: ScheduleEntry) -> str:
         return f"• {_round(entry)}: bye"
     played = "was due" if entry.state is MatchState.FORFEITED else "played"
     when = f" · {played} {discord_time(entry.agreed_time)}" if entry.agreed_time else ""
-    return (
-        f"• {_round(entry)} vs **{entry.opponent}** (match {entry.match_id}): "
-        f"{_outcome(entry)}{when}{_games(entry)}"
-    )
+    return f"• {_round(entry)} vs **{entry.opponent}**: {_outcome(entry)}{when}{_games(entry)}"
 
 
 def earlier(count: int) -> str:

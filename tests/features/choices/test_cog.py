@@ -82,7 +82,9 @@ async def test_set_score_offers_the_matches_and_takes_the_picked_one(
         assert [choice["value"] for choice in both] == seeded.match_ids
         picked = {"match": offered[0]["value"], "score_a": 6.0, "score_b": 0.0}
         done = await h.slash(command, user=TD_ID, options=picked)
-        assert done.ephemeral and f"Match {first}: 6–0 recorded" in done.text, done.text
+        assert (
+            done.ephemeral and "Swiss round 1, board 1 (Alice vs Bob): 6–0 recorded" in done.text
+        ), done.text
         typed = {"match": seeded.match_ids[1], "score_a": 5.5, "score_b": 4.5}
         still = await h.slash(command, user=TD_ID, options=typed)  # a typed number still works
         assert "5.5–4.5 recorded" in still.text, still.text
@@ -151,7 +153,7 @@ async def test_void_game_offers_the_recorded_games(running_bot: RunningBot, conf
         command = "td results void-game"
         offered = await h.autocomplete(command, user=TD_ID, option="game", current="efg")
         assert offered == [
-            {"name": f"abcdEFGH: Alice–Bob game 1 (match {match_id})", "value": "abcdEFGH"}
+            {"name": "abcdEFGH: Alice–Bob game 1 (Swiss round 1, board 1)", "value": "abcdEFGH"}
         ]
 
 

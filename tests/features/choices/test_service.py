@@ -61,12 +61,17 @@ async def test_matches_are_named_by_round_board_and_players_without_the_bye(
     ]
 
 
-async def test_a_match_is_found_by_its_number(choices: ChoicesService, sessions, config) -> None:
+async def test_a_match_is_found_by_its_place_never_its_row_id(
+    choices: ChoicesService, sessions, config
+) -> None:
+    """Issue 32: no text shows a match's row id, so typing one finds nothing by it; the TD
+    types the round, the board or a player."""
     seeded = await seed_round(sessions, config, FIVE)
     first, second, bye = seeded.match_ids
-    assert (await choices.matches(str(second)))[0][1] == second
-    assert (await choices.matches(f"#{first}"))[0][1] == first
-    assert bye not in [value for _, value in await choices.matches(str(bye))]
+    assert [value for _, value in await choices.matches("round 1")] == [first, second]
+    assert [value for _, value in await choices.matches("board 2")] == [second]
+    assert await choices.matches(f"#{first}") == []  # no name holds a row id
+    assert all(str(bye) not in name for name, _ in await choices.matches(""))
 
 
 async def test_every_stage_is_labelled_and_the_newest_round_comes_first(
@@ -84,7 +89,7 @@ async def test_every_stage_is_labelled_and_the_newest_round_comes_first(
     swiss_two = await add_match(sessions, StageKind.SWISS, 2, "Bob", "Eve", board=3)
     assert await choices.matches("") == [
         ("Final: Alice vs Carol (scheduled)", final),
-        ("Candidates round 2: Carol vs Dave (in progress)", candidates),
+        ("Candidates round 2, board 1: Carol vs Dave (in progress)", candidates),
         ("Tiebreak round 1, board 1: Alice vs Bob (negotiating)", tiebreak),
         ("Swiss round 2, board 3: Bob vs Eve (negotiating)", swiss_two),
         ("Swiss round 1, board 1: Alice vs Bob (negotiating)", seeded.match_ids[0]),
@@ -179,15 +184,14 @@ async def test_games_read_from_lichess_newest_first(
     sessions, config, clock: FakeClock, fake: FakeLichess, lichess: LichessClient
 ) -> None:
     services = wired(sessions, config, clock, lichess)
-    seeded = await swiss_match(sessions, config, fake)
-    match_id = seeded.match_ids[0]
+    await swiss_match(sessions, config, fake)
     first, second = play(fake, 1), play(fake, 2, result_a=0.5)
     clock.set(AGREED + timedelta(minutes=40))
     assert (await services.results.poll()).new_games == 2
     found = await services.choices.games("")
     assert found == [
-        (f"{second['id']}: Bob–Alice game 2 (match {match_id})", second["id"]),
-        (f"{first['id']}: Alice–Bob game 1 (match {match_id})", first["id"]),
+        (f"{second['id']}: Bob–Alice game 2 (Swiss round 1, board 1)", second["id"]),
+        (f"{first['id']}: Alice–Bob game 1 (Swiss round 1, board 1)", first["id"]),
     ]
     partial = first["id"].upper()
     assert [value for _, value in await services.choices.games(partial)] == [first["id"]]
@@ -199,7 +203,7 @@ async def test_a_voided_game_says_so(choices: ChoicesService, sessions, config) 
     match_id = seeded.match_ids[1]
     await add_game(sessions, match_id, "voidGAME", 1, at=AGREED, counted=False)
     assert await choices.games("void") == [
-        (f"voidGAME: Carol–Dave game 1 (match {match_id}, voided)", "voidGAME")
+        ("voidGAME: Carol–Dave game 1 (Swiss round 1, board 2, voided)", "voidGAME")
     ]
 
 
@@ -210,11 +214,11 @@ async def test_incidents_by_kind_and_players(choices: ChoicesService, sessions, 
     left = await add_incident(sessions, second, IncidentKind.LEFT, IncidentState.RESOLVED)
     claim = await add_incident(sessions, second, IncidentKind.FORFEIT_CLAIM)
     assert await choices.incidents("") == [
-        (f"incident {claim}, forfeit claim: Carol vs Dave (open)", claim),
-        (f"incident {left}, left: Carol vs Dave (resolved)", left),
-        (f"incident {no_show}, no-show: Alice vs Bob (open)", no_show),
+        ("forfeit claim by Carol against Dave, Swiss round 1, board 2 (open)", claim),
+        ("left-the-match claim by Carol against Dave, Swiss round 1, board 2 (resolved)", left),
+        ("no-show claim by Alice against Bob, Swiss round 1, board 1 (open)", no_show),
     ]
     assert await choices.incidents("NO-SHOW") == [
-        (f"incident {no_show}, no-show: Alice vs Bob (open)", no_show)
+        ("no-show claim by Alice against Bob, Swiss round 1, board 1 (open)", no_show)
     ]
-    assert (await choices.incidents(f"#{left}"))[0][1] == left
+    assert await choices.incidents(f"#{left}") == []  # no name holds a row id (issue 32)

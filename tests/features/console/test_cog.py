@@ -133,15 +133,18 @@ async def test_audit_newest_first_with_who_did_it(
         assert "Audit log" in rec.text and "newest first" in rec.text
         lines = rec.text.splitlines()
         score_line = next(line for line in lines if "`score_set`" in line)
-        assert f"TD <@{TD_ID}>" in score_line and "match 2 (Carol–Dave)" in score_line
+        # each subject by its names, never its row id (issue 32)
+        assert f"TD <@{TD_ID}>" in score_line
+        assert "match: Swiss round 1, board 2 (Carol vs Dave)" in score_line
         round_line = next(line for line in lines if "`round_note`" in line)
-        assert "round 1 (swiss round 1)" in round_line
+        assert "round: swiss round 1" in round_line
         assert "— late" in score_line
         offer_line = next(line for line in lines if "`time_offer`" in line)
-        assert f"player <@{ALICE}>" in offer_line and "(Alice–Bob)" in offer_line
+        assert f"player <@{ALICE}>" in offer_line
+        assert "match: Swiss round 1, board 1 (Alice vs Bob)" in offer_line
         assert "<t:" in offer_line and ":f>" in offer_line and "UTC)" in offer_line
         bot_line = next(line for line in lines if "`offer_reminder`" in line)
-        assert "· the bot ·" in bot_line and "offer 1 (match 1)" in bot_line
+        assert "· the bot ·" in bot_line and "offer: Swiss round 1, board 1 (Alice" in bot_line
         assert "· the bot ·" in next(line for line in lines if "`board_two_note`" in line)
 
 

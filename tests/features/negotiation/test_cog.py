@@ -204,7 +204,8 @@ async def test_both_fail_and_the_td_assigns(
         match_id = seeded.match_ids[0]
         clock.set(datetime(2019, 10, 3, 0, 1, tzinfo=UTC))
         await tick(bot)
-        td = [m for m in h.dms_to(TD_ID) if f"match:{match_id} " in m.text]
+        pick = "`match:` “Swiss round 1, board 1: Alice vs Bob”"  # the list's name, no row id
+        td = [m for m in h.dms_to(TD_ID) if pick in m.text]
         assert len(td) == 1 and "/td negotiation assign-time" in td[0].text
 
         player = await h.slash(
@@ -266,7 +267,8 @@ async def test_weekend_without_agreement_and_each_td_ruling(
             "td negotiation fault", user=TD_ID, options={"match": second, "player": "nobody"}
         )
         assert "nobody at fault" in rec.text
-        assert f"/td negotiation assign-time match:{second}" in h.dms_to(TD_ID)[-1].text
+        told = h.dms_to(TD_ID)[-1].text
+        assert "/td negotiation assign-time`, `match:` “Swiss round 1, board 2: " in told, told
         await h.slash(
             "td negotiation assign-time", user=TD_ID, options={"match": second, "time": "sun 12:00"}
         )

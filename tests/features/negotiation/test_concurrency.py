@@ -73,7 +73,11 @@ async def test_fifty_racing_commands_leave_one_consistent_agreement(
         accepted = [o for o in rows if o.state is OfferState.ACCEPTED and o.id in times]
         assigned = [o for o in rows if o.id not in times]
         player_wins = [r for r in records if r.text.startswith("Done: your match time is")]
-        td_wins = [r for r in records if r.text.startswith(f"Match {match_id} is now at")]
+        td_wins = [
+            r
+            for r in records
+            if r.text.startswith("Swiss round 1, board 1 (Alice vs Bob) is now at")
+        ]
         # Exactly one of the players' acceptances won; every other offer is closed.
         assert len(accepted) == len(player_wins) <= 1
         assert all(o.state is not OfferState.OPEN for o in rows)

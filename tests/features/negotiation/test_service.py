@@ -388,7 +388,8 @@ async def test_both_short_then_td_assigns(
     assert m.td_assigns and m.chooser_id is None
     td = await dms(sessions, TD_ID)
     # both matches of the round had no offers or too few
-    assert any(f"/td negotiation assign-time match:{m.id}" in t and "Alice" in t for t in td)
+    pick = "`match:` “Swiss round 1, board 1: Alice vs Bob”"  # the list's name, no row id
+    assert any("/td negotiation assign-time" in t and pick in t for t in td)
     assert any(discord_time(TUE_18) in t for t in td)  # the offer history
     with pytest.raises(NotAllowed, match="TD assigns"):
         await service.offers.choose(discord_id=ALICE, text="sat 18:00")
@@ -397,6 +398,11 @@ async def test_both_short_then_td_assigns(
     assert (await match(sessions, m.id)).agreed_time == SAT_18
     fixed = (await channel_posts(sessions))[-1]
     assert discord_time(SAT_18) in fixed and f"<@{BOB}>" in fixed and f"<@{ALICE}>" in fixed
+    # the post says why the TD set it: the offers neither made (rule V.F), not V.F/V.I
+    assert "assigned by the TD, as neither player made 3 offers by the deadline (rule V.F)" in (
+        fixed
+    ), fixed
+    assert "V.I" not in fixed
 
 
 async def test_weekend_without_agreement_goes_to_the_td(
@@ -411,7 +417,8 @@ async def test_weekend_without_agreement_goes_to_the_td(
     clock.set(datetime(2019, 10, 5, 0, 0, 5, tzinfo=UTC))
     await runner.sweep()
     match_id = seeded.match_ids[0]
-    td = [t for t in await dms(sessions, TD_ID) if f"match:{match_id} " in t]
+    pick = "`match:` “Swiss round 1, board 1: Alice vs Bob”"  # the list's name, no row id
+    td = [t for t in await dms(sessions, TD_ID) if pick in t]
     assert len(td) == 1 and "/td negotiation fault" in td[0] and "rule V.H" in td[0]
     assert td[0].count("Alice's") == 3 and td[0].count("Bob's") == 3
     assert "Bob's 3rd offer (offer)" in td[0]
@@ -447,9 +454,14 @@ async def test_td_rules_nobody_at_fault(
     ruling = await service.rulings.rule_fault(td_id=TD_ID, match_id=match_id, player_name="nobody")
     assert ruling.at_fault is None
     assert (await match(sessions, match_id)).td_assigns
-    assert f"/td negotiation assign-time match:{match_id}" in (await dms(sessions, TD_ID))[-1]
+    told = (await dms(sessions, TD_ID))[-1]
+    assert "/td negotiation assign-time`, `match:` “Swiss round 1, board 1: Alice vs Bob”" in told
     await service.rulings.assign_time(td_id=TD_ID, match_id=match_id, text="2019-10-05 18:00")
     assert (await match(sessions, match_id)).agreed_time == SAT_18
+    fixed = (await channel_posts(sessions))[-1]  # why the TD set it: the ruling (V.H, V.I)
+    assert "who found neither player at fault for the failed negotiation (rules V.H, V.I)" in (
+        fixed
+    ), fixed
 
 
 async def test_unknown_match_for_the_td(service: Services, seeded: SeededRound) -> None:

@@ -62,7 +62,7 @@ async def test_td_previews_then_publishes_round_one_in_a_forum(
             [opening] = h.in_channel(match.thread_id)
             assert match.message_id == opening.id == match.thread_id  # the post's own message
             first, *rest = opening.text.split("\n")
-            assert first.startswith(f"**Board {match.board}** (match {match.id}): <@")
+            assert first.startswith(f"**Board {match.board}**: <@")  # no row id (issue 32)
             assert "\n".join(rest).startswith("Agree on a start time")
             assert opening.text.count("(rule V.C)") == 1
             pings += opening.text
@@ -120,7 +120,8 @@ async def test_scores_update_the_post_and_pair_the_next_round(
         # result is not stage news, so the announcement channel does not carry it
         assert first.thread_id is not None
         ruling = h.in_channel(first.thread_id)[-1].text
-        assert f"The TD recorded the result of match {first.id}:" in ruling and "5.5–1" in ruling
+        said = f"The TD recorded the result of Swiss round 1, board {first.board}:"  # no row id
+        assert said in ruling and "5.5–1" in ruling
         async with bot.sessions() as session:
             a = await session.get(Player, first.player_a_id)
             b = await session.get(Player, first.player_b_id)

@@ -197,6 +197,12 @@ async def test_the_swiss_ends_without_a_tie_and_the_candidates_start(
     assert sum("Qualification standings" in p for p in posts) == 1
     assert not any("qualification is over" in p and "Ann ·" in p for p in posts)
     assert any("Candidates round 1 of 3 is out" in p for p in posts)
+    # the Candidates list is told once (issue 32): the qualification post names the
+    # qualifiers, the start post refers back to them and names the pre-seeded player
+    [start] = [p for p in posts if "**The Candidates** start" in p]
+    assert "(4 players, rule III.F): the 3 qualifiers above and **Ogul1**, pre-seeded" in start
+    assert not any(n in start for n in ("Ann", "Cid", "Eve")), start
+    assert sum("Qualified for the Candidates" in p for p in posts) == 1
 
 
 async def test_a_tie_across_third_place_is_played_off_and_decides(
