@@ -18,6 +18,7 @@ import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import pairwise
 
 from bot.rules.swiss_table import (
     SHORT_MEDIAN_BUCHHOLZ,
@@ -32,6 +33,7 @@ __all__ = [
     "SwissRow",
     "SwissTiebreak",
     "check_swiss_chain",
+    "separating_tiebreaks",
     "swiss_ranking",
 ]
 
@@ -231,3 +233,21 @@ def swiss_ranking(
             )
         )
     return rows
+
+
+def separating_tiebreaks(rows: Sequence[SwissRow], places: int) -> list[SwissTiebreak]:
+    """The chain's tiebreaks that put players on equal points in order across the first
+    ``places`` rows and the first row after them (the places that move on, and the cut),
+    each once, in the chain's order: what the qualification post explains. For each two
+    neighbours on equal points, the first tiebreak whose values differ decided them."""
+    top = list(rows[: places + 1])
+    used: set[SwissTiebreak] = set()
+    for upper, lower in pairwise(top):
+        if upper.points != lower.points:
+            continue
+        theirs = dict(lower.tiebreaks)
+        for key, value in upper.tiebreaks:
+            if theirs.get(key) != value:
+                used.add(key)
+                break
+    return [key for key, _ in top[0].tiebreaks if key in used] if top else []

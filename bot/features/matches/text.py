@@ -12,6 +12,7 @@ from bot.features.matches.types import PLAYED_ON, GameLine, MatchProgress
 from bot.message_text import fit
 from bot.rules.final import ClockChange, FinalFormat, FinalScheme
 from bot.rules.final_schemes import Block, armageddon_point
+from bot.rules.tiebreaks import SwissTiebreak
 from bot.timefmt import deadline_time, discord_time
 from db.models import StageKind
 
@@ -379,3 +380,23 @@ def match_format_text(fmt: FinalFormat, *, equal_bids: str, black_seconds: int) 
     else:
         head = f"**{fmt.base_games} games** at {fmt.time_control}; more points win; "
     return "How it is played: " + head + _armageddon_rule(after, equal_bids, black_seconds)
+
+
+# --- the Swiss tiebreaks in words (the tables' legend, the qualification post) ---------------
+
+_T = SwissTiebreak
+#: Each tiebreak: its column header and what it is, in words a player understands.
+SWISS_TIEBREAK_COLUMNS: dict[SwissTiebreak, tuple[str, str]] = {
+    _T.WINS_AGAINST_TIED: ("Wins v tied", "matches won against players on the same points"),
+    _T.MEDIAN_BUCHHOLZ: (
+        "Median-Buchholz",
+        "the opponents' points added up, leaving out the best and the worst",
+    ),
+    _T.CUMULATIVE: ("Cumulative", "the running score after each round, added up"),
+    _T.KASHDAN: ("Kashdan", "4 for a match won, 2 drawn, 1 lost, 0 for a bye"),
+    _T.SONNEBORN_BERGER: (
+        "Sonneborn-Berger",
+        "the points of the opponents beaten, plus half of those drawn with",
+    ),
+    _T.SEED: ("Seed", "the seed in the qualification, 1 the best"),
+}

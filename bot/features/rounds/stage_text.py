@@ -3,8 +3,12 @@ the TD's tie question."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from bot.features.matches.text import SWISS_TIEBREAK_COLUMNS
 from bot.rules.candidates import CandidateStanding
 from bot.rules.stages import SwissPlace
+from bot.rules.tiebreaks import SwissTiebreak
 
 
 def _after(chain: int) -> str:
@@ -23,8 +27,11 @@ def qualification_lines(
     chain: int = 2,
     matches: bool = True,
     goes_to: list[str] | None = None,
+    separated_by: Sequence[SwissTiebreak] = (),
 ) -> list[str]:
-    """Who qualifies, and a tie across the last place if there is one: ``chain`` is how
+    """Who qualifies, and a tie across the last place if there is one; ``separated_by``:
+    the tiebreaks that ordered equal points among those places, explained in a line (the
+    table's columns alone left "wins against tied players" unexplained). ``chain`` is how
     many tiebreaks the stage has, ``matches`` whether the tied play tiebreak matches
     (rule III.E.5) or the TD breaks the tie, ``goes_to`` the stage each place goes to (the
     Candidates by default; 2020: places 5-12 to the Knock-Out). The final table itself (the
@@ -57,6 +64,15 @@ def qualification_lines(
             lines.append(
                 f"Qualified for the {stage}: " + ", ".join(by_id[p] for p in players) + "."
             )
+    if separated_by:
+        lines.append(
+            "Equal points were put in order by "
+            + "; then ".join(
+                f"{SWISS_TIEBREAK_COLUMNS[key][0]} ({SWISS_TIEBREAK_COLUMNS[key][1]})"
+                for key in separated_by
+            )
+            + "."
+        )
     return lines
 
 

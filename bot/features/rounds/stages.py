@@ -48,6 +48,7 @@ from bot.rules import candidates as berger
 from bot.rules import stages as stage_rules
 from bot.rules.stages import CANDIDATES, SWISS, RoundStep
 from bot.rules.tiebreaks import SwissRow
+from bot.rules.tiebreaks_swiss import separating_tiebreaks
 from bot.td_alerts import notify_td
 from db.models import Player, Round, RoundState, Stage, StageKind, StageState
 
@@ -172,6 +173,7 @@ class StageFlow:
                     chain=len(settings.tiebreaks),
                     matches=settings.tiebreak_matches,
                     goes_to=destinations(self.config.format, stage.key, places),
+                    separated_by=separating_tiebreaks(table, places),
                 )
             )),
         )  # fmt: skip

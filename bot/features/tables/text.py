@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from discord.utils import escape_markdown
 
+from bot.features.matches.text import SWISS_TIEBREAK_COLUMNS
 from bot.features.tables.types import BoardLine, Bracket, RoundPairings, Slot
 from bot.format.model import Format
 from bot.message_text import fit
@@ -103,22 +104,6 @@ def final_blocks_note(blocks: Sequence[tuple[str, int, int, float, float]]) -> s
 
 # --------------------------------------------------------------------------- the Swiss table
 
-_T = SwissTiebreak
-#: Each tiebreak's column: its header and what it is, in words a player understands.
-SWISS_TIEBREAK_COLUMNS: dict[SwissTiebreak, tuple[str, str]] = {
-    _T.WINS_AGAINST_TIED: ("Wins v tied", "matches won against players on the same points"),
-    _T.MEDIAN_BUCHHOLZ: (
-        "Median-Buchholz",
-        "the opponents' points added up, leaving out the best and the worst",
-    ),
-    _T.CUMULATIVE: ("Cumulative", "the running score after each round, added up"),
-    _T.KASHDAN: ("Kashdan", "4 for a match won, 2 drawn, 1 lost, 0 for a bye"),
-    _T.SONNEBORN_BERGER: (
-        "Sonneborn-Berger",
-        "the points of the opponents beaten, plus half of those drawn with",
-    ),
-    _T.SEED: ("Seed", "the seed in the qualification, 1 the best"),
-}
 _ROUNDS_LEGEND = (
     "R1...: the opponent's No, + won, = drawn, - lost, f by forfeit, no sign still to play; "
     "bye: no opponent that round."
