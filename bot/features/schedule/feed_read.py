@@ -60,6 +60,7 @@ class FeedMatch:
 
     match_id: int
     place: str
+    page: str  # the match's page on the site: `/matches/<row>/<round>/<board>`
     player_a: str
     player_b: str
     start: datetime
@@ -83,6 +84,13 @@ class FeedMatch:
 class _Version:
     sequence: int
     modified: datetime | None
+
+
+def match_path(stage: Stage, round_number: int, board: int) -> str:
+    """The match's page, as the pages name it (bot/features/web/model.py): the stage row by
+    its format key (a pool's row: `<key>-<pool>`), then the round and the board."""
+    row = f"{stage.key}-{stage.pool}" if stage.pool else stage.key
+    return f"/matches/{row}/{round_number}/{board}"
 
 
 async def player_named(session: AsyncSession, name: str) -> Player | None:
@@ -203,6 +211,7 @@ async def feed_matches(
             FeedMatch(
                 match_id=match.id,
                 place=place,
+                page=match_path(stage, round_.number, match.board),
                 player_a=named.get(match.player_a_id, "?"),
                 player_b=named.get(match.player_b_id, "?"),
                 start=match.agreed_time,

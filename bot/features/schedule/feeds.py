@@ -48,8 +48,9 @@ def player_feed_path(name: str) -> str:
 
 
 def feed_links(config: Config, player: str) -> tuple[str, str] | None:
-    """The player's feed and the championship's, as people can reach them: only when the
-    pages are served (`web.enabled`) at a known public address (`web.base_url`)."""
+    """The player's feed (`player`: their Lichess id, as the player's page is addressed)
+    and the championship's, as people can reach them: only when the pages are served
+    (`web.enabled`) at a known public address (`web.base_url`)."""
     if not config.web.enabled or not config.web.base_url:
         return None
     base = config.web.base_url
@@ -57,9 +58,8 @@ def feed_links(config: Config, player: str) -> tuple[str, str] | None:
 
 
 def match_page(config: Config, match: FeedMatch) -> str:
-    """The match's page. The pages' addresses are not settled yet, so every event links
-    the site's home page for now."""
-    return f"{config.web.public_url()}/"
+    """The match's page on the site (the pages' `/matches/<row>/<round>/<board>`)."""
+    return f"{config.web.public_url()}{match.page}"
 
 
 def events(

@@ -96,5 +96,5 @@ class ScheduleService(Service):
             past=[e for e in entries if e.decided],
             calendar=data,
             events=events,
-            feeds=feed_links(self.config, player.lichess_username),
+            feeds=feed_links(self.config, player.lichess_id),
         )

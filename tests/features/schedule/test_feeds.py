@@ -15,12 +15,21 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import FakeClock
 from bot.config import Config, WebConfig
+from bot.features.schedule.feed_read import match_path
 from bot.features.schedule.feeds import FEED_MAX_AGE, feed_links, routes
 from bot.features.web.deps import WebDeps
 from bot.features.web.server import build_app
 from bot.wiring import Services
 from db.engine import transaction
-from db.models import CheatReport, Match, Player, Registration, RegistrationState, ReportState
+from db.models import (
+    CheatReport,
+    Match,
+    Player,
+    Registration,
+    RegistrationState,
+    ReportState,
+    Stage,
+)
 from tests.conftest import TD_ID
 from tests.factories import wired
 from tests.features.schedule.test_cog import (
@@ -119,7 +128,8 @@ async def test_the_championship_feed_follows_a_time_change_and_a_result(
     assert wed["summary"] == "ACWC 2019 Swiss round 2, board 1: Alice vs Eve"
     assert "Result" not in str(wed["description"])
     assert "The game link is posted at the agreed time." in str(wed["description"])
-    assert wed["url"] == f"{config.web.public_url()}/"
+    assert wed["url"] == f"{config.web.public_url()}/matches/swiss/2/1"  # the match's page
+    assert f"More: {wed['url']}" in str(wed["description"])
 
     # The same data gives the same feed (no "now" in it): a client polling it gets a 304.
     again = await fetch(sessions, config, clock, "/calendar.ics")
@@ -223,6 +233,8 @@ async def test_an_unknown_or_unannounced_player_is_a_404_page(
                 updated_at=clock.now(),
             )
         )
+    status, _, body = await fetch(sessions, config, clock, "/players/%3Cb%3Ex/calendar.ics")
+    assert status == 404 and "no player named &lt;b&gt;x," in body.decode()
     for name in ("nobody", "Waiting"):
         status, headers, body = await fetch(
             sessions, config, clock, f"/players/{name}/calendar.ics"
@@ -281,7 +293,15 @@ def test_the_feeds_are_public_urls_only_when_the_site_has_an_address(config: Con
     public = config.model_copy(
         update={"web": WebConfig(enabled=True, base_url="https://acwc.example.org/")}
     )
-    assert feed_links(public, "Alice") == (
-        "https://acwc.example.org/players/Alice/calendar.ics",
+    assert feed_links(public, "alice") == (
+        "https://acwc.example.org/players/alice/calendar.ics",
         "https://acwc.example.org/calendar.ics",
     )
+
+
+def test_a_match_links_its_page_by_stage_row_round_and_board() -> None:
+    """The pages' addresses (bot/features/web/model.py): a pool's row is `<key>-<pool>`."""
+    swiss = Stage(key="swiss", pool="")
+    pool = Stage(key="candidates", pool="upper")
+    assert match_path(swiss, 3, 2) == "/matches/swiss/3/2"
+    assert match_path(pool, 1, 2) == "/matches/candidates-upper/1/2"

@@ -32,7 +32,7 @@ async def test_schedule_links_the_feeds_when_the_site_is_public(
         )
         rec = await h.slash("schedule", user=ALICE)
         assert rec.ephemeral and not rec.errors, rec.errors
-        own = f"<{SITE}/players/Alice/calendar.ics>"
+        own = f"<{SITE}/players/alice/calendar.ics>"
         assert own in rec.text and f"<{SITE}/calendar.ics>" in rec.text, rec.text
         assert len(rec.text) <= 2000
         assert rec.text.index("acwc-schedule.ics") < rec.text.index(own)  # after the file's note
