@@ -16,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -86,6 +87,11 @@ class _Version:
     modified: datetime | None
 
 
+async def audit_mark(session: AsyncSession) -> int | None:
+    """The audit log's last row: a new one means something may have changed."""
+    return await session.scalar(select(func.max(AuditEntry.id)))
+
+
 def match_path(stage: Stage, round_number: int, board: int) -> str:
     """The match's page, as the pages name it (bot/features/web/model.py): the stage row by
     its format key (a pool's row: `<key>-<pool>`), then the round and the board."""
@@ -124,7 +130,7 @@ async def player_named(session: AsyncSession, name: str) -> Player | None:
     return player if played is not None else None
 
 
-async def _versions(session: AsyncSession, matches: Sequence[Match]) -> dict[int, _Version]:
+async def _versions(session: AsyncSession, matches: Sequence[Any]) -> dict[int, _Version]:
     rows = await session.execute(
         select(
             AuditEntry.subject_id,
@@ -135,7 +141,7 @@ async def _versions(session: AsyncSession, matches: Sequence[Match]) -> dict[int
         .where(
             AuditEntry.subject_type == MATCH_SUBJECT,
             AuditEntry.action.in_(VERSIONED),
-            AuditEntry.subject_id.in_([m.id for m in matches]),
+            AuditEntry.subject_id.in_([m.match_id for m in matches]),
         )
         .group_by(AuditEntry.subject_id, AuditEntry.action)
     )
@@ -148,20 +154,42 @@ async def _versions(session: AsyncSession, matches: Sequence[Match]) -> dict[int
         latest[subject].append(at)
     versions: dict[int, _Version] = {}
     for match in matches:
-        seen = counts.get(match.id, {})
+        seen = counts.get(match.match_id, {})
         results = sum(seen.get(a, 0) for a in RESULT_CHANGES)
-        unrecorded_end = 1 if match.state in DECIDED and results == 0 else 0
+        decided = match.state in DECIDED
         sequence = (
             max(0, seen.get(TIME_SET, 0) - 1)
             + sum(seen.get(a, 0) for a in SEEN_CHANGES)
             + results
-            + unrecorded_end
+            + (1 if decided and results == 0 else 0)
         )
-        times = [*latest.get(match.id, [])]
-        if match.state in DECIDED and match.finished_at is not None:
+        times = [*latest.get(match.match_id, [])]
+        if decided and match.finished_at is not None:
             times.append(match.finished_at)
-        versions[match.id] = _Version(sequence, max(times) if times else None)
+        versions[match.match_id] = _Version(sequence, max(times) if times else None)
     return versions
+
+
+#: The columns a feed reads (whole rows would carry each stage's seeding list along).
+COLUMNS = (
+    Match.id.label("match_id"),
+    Match.player_a_id,
+    Match.player_b_id,
+    Match.board,
+    Match.state,
+    Match.agreed_time,
+    Match.score_a,
+    Match.score_b,
+    Match.points_a,
+    Match.points_b,
+    Match.forfeit_winner_id,
+    Match.challenge_url,
+    Match.finished_at,
+    Round.number.label("round_number"),
+    Round.published_at,
+    Round.starts_at,
+    Round.stage_id,
+)
 
 
 async def feed_matches(
@@ -172,9 +200,8 @@ async def feed_matches(
     round deadline is on the pages and in /schedule: an all-day placeholder for every
     unscheduled match would fill a subscriber's calendar with guesses)."""
     query = (
-        select(Match, Round, Stage)
+        select(*COLUMNS)
         .join(Round, Match.round_id == Round.id)
-        .join(Stage, Round.stage_id == Stage.id)
         .where(
             Round.state != RoundState.DRAFT,
             Match.agreed_time.is_not(None),
@@ -188,43 +215,47 @@ async def feed_matches(
     found = (await session.execute(query)).all()
     if not found:
         return []
-    matches = [match for match, _, _ in found]
-    ids = [m.id for m in matches]
-    people = {p for m in matches for p in (m.player_a_id, m.player_b_id) if p is not None}
+    stages = {
+        stage.id: stage
+        for stage in await session.scalars(
+            select(Stage).where(Stage.id.in_({m.stage_id for m in found}))
+        )
+    }
+    people = {p for m in found for p in (m.player_a_id, m.player_b_id)}
     named = await names(session, people)
-    games = await counted_games(session, ids)
-    versions = await _versions(session, matches)
+    games = await counted_games(session, [m.match_id for m in found])
+    versions = await _versions(session, found)
     feed: list[FeedMatch] = []
-    for match, round_, stage in found:
-        assert match.agreed_time is not None and match.player_b_id is not None
+    for m in found:
+        stage = stages[m.stage_id]
         place = match_place(
             stage_label(stage.kind, stage.name),
-            round_.number,
-            match.board,
+            m.round_number,
+            m.board,
             one_match=stage_kinds.is_final_match(config.format, stage),
         )
         forfeit_winner = None
-        if match.state is MatchState.FORFEITED and match.forfeit_winner_id is not None:
-            forfeit_winner = named.get(match.forfeit_winner_id)
-        version = versions[match.id]
+        if m.state is MatchState.FORFEITED and m.forfeit_winner_id is not None:
+            forfeit_winner = named.get(m.forfeit_winner_id)
+        version = versions[m.match_id]
         feed.append(
             FeedMatch(
-                match_id=match.id,
+                match_id=m.match_id,
                 place=place,
-                page=match_path(stage, round_.number, match.board),
-                player_a=named.get(match.player_a_id, "?"),
-                player_b=named.get(match.player_b_id, "?"),
-                start=match.agreed_time,
-                state=match.state,
-                score_a=match.score_a,
-                score_b=match.score_b,
-                points_a=match.points_a,
-                points_b=match.points_b,
+                page=match_path(stage, m.round_number, m.board),
+                player_a=named.get(m.player_a_id, "?"),
+                player_b=named.get(m.player_b_id, "?"),
+                start=m.agreed_time,
+                state=m.state,
+                score_a=m.score_a,
+                score_b=m.score_b,
+                points_a=m.points_a,
+                points_b=m.points_b,
                 forfeit_winner=forfeit_winner,
-                challenge_url=match.challenge_url,
-                game_links=games.get(match.id, []),
+                challenge_url=m.challenge_url,
+                game_links=games.get(m.match_id, []),
                 sequence=version.sequence,
-                modified=version.modified or round_.published_at or round_.starts_at,
+                modified=version.modified or m.published_at or m.starts_at,
             )
         )
     return feed

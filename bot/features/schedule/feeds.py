@@ -18,7 +18,8 @@ The web feature imports no other feature: the wiring passes `routes` to `app_for
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -28,7 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.config import Config
 from bot.features.schedule import feed_text as wording
-from bot.features.schedule.feed_read import FeedMatch, feed_matches, player_named
+from bot.features.schedule.feed_read import FeedMatch, audit_mark, feed_matches, player_named
 from bot.features.schedule.ics import CalendarEvent, CalendarHead, calendar_bytes
 from bot.web_page import page
 
@@ -89,12 +90,23 @@ def _answer(request: web.Request, body: bytes) -> web.StreamResponse:
     return web.Response(body=body, content_type=CONTENT_TYPE, charset="utf-8", headers=headers)
 
 
+#: A feed built is served again for this long, and only while the audit log has no new row
+#: (a time set, a game recorded, a result: nearly every change writes one), so a change shows
+#: at once and one without an audit row within this. A whole championship's feed takes a few
+#: hundred milliseconds to read at 500 players; served again, a millisecond.
+KEEP_SECONDS = 30.0
+KEPT_FEEDS = 1024  # feeds kept at most (the oldest goes first)
+
+Build = Callable[[AsyncSession], Awaitable[bytes | None]]
+
+
 class Feeds:
     """The two feeds' handlers, reading the database in one short session each."""
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession], config: Config) -> None:
         self.sessions = sessions
         self.config = config
+        self._kept: dict[str, tuple[float, int | None, bytes]] = {}
 
     def _head(self, name: str) -> CalendarHead:
         duration = timedelta(minutes=self.config.negotiation.finish_margin_minutes)
@@ -104,21 +116,47 @@ class Feeds:
         """No `now`: every event of a feed carries its own LAST-MODIFIED."""
         return calendar_bytes(found, self._head(name))
 
-    async def championship(self, request: web.Request) -> web.StreamResponse:
+    async def _feed(self, key: str, build: Build) -> bytes | None:
+        """The feed under `key`, built again unless a fresh one is kept (None: no such feed)."""
         async with self.sessions() as session:
-            matches = await feed_matches(session, self.config)
+            mark = await audit_mark(session)
+            now = time.monotonic()
+            kept = self._kept.get(key)
+            if kept is not None and kept[1] == mark and now - kept[0] < KEEP_SECONDS:
+                return kept[2]
+            body = await build(session)
+        if body is not None:
+            self._kept.pop(key, None)
+            if len(self._kept) >= KEPT_FEEDS:
+                self._kept.pop(next(iter(self._kept)))
+            self._kept[key] = (now, mark, body)
+        return body
+
+    async def _championship(self, session: AsyncSession) -> bytes:
+        matches = await feed_matches(session, self.config)
         name = wording.championship_name(self.config.tournament.name)
-        return _answer(request, self._calendar(events(self.config, matches), name))
+        return self._calendar(events(self.config, matches), name)
+
+    async def championship(self, request: web.Request) -> web.StreamResponse:
+        body = await self._feed("", self._championship)
+        assert body is not None
+        return _answer(request, body)
 
     async def player(self, request: web.Request) -> web.StreamResponse:
         asked = request.match_info["name"]
-        async with self.sessions() as session:
+
+        async def build(session: AsyncSession) -> bytes | None:
             player = await player_named(session, asked)
-            matches = (
-                [] if player is None else await feed_matches(session, self.config, player=player)
-            )
+            if player is None:
+                return None
+            me = player.lichess_username
+            matches = await feed_matches(session, self.config, player=player)
+            found = events(self.config, matches, player=me)
+            return self._calendar(found, wording.player_calendar_name(short_name, me))
+
         short_name = self.config.tournament.short_name
-        if player is None:
+        body = await self._feed(f"player:{asked.strip().lower()}", build)
+        if body is None:
             return page(
                 "message.html",
                 status=404,
@@ -128,10 +166,7 @@ class Feeds:
                 link="/",
                 link_text=wording.HOME_LINK,
             )
-        me = player.lichess_username
-        found = events(self.config, matches, player=me)
-        name = wording.player_calendar_name(short_name, me)
-        return _answer(request, self._calendar(found, name))
+        return _answer(request, body)
 
 
 def routes(deps: WebDeps) -> list[web.AbstractRouteDef]:

@@ -106,60 +106,64 @@ async def test_the_championship_feed_follows_a_time_change_and_a_result(
     await services.rulings.assign_time(
         td_id=TD_ID, match_id=ids["alice_eve"], text="2019-10-09 19:00"
     )
-
-    status, headers, body = await fetch(sessions, config, clock, "/calendar.ics")
-    assert status == 200
-    assert headers["Content-Type"] == "text/calendar; charset=utf-8"
-    assert headers["Cache-Control"] == f"public, max-age={FEED_MAX_AGE}"
-    lines = body.split(b"\r\n")
-    assert b"\n" not in b"".join(lines)  # CRLF line endings only (RFC 5545 3.1)
-    assert max(len(line) for line in lines) <= 75  # folded at 75 octets
-    assert b"REFRESH-INTERVAL;VALUE=DURATION:PT1H" in lines and b"X-PUBLISHED-TTL:PT1H" in lines
-    assert b"DTSTART:20191009T190000Z" in body  # UTC, no VTIMEZONE needed
-    assert b"VTIMEZONE" not in body and b"X-WR-CALNAME:Antichess World Championship" in body
-    events = events_of(body)
-    # One event per match with an agreed time: not the forfeit without one, not Bob-Carol
-    # (still negotiating), not the byes.
-    assert set(events) == {uid(ids["alice_bob"]), uid(ids["alice_eve"])}
-    wed = events[uid(ids["alice_eve"])]
-    assert wed["start"] == WED_19
-    assert wed["end"] == WED_19 + timedelta(minutes=config.negotiation.finish_margin_minutes)
-    assert wed["sequence"] == 0 and wed["modified"] == wed["stamp"] == agreed_at
-    assert wed["summary"] == "ACWC 2019 Swiss round 2, board 1: Alice vs Eve"
-    assert "Result" not in str(wed["description"])
-    assert "The game link is posted at the agreed time." in str(wed["description"])
-    assert wed["url"] == f"{config.web.public_url()}/matches/swiss/2/1"  # the match's page
-    assert f"More: {wed['url']}" in str(wed["description"])
-
-    # The same data gives the same feed (no "now" in it): a client polling it gets a 304.
-    again = await fetch(sessions, config, clock, "/calendar.ics")
-    assert again[2] == body
-    app = build_app(WebDeps(sessions, config, clock), [routes])
+    # One server throughout, as a subscriber's calendar polls it: what it keeps between
+    # requests must not hide a change.
+    app = build_app(WebDeps(sessions, config, clock, read_only=True), [routes])
     async with TestClient(TestServer(app)) as client:
+        answer = await client.get("/calendar.ics")
+        status, headers, body = answer.status, answer.headers, await answer.read()
+        assert status == 200
+        assert headers["Content-Type"] == "text/calendar; charset=utf-8"
+        assert headers["Cache-Control"] == f"public, max-age={FEED_MAX_AGE}"
+        lines = body.split(b"\r\n")
+        assert b"\n" not in b"".join(lines)  # CRLF line endings only (RFC 5545 3.1)
+        assert max(len(line) for line in lines) <= 75  # folded at 75 octets
+        assert b"REFRESH-INTERVAL;VALUE=DURATION:PT1H" in lines
+        assert b"X-PUBLISHED-TTL:PT1H" in lines
+        assert b"DTSTART:20191009T190000Z" in body  # UTC, no VTIMEZONE needed
+        assert b"VTIMEZONE" not in body
+        assert b"X-WR-CALNAME:Antichess World Championship 2019" in lines
+        events = events_of(body)
+        # One event per match with an agreed time: not the forfeit without one, not
+        # Bob-Carol (still negotiating), not the byes.
+        assert set(events) == {uid(ids["alice_bob"]), uid(ids["alice_eve"])}
+        wed = events[uid(ids["alice_eve"])]
+        assert wed["start"] == WED_19
+        assert wed["end"] == WED_19 + timedelta(minutes=config.negotiation.finish_margin_minutes)
+        assert wed["sequence"] == 0 and wed["modified"] == wed["stamp"] == agreed_at
+        assert wed["summary"] == "ACWC 2019 Swiss round 2, board 1: Alice vs Eve"
+        assert "Result" not in str(wed["description"])
+        assert "The game link is posted at the agreed time." in str(wed["description"])
+        assert wed["url"] == f"{config.web.public_url()}/matches/swiss/2/1"  # the match's page
+        assert f"More: {wed['url']}" in str(wed["description"])
+
+        # Nothing changed: the same bytes (no "now" in a feed), and 304 for the same ETag.
         same = await client.get("/calendar.ics", headers={"If-None-Match": headers["ETag"]})
         assert same.status == 304 and await same.read() == b""
+        assert await (await client.get("/calendar.ics")).read() == body
 
-    # The TD moves the match: the same event (same UID), a new start, a higher SEQUENCE.
-    clock.advance(timedelta(hours=2))
-    moved_at = clock.now()
-    await services.rulings.assign_time(
-        td_id=TD_ID, match_id=ids["alice_eve"], text="2019-10-11 18:00"
-    )
-    status, moved_headers, moved_body = await fetch(sessions, config, clock, "/calendar.ics")
-    assert status == 200 and moved_headers["ETag"] != headers["ETag"]
-    moved = events_of(moved_body)
-    assert set(moved) == set(events)
-    fri = moved[uid(ids["alice_eve"])]
-    assert fri["start"] == FRI_18 and fri["sequence"] == 1
-    assert fri["modified"] == fri["stamp"] == moved_at
-    assert moved[uid(ids["alice_bob"])] == events[uid(ids["alice_bob"])]  # untouched
+        # The TD moves the match: the same event (same UID), a new start, a higher SEQUENCE.
+        clock.advance(timedelta(hours=2))
+        moved_at = clock.now()
+        await services.rulings.assign_time(
+            td_id=TD_ID, match_id=ids["alice_eve"], text="2019-10-11 18:00"
+        )
+        changed = await client.get("/calendar.ics", headers={"If-None-Match": headers["ETag"]})
+        assert changed.status == 200 and changed.headers["ETag"] != headers["ETag"]
+        moved = events_of(await changed.read())
+        assert set(moved) == set(events)
+        fri = moved[uid(ids["alice_eve"])]
+        assert fri["start"] == FRI_18 and fri["sequence"] == 1
+        assert fri["modified"] == fri["stamp"] == moved_at
+        assert moved[uid(ids["alice_bob"])] == events[uid(ids["alice_bob"])]  # untouched
 
-    # The match ends (the TD records the score): the event says the result, one version on.
-    clock.set(FRI_18 + timedelta(hours=1))
-    await services.rounds.set_score(
-        td_id=TD_ID, match_id=ids["alice_eve"], score_a=6, score_b=4, reason=None
-    )
-    done = events_of((await fetch(sessions, config, clock, "/calendar.ics"))[2])
+        # The match ends (the TD records the score): the event gives the result, one
+        # version on.
+        clock.set(FRI_18 + timedelta(hours=1))
+        await services.rounds.set_score(
+            td_id=TD_ID, match_id=ids["alice_eve"], score_a=6, score_b=4, reason=None
+        )
+        done = events_of(await (await client.get("/calendar.ics")).read())
     ended = done[uid(ids["alice_eve"])]
     assert ended["start"] == FRI_18 and ended["sequence"] == 2
     assert ended["modified"] == clock.now()
