@@ -58,7 +58,7 @@ def registered_page(s: RegistrationSummary) -> str:
 UNKNOWN = Page(
     "This link does not work",
     "This login link is not one this championship gave out: it may be cut short or "
-    f"mistyped. Open the button from /register in Discord. {AGAIN}",
+    f"mistyped. Nothing was changed. Open the button from /register in Discord. {AGAIN}",
     404,
 )
 USED = Page(
