@@ -170,6 +170,9 @@ class WebConfig(_Section):
     host: str = "127.0.0.1"
     port: int = Field(8080, ge=1, le=65535)
     base_url: str | None = None
+    # The OAuth `client_id` "Log in with Lichess" sends (Lichess takes any; it names the
+    # application): None is the public address's host.
+    login_client_id: str | None = Field(None, min_length=1, max_length=100)
 
     @field_validator("base_url")
     @classmethod

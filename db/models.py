@@ -177,6 +177,26 @@ class OwnershipChallenge(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class LoginLink(Base):
+    """A "Log in with Lichess" link that /register gave one Discord user for the account its
+    ownership challenge names: single-use, short-lived, kept here so a restart loses none.
+    Only hashes of the link token and of the OAuth `state` are stored (a database reader
+    cannot use a link); the PKCE `code_verifier` is kept until the callback needs it."""
+
+    __tablename__ = "login_links"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    challenge_id: Mapped[int] = mapped_column(ForeignKey("ownership_challenges.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    state_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    code_verifier: Mapped[str | None] = mapped_column(String(128))
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    outcome: Mapped[str | None] = mapped_column(String(32))
+
+
 class Registration(Base):
     """A verified entry with its eligibility evidence, seeding figures and the TD's decision."""
 

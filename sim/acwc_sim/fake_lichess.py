@@ -25,6 +25,7 @@ Semantics copied from lila:
 * ``POST /api/challenge/open`` (form body; White is the first of ``users``),
   ``POST /api/token/test`` and tokens with scopes: :mod:`acwc_sim.lichess_access`.
   ``POST /api/users`` (text body).
+* ``/oauth``, ``POST``/``DELETE /api/token``, ``/api/account``: :mod:`acwc_sim.oauth`.
 
 Test controls: :meth:`FakeLichess.fail_next`, :meth:`FakeLichess.stall_next`,
 :meth:`FakeLichess.truncate_next`, :meth:`FakeLichess.set_delay`,
@@ -52,6 +53,7 @@ from aiohttp import web
 from acwc_sim.lichess_access import LichessAccess
 from acwc_sim.lichess_games import History, StoredGame, ms, new_game_id
 from acwc_sim.lichess_misbehaviour import Handler, Misbehaviour
+from acwc_sim.oauth import OAuthEndpoints
 
 _UNFINISHED = {"created", "started", "aborted"}
 
@@ -79,7 +81,7 @@ def _truthy(value: str | None) -> bool | None:
     return value.lower() in ("true", "1", "yes")
 
 
-class FakeLichess(LichessAccess, Misbehaviour):
+class FakeLichess(LichessAccess, Misbehaviour, OAuthEndpoints):
     """State and handlers of the fake server.  Start it with :func:`fake_lichess`."""
 
     def __init__(self, seed: int | None = None) -> None:
@@ -110,6 +112,7 @@ class FakeLichess(LichessAccess, Misbehaviour):
         self.in_flight = 0
         self.max_in_flight = 0
         self._init_access()
+        self._init_oauth()
         super().__init__()
 
     # ----------------------------------------------------------------- setup API
@@ -455,6 +458,7 @@ class FakeLichess(LichessAccess, Misbehaviour):
         app.router.add_get("/game/export/{id}", self._export_game)
         app.router.add_post("/api/users", self._post_users)
         app.router.add_post("/api/token/test", self._token_test)
+        app.add_routes(self.oauth_routes())
         return app
 
 

@@ -8,5 +8,8 @@ Lichess checks and one account per player), `signup.py` (`SignUp`, players), `td
 them, hands each command to its own, and runs the timer of the configured close);
 `field_post.py` (the field made public when registration closes); `player_check.py` (shared
 with `acwc check-player`), `types.py`, `text.py`, `cog.py` (/register, /status, /withdraw),
-`td_cog.py` (/td registration). Rules: `bot.rules.eligibility`, `bot.rules.seeding`.
+`td_cog.py` (/td registration); "Log in with Lichess" (issue 33): `login.py` (the web
+routes), `login_links.py` (the single-use links), `login_oauth.py` (Lichess's OAuth),
+`login_limit.py` (the rate limit), `login_text.py`. Rules: `bot.rules.eligibility`,
+`bot.rules.seeding`.
 """

@@ -1,4 +1,5 @@
-"""Player commands for registration: /register, the Verify button, /status, /withdraw."""
+"""Player commands for registration: /register (with "Log in with Lichess" when the web
+server runs), the Verify button, /status, /withdraw."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.errors import NotAllowed, WrongStage
+from bot.features.registration import login_text as login_wording
 from bot.features.registration import text as wording
 from bot.features.registration.td_cog import (
     TD_COMMANDS,
@@ -83,11 +85,21 @@ class RegistrationCog(commands.Cog):
             lichess_username=lichess_username,
             is_td=is_td(interaction),
         )
-        await interaction.followup.send(
-            wording.ownership_instructions(step.code, step.lichess_username, step.expires_at),
-            view=single_button_view(VerifyButton(step.challenge_id)),
-            ephemeral=True,
-        )
+        view = single_button_view(VerifyButton(step.challenge_id))
+        content = wording.ownership_instructions(step.code, step.lichess_username, step.expires_at)
+        link = await self.bot.svc.registration.login_link(challenge_id=step.challenge_id)
+        if link is not None:  # the web server runs: "Log in with Lichess" first (issue 33)
+            url, until = link
+            login: discord.ui.Button[discord.ui.View] = discord.ui.Button(
+                label=login_wording.BUTTON_LABEL, url=url
+            )
+            view = discord.ui.View(timeout=None)
+            view.add_item(login)
+            view.add_item(VerifyButton(step.challenge_id))
+            content = login_wording.register_with_login(
+                step.code, step.lichess_username, step.expires_at, until
+            )
+        await interaction.followup.send(content, view=view, ephemeral=True)
         await kick_outbox(interaction)
 
     @app_commands.command(name="status", description="Show your registration")

@@ -23,6 +23,8 @@ from bot.features.registration.core import (
     Registrations,
 )
 from bot.features.registration.field_post import refresh_field_post
+from bot.features.registration.login_links import LoginLinks
+from bot.features.registration.login_oauth import start_url
 from bot.features.registration.signup import SignUp
 from bot.features.registration.td import Decisions
 from bot.features.registration.types import (
@@ -76,6 +78,9 @@ class RegistrationService(Service):
         self.all = registrations.all
         self.start = signup.start
         self.verify = signup.verify
+        # The Lichess login (issue 33): the web's `register_verified`, and the links.
+        self.register_verified = signup.register_verified
+        self.login_links = LoginLinks(sessions, clock)
         self.withdrawal_effect = signup.withdrawal_effect
         self.withdraw = signup.withdraw
         self.ensure_pre_seeded = signup.ensure_pre_seeded
@@ -83,6 +88,15 @@ class RegistrationService(Service):
         self.decide = decisions.decide
         self.pending = decisions.pending
         self.drop_pending = decisions.drop_pending
+
+    async def login_link(self, *, challenge_id: int) -> tuple[str, datetime] | None:
+        """The "Log in with Lichess" address for the ownership challenge /register just
+        made, and until when it works; None when the web server does not run (the profile
+        code is then the only way)."""
+        if not self.config.web.enabled:
+            return None
+        token, until = await self.login_links.issue(challenge_id=challenge_id)
+        return start_url(self.config, token), until
 
     async def schedule_close(self) -> None:
         """At start-up: a due action at the configured `registration.closes_at`, so the

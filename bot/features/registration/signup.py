@@ -1,5 +1,6 @@
-"""The player's side of registration: /register, the Verify button, /withdraw, and the
-pre-seeded players entered by configuration."""
+"""The player's side of registration: /register, the Verify button and the Lichess login
+(both end in `record_proven`), /withdraw, and the pre-seeded players entered by
+configuration."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from bot.config import Config
 from bot.errors import InvalidInput, NotAllowed, WrongStage
 from bot.events import EventBus
 from bot.features.discipline import service as discipline
+from bot.features.registration import login_text as login_wording
 from bot.features.registration import text as wording
 from bot.features.registration.core import (
     ACTIVE_STATES,
@@ -34,6 +36,8 @@ from bot.features.registration.types import (
     RegistrationSummary,
 )
 from bot.lichess.client import LichessClient
+from bot.lichess.models import LichessUser
+from bot.outbox_queue import enqueue_dm
 from bot.rules import eligibility, withdrawals
 from bot.service import Service
 from bot.td_alerts import notify_td
@@ -136,29 +140,77 @@ class SignUp(Service):
                 if row is not None:
                     row.attempts += 1
             raise InvalidInput(wording.code_missing(challenge.code, user))
+        return await self.record_proven(discord_id=discord_id, user=user, challenge_id=challenge_id)
+
+    async def register_verified(self, discord_id: int, lichess_username: str) -> str:
+        """The Lichess login's registration (issue 33): Lichess's OAuth proved that
+        `discord_id` holds the account, so it is recorded exactly as the profile code's is
+        (`record_proven`: the same entry checks, the same TD decision), the player told in
+        a DM; returns what the login's page says. The challenge /register made for the
+        account is marked verified, as the Verify button marks it."""
+        user = await self.checks.lichess_user(lichess_username)
+        async with self.sessions() as session:
+            challenge_id = await session.scalar(
+                select(OwnershipChallenge.id)
+                .where(
+                    OwnershipChallenge.discord_id == discord_id,
+                    OwnershipChallenge.lichess_id == user.id,
+                )
+                .order_by(OwnershipChallenge.id.desc())
+                .limit(1)
+            )
+        summary = await self.record_proven(
+            discord_id=discord_id, user=user, challenge_id=challenge_id, tell=True
+        )
+        return login_wording.registered_page(summary)
+
+    async def record_proven(
+        self,
+        *,
+        discord_id: int,
+        user: LichessUser,
+        challenge_id: int | None,
+        tell: bool = False,
+    ) -> RegistrationSummary:
+        """The account is proven to be `discord_id`'s (the profile code, or the Lichess
+        login): the entry checks (rule II), one account per player (II.C.4), then the
+        registration with its TD decision, in one transaction that re-checks the window.
+        `tell`: the player hears the outcome in a DM (the login has no Discord reply)."""
+        await self.registrations.require_open()
         report = await self.checks.check(user.username)
         hard = eligibility.hard_problems(report.problems)
         if hard:
             raise InvalidInput(wording.refusal(hard, report.user))
+        now = self.clock.now()
         try:
             async with transaction(self.sessions) as session:
                 await self.registrations.require_open(
                     session
                 )  # again: it may have closed during the checks
                 await self.checks.check_unique(session, discord_id=discord_id, user=user, now=now)
-                row = await session.get(OwnershipChallenge, challenge_id)
-                if row is None:
-                    raise InvalidInput(wording.verification_gone())
-                row.verified_at = now
+                if challenge_id is not None:
+                    row = await session.get(OwnershipChallenge, challenge_id)
+                    if row is None:
+                        raise InvalidInput(wording.verification_gone())
+                    row.verified_at = now
                 registration = await self._save_registration(session, discord_id, report, now)
                 await refresh_field_post(session, self.config, now)
+                summary = RegistrationSummary.of(registration)
+                if tell:
+                    enqueue_dm(
+                        session,
+                        user_id=discord_id,
+                        now=now,
+                        content=login_wording.after_login_dm(summary),
+                        embeds=[wording.registration_embed(summary)],
+                    )
         except IntegrityError:
             # A simultaneous press won the race; show what it recorded.
             existing = await self.registrations.status(discord_id=discord_id)
             if existing is None:
                 raise WrongStage(wording.registered_by_someone_else(user.username)) from None
             return existing
-        return RegistrationSummary.of(registration)
+        return summary
 
     async def _save_registration(
         self, session: AsyncSession, discord_id: int, report: PlayerReport, now: datetime
