@@ -54,6 +54,8 @@ class Site:
     by_lichess: dict[str, Player] = field(default_factory=dict)
     _match_rows: dict[int, tuple[Stage, Round]] = field(default_factory=dict)
     _views: dict[int, Row] = field(default_factory=dict)
+    #: Each page drawn from this read, by (path, JSON or not): its HTML or JSON text.
+    drawn: dict[tuple[str, bool], str] = field(default_factory=dict)
 
     @classmethod
     def build(cls, read: PublicRead, config: Config) -> Site:

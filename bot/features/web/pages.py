@@ -78,18 +78,25 @@ class Pages:
         etag = f'"{tag}"'
         if request.headers.get("If-None-Match") == etag:
             return web.Response(status=304, headers={"ETag": etag})
-        value = make(site)
-        if value is None:
-            return self.not_found(as_json)
-        if as_json:
-            response = web.json_response(value, dumps=_dumps)
-        else:
-            template = f"{value['page']}.html"
-            site_name = self.deps.config.tournament.short_name
-            html = render(template, title=value["title"], site=site_name, v=value)
-            response = web.Response(text=html, content_type="text/html")
+        key = (request.path.removesuffix(JSON_SUFFIX), as_json)
+        body = site.drawn.get(key)
+        if body is None:  # each page is drawn once per read of the database
+            body = self._draw(make(site), as_json)
+            if body is None:  # not kept: unknown paths are many
+                return self.not_found(as_json)
+            site.drawn[key] = body
+        kind = "application/json" if as_json else "text/html"
+        response = web.Response(text=body, content_type=kind)
         response.headers["ETag"] = etag
         return response
+
+    def _draw(self, value: dict[str, Any] | None, as_json: bool) -> str | None:
+        if value is None:
+            return None
+        if as_json:
+            return _dumps(value)
+        site_name = self.deps.config.tournament.short_name
+        return render(f"{value['page']}.html", title=value["title"], site=site_name, v=value)
 
     def not_found(self, as_json: bool) -> web.Response:
         if as_json:

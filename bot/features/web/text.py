@@ -68,7 +68,11 @@ def state(word: str) -> str:
 
 
 def score(value: float) -> str:
-    return f"{value:g}".replace(".5", "½") if value % 1 else f"{value:g}"
+    """1, 2½, ½: a half point as the tables write it."""
+    whole, half = int(value), value % 1 == 0.5
+    if not half:
+        return f"{value:g}"
+    return f"{whole}½" if whole else "½"
 
 
 def entry_rule(rule: str, source: str, place: int | None, pool: str | None) -> str:
