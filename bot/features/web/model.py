@@ -34,9 +34,10 @@ def iso(value: Any) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def row_slug(row: Stage) -> str:
-    """A stage row in a URL: its key, and its pool after a dash (keys are identifiers)."""
-    return f"{row.key}-{row.pool}" if row.pool else row.key
+def row_slug(row: Stage, pooled: bool) -> str:
+    """A stage row in a URL: its key, and when its stage has several pools its pool after a
+    dash (keys are identifiers); 2019's one pool, "candidates", is the stage's key alone."""
+    return f"{row.key}-{row.pool}" if pooled and row.pool else row.key
 
 
 @dataclass
@@ -77,7 +78,7 @@ class Site:
             rnd = rounds_by_id[match.round_id]
             row = rows_by_id[rnd.stage_id]
             site._match_rows[match.id] = (row, rnd)
-            site.by_slug[(row_slug(row), rnd.number, match.board)] = match
+            site.by_slug[(site.slug(row), rnd.number, match.board)] = match
             for pid in (match.player_a_id, match.player_b_id):
                 if pid is not None:
                     site.by_player[pid].append(match)
@@ -122,7 +123,14 @@ class Site:
 
     def match_url(self, match: Match) -> str:
         row, rnd = self._match_rows[match.id]
-        return f"/matches/{row_slug(row)}/{rnd.number}/{match.board}"
+        return f"/matches/{self.slug(row)}/{rnd.number}/{match.board}"
+
+    def slug(self, row: Stage) -> str:
+        return row_slug(row, self.pooled(row))
+
+    def pooled(self, row: Stage) -> bool:
+        """Whether the row is one of several pools of its stage."""
+        return len(self.rows.get(row.key, ())) > 1
 
     def row_of(self, match: Match) -> tuple[Stage, Round]:
         return self._match_rows[match.id]
@@ -150,7 +158,7 @@ class Site:
                 "name": self.stage_name(row.key),
                 "url": f"/stages/{row.key}",
             },
-            "pool": row.name if row.pool else None,
+            "pool": row.name if self.pooled(row) else None,
             "round": rnd.number,
             "board": match.board,
             "a": self.player_ref(match.player_a_id),

@@ -55,7 +55,7 @@ def home(site: Site, now: datetime) -> Row:
                 "url": f"/stages/{key}",
                 "state": state,
                 "state_text": wording.state(state),
-                "pools": [r.name for r in rows if r.pool],
+                "pools": [r.name for r in rows if site.pooled(r)],
             }
         )
     running = []
@@ -185,7 +185,7 @@ def _section(site: Site, row: Stage) -> Row:
     latest = rounds[-1] if rounds else None
     return {
         "name": site.row_name(row),
-        "pool": row.pool or None,
+        "pool": row.pool if site.pooled(row) else None,
         "state": row.state.value,
         "state_text": wording.state(row.state.value),
         "rounds_played": table.rounds_played,
@@ -312,7 +312,7 @@ def round_page(site: Site, key: str, number: int) -> Row | None:
         sections.append(
             {
                 "name": site.row_name(row),
-                "pool": row.pool or None,
+                "pool": row.pool if site.pooled(row) else None,
                 "state": rnd.state.value,
                 "state_text": wording.state(rnd.state.value),
                 "starts_at": iso(rnd.starts_at),
@@ -379,9 +379,11 @@ def player(site: Site, lichess_id: str) -> Row | None:
             result = "won" if winner["name"] == found.lichess_username else "lost"
         elif m.state is MatchState.FINISHED:
             result = "drawn"
+        mine, theirs = (m.score_a, m.score_b) if mine_a else (m.score_b, m.score_a)
         matches.append(
             {**view, "opponent": view["b"] if mine_a else view["a"], "result": result,
-             "own_score": m.score_a if mine_a else m.score_b}
+             "own_score": [mine, theirs],
+             "own_score_text": f"{wording.score(mine)}–{wording.score(theirs)}"}
         )  # fmt: skip
     out = _base(site, "player", wording.player_title(found.lichess_username))
     status = (
