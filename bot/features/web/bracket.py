@@ -102,7 +102,7 @@ def bracket(site: Site, key: str) -> Row | None:
     for k in keys:
         for row in site.rows.get(k, [])[:1]:
             latest: dict[int, Match] = {}
-            for match in site.snapshot.matches_of(row):
+            for match in site.matches_of(row):
                 if match.player_b_id is not None:
                     latest[match.board] = match  # a replacement's round comes later
             for board, match in latest.items():

@@ -20,9 +20,10 @@ from typing import Any
 from bot import stage_kinds
 from bot.config import Config
 from bot.features.console.snapshot import Snapshot
+from bot.features.console.stage_view import stage_entries
 from bot.features.matches.text import game_link, match_place, stage_label
 from bot.features.web import text as wording
-from bot.features.web.public import PublicRead
+from bot.features.web.public import PublicGame, PublicRead
 from bot.format.model import FinalMatchStage, KnockoutStage
 from db.models import Match, MatchState, Player, RegistrationState, Round, Stage, StageState
 
@@ -54,7 +55,11 @@ class Site:
     players: dict[int, Player] = field(default_factory=dict)
     by_lichess: dict[str, Player] = field(default_factory=dict)
     _match_rows: dict[int, tuple[Stage, Round]] = field(default_factory=dict)
+    games_by_match: dict[int, list[PublicGame]] = field(default_factory=lambda: defaultdict(list))
+    by_round: dict[int, list[Match]] = field(default_factory=lambda: defaultdict(list))
+    by_row: dict[int, list[Match]] = field(default_factory=lambda: defaultdict(list))
     _views: dict[int, Row] = field(default_factory=dict)
+    _memo: dict[str, Any] = field(default_factory=dict)
     #: Each page drawn from this read, by (path, JSON or not): its HTML or JSON text.
     drawn: dict[tuple[str, bool], str] = field(default_factory=dict)
 
@@ -74,10 +79,19 @@ class Site:
         for rnd in sorted(snap.rounds, key=lambda r: r.number):
             site.rounds.setdefault(rnd.stage_id, []).append(rnd)
         rounds_by_id = {r.id: r for r in snap.rounds}
-        for match in snap.matches:
+        for game in read.games:
+            site.games_by_match[game.match_id].append(game)
+        for games in site.games_by_match.values():
+            games.sort(key=lambda g: g.number)
+        numbers = {r.id: r.number for r in snap.rounds}
+        for match in sorted(
+            snap.matches, key=lambda m: (numbers.get(m.round_id, 0), m.board, m.id)
+        ):
             rnd = rounds_by_id[match.round_id]
             row = rows_by_id[rnd.stage_id]
             site._match_rows[match.id] = (row, rnd)
+            site.by_round[rnd.id].append(match)
+            site.by_row[row.id].append(match)
             site.by_slug[(site.slug(row), rnd.number, match.board)] = match
             for pid in (match.player_a_id, match.player_b_id):
                 if pid is not None:
@@ -179,7 +193,7 @@ class Site:
 
     def games(self, match: Match) -> list[Row]:
         out = []
-        for game in self.snapshot.games_of(match):
+        for game in self.games_by_match.get(match.id, []):
             white_points = (
                 game.result_a
                 if game.white_player_id == match.player_a_id
@@ -200,7 +214,24 @@ class Site:
 
     # ------------------------------------------------------------------ players
 
+    def matches_of(self, row: Stage) -> list[Match]:
+        """The row's matches by round, then board."""
+        return self.by_row.get(row.id, [])
+
     def public_players(self) -> set[int]:
+        if "public" not in self._memo:
+            self._memo["public"] = self._public_players()
+        found: set[int] = self._memo["public"]
+        return found
+
+    def entries(self) -> dict[str, list[Row]]:
+        """Every started stage's entries (who moved on by which rule), by stage key."""
+        if "entries" not in self._memo:
+            self._memo["entries"] = stage_entries(self.snapshot, self.config)
+        found: dict[str, list[Row]] = self._memo["entries"]
+        return found
+
+    def _public_players(self) -> set[int]:
         """Who a page may name: whoever plays or played a stage, the pre-seeded players,
         and once registration has closed the approved field (issue 22's post); a pending or
         refused entry never."""
@@ -215,6 +246,12 @@ class Site:
         return shown
 
     def field(self) -> list[Row]:
+        if "field" not in self._memo:
+            self._memo["field"] = self._field()
+        found: list[Row] = self._memo["field"]
+        return found
+
+    def _field(self) -> list[Row]:
         """The field at registration's close, by seed (issue 22: the public post's order):
         the Swiss's seeding once round 1 is out, before it the approved entries by seeding
         rating (unrated last, then by registration time). Empty while registration is open."""
@@ -298,7 +335,7 @@ class Site:
         """A final match stage's match: the latest of its row (a replacement after a player
         left is a new round)."""
         rows = self.rows.get(key, [])
-        matches = [m for row in rows for m in self.snapshot.matches_of(row)]
+        matches = [m for row in rows for m in self.matches_of(row)]
         played = [m for m in matches if m.player_b_id is not None]
         return played[-1] if played else None
 

@@ -18,6 +18,7 @@ changed or after `MAX_AGE` seconds (a change written without an audit entry).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -62,12 +63,41 @@ PRIVATE_COLUMNS: tuple[Any, ...] = (
 )
 
 
+GAME_COLUMNS = (
+    Game.match_id,
+    Game.number,
+    Game.lichess_id,
+    Game.white_player_id,
+    Game.black_player_id,
+    Game.status,
+    Game.result_a,
+    Game.counted,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PublicGame:
+    """A game as the pages show it: read as plain columns, not as a model row (a
+    championship of 500 players has some 20,000 games; rows cost several times more)."""
+
+    match_id: int
+    number: int
+    lichess_id: str
+    white_player_id: int
+    black_player_id: int
+    status: str
+    result_a: float
+    counted: bool
+
+
 @dataclass(frozen=True)
 class PublicRead:
     """One consistent read of what may be shown: the console's snapshot with its private
-    lists empty, the registration window, and when it was read."""
+    lists empty (and its games too: `games` has them, plainer), the registration window,
+    and when it was read."""
 
     snapshot: Snapshot
+    games: list[PublicGame]
     window: WindowState
     read_at: datetime
     etag: str
@@ -120,14 +150,20 @@ async def read_public(
             stages=await _all(session, Stage, Stage.id),
             rounds=await _all(session, Round, Round.id, Round.state != RoundState.DRAFT),
             matches=await _all(session, Match, Match.id, Match.round_id.in_(published)),
-            games=await _all(session, Game, Game.id, Game.match_id.in_(played)),
+            games=[],  # the tables need none (a final's games are the pages' own)
             offers=[],
             incidents=[],
             decisions=[],
             audit=list(audit),
         )
+        games = [
+            PublicGame(*row)
+            for row in await session.execute(
+                select(*GAME_COLUMNS).where(Game.match_id.in_(played)).order_by(Game.id)
+            )
+        ]
         window = await read_window(session, config, now)
-    return PublicRead(snapshot, window, now, _etag(mark, window))
+    return PublicRead(snapshot, games, window, now, _etag(mark, window))
 
 
 def _etag(mark: tuple[Any, ...], window: WindowState) -> str:
@@ -137,7 +173,11 @@ def _etag(mark: tuple[Any, ...], window: WindowState) -> str:
 
 class SiteCache:
     """The newest read and what was built from it (`build`), kept while the database's
-    fingerprint holds and for at most `MAX_AGE` seconds; one rebuild at a time."""
+    fingerprint holds and for at most `MAX_AGE` seconds. One rebuild at a time; while one
+    runs, a request waits for it at most `WAIT` seconds and is then answered from the read
+    before (a page is at most one rebuild late, and no request queues behind a slow read)."""
+
+    WAIT = 0.05
 
     def __init__(
         self,
@@ -151,22 +191,28 @@ class SiteCache:
         self._mark: tuple[Any, ...] | None = None
         self._value: Any = None
         self._read_at: datetime | None = None
-        self._lock = asyncio.Lock()
+        self._rebuild: asyncio.Task[Any] | None = None
 
     async def get(self) -> Any:
-        """The built site for the database as it is now."""
+        """The built site for the database as it is now (or one rebuild ago)."""
         now = self.clock.now()
         async with self.sessions() as session:
             mark = await fingerprint(session)
         if self._current(mark, now):
             return self._value
-        async with self._lock:
-            if self._current(mark, now):  # built while this request waited for the lock
-                return self._value
-            read = await read_public(self.sessions, self.config, now)
-            self._value = await self._build(read) if self._build else read
-            self._mark, self._read_at = mark, now
-            return self._value
+        if self._rebuild is None or self._rebuild.done():
+            self._rebuild = asyncio.create_task(self._renew(mark, now))
+        if self._read_at is None:  # nothing to answer from yet
+            return await asyncio.shield(self._rebuild)
+        with contextlib.suppress(TimeoutError):
+            return await asyncio.wait_for(asyncio.shield(self._rebuild), self.WAIT)
+        return self._value
+
+    async def _renew(self, mark: tuple[Any, ...], now: datetime) -> Any:
+        read = await read_public(self.sessions, self.config, now)
+        value = await self._build(read) if self._build else read
+        self._value, self._mark, self._read_at = value, mark, now
+        return value
 
     def _current(self, mark: tuple[Any, ...], now: datetime) -> bool:
         if self._read_at is None or mark != self._mark:

@@ -14,7 +14,6 @@ from typing import Any
 
 from bot import stage_kinds
 from bot.config import PreSeededPlayer
-from bot.features.console.stage_view import stage_entries
 from bot.features.console.standings import row_table
 from bot.features.console.types import StageTable, StandingRow
 from bot.features.web import text as wording
@@ -213,8 +212,7 @@ def _section(site: Site, row: Stage) -> Row:
 
 
 def _round_matches(site: Site, round_id: int) -> list[Match]:
-    found = [m for m in site.snapshot.matches if m.round_id == round_id]
-    return sorted(found, key=lambda m: (m.board, m.id))
+    return site.by_round.get(round_id, [])
 
 
 def _standings(site: Site, row: Stage, table: StageTable) -> Row:
@@ -258,12 +256,12 @@ def _standings(site: Site, row: Stage, table: StageTable) -> Row:
 def _crosstable(site: Site, row: Stage) -> Row:
     """Each player against each other in the row, scores from the row player's side."""
     players = [pid for pid in row.seeding if pid in site.players]
-    for m in site.snapshot.matches_of(row):
+    for m in site.matches_of(row):
         for pid in (m.player_a_id, m.player_b_id):
             if pid is not None and pid not in players:
                 players.append(pid)
     cells: dict[tuple[int, int], Row] = {}
-    for m in site.snapshot.matches_of(row):
+    for m in site.matches_of(row):
         if m.player_b_id is None:
             continue
         view = site.match(m, games=False)
@@ -282,7 +280,7 @@ def _crosstable(site: Site, row: Stage) -> Row:
 
 def _scoreboard(site: Site, row: Stage) -> Row | None:
     """A final match game by game with the running score."""
-    matches = [m for m in site.snapshot.matches_of(row) if m.player_b_id is not None]
+    matches = [m for m in site.matches_of(row) if m.player_b_id is not None]
     if not matches:
         return None
     match = matches[-1]
@@ -290,7 +288,7 @@ def _scoreboard(site: Site, row: Stage) -> Row | None:
     score_a = score_b = 0.0
     games = []
     for game in view["games"]:
-        stored = next(g for g in site.snapshot.games_of(match) if g.number == game["number"])
+        stored = next(g for g in site.games_by_match[match.id] if g.number == game["number"])
         if stored.counted:
             score_a += stored.result_a
             score_b += 1.0 - stored.result_a
@@ -356,7 +354,7 @@ def player(site: Site, lichess_id: str) -> Row | None:
     entry = field.get(found.id)
     roles = {p.lichess.lower(): p.role for p in site.config.players.pre_seeded}
     entered = []
-    for key, entries in stage_entries(site.snapshot, site.config).items():
+    for key, entries in site.entries().items():
         for e in entries:
             if str(e["player"]).lower() == found.lichess_id:
                 source = site.stage_name(e["source"]) if e.get("source") else ""

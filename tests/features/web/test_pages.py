@@ -10,6 +10,7 @@ registration, a Discord id)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.audit import Actor, record
 from bot.clock import FakeClock
 from bot.config import Config
 from bot.features.web.deps import WebDeps
@@ -412,3 +414,31 @@ async def test_a_draft_round_is_not_shown(
         assert (await client.get("/matches/grand_final/1/1")).status == 404
         _, data = await _page(client, "/stages/grand_final")
         assert data["sections"][0]["scoreboard"] is None
+
+
+async def test_a_change_shows_once_the_site_is_read_again(
+    client: TestClient[Any, Any], played: Played, sessions: async_sessionmaker[AsyncSession]
+) -> None:
+    """Every state change is audited: a new audit entry makes the next request read the
+    database again (a request waits for that read only briefly, then the page before)."""
+    before = await (await client.get("/matches/grand_final/1/1.json")).json()
+    later = NOW + timedelta(days=2)
+    async with transaction(sessions) as session:
+        match = await session.get(Match, played.grand_final)
+        assert match is not None
+        match.agreed_time = later
+        record(
+            session,
+            at=NOW,
+            actor=Actor.td(TD_ID),
+            action="match_time_set",
+            subject_type="match",
+            subject_id=match.id,
+        )
+    assert before["match"]["agreed_time"] != later.isoformat()
+    for _ in range(100):
+        answer = await (await client.get("/matches/grand_final/1/1.json")).json()
+        if answer["match"]["agreed_time"] == later.isoformat():
+            break
+        await asyncio.sleep(0.02)
+    assert answer["match"]["agreed_time"] == later.isoformat()
