@@ -5,23 +5,28 @@ asked for, until stopped; a database not at the schema's head is refused with on
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
+from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from acwc_sim.harness import discord_harness
 from bot.app import ChampionshipBot
-from bot.cli import _parser
+from bot.cli import _parser, main
 from bot.clock import FakeClock
 from bot.config import Config, Secrets, load_config, with_preset
 from bot.features.web import site_command
+from bot.features.web.deps import WebDeps
+from bot.features.web.routes import app_for
 from bot.features.web.server import WebServer
 from bot.lichess.client import LichessClient
 from bot.wiring import WEB_PARTS, web_server
+from db.engine import make_engine, make_sessionmaker
 from tests.features.web.test_pages import Played, _play_2024
 
 
@@ -136,3 +141,34 @@ async def test_the_bot_serves_the_site_while_it_runs(
     assert bot.web is None
     with socket.socket() as s:
         s.bind(("127.0.0.1", port))
+
+
+@pytest.mark.slow
+async def test_a_simulated_2019_run_is_shown_as_its_pages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], clock: FakeClock
+) -> None:
+    """`acwc simulate` ends with the `acwc site` line; the config it names shows the run:
+    the 2019 format's stages, the champion, a player's matches with their games."""
+    code = await asyncio.to_thread(
+        main, ["simulate", "--players", "6", "--seed", "2", "--out", str(tmp_path)]
+    )
+    assert code == 0
+    said = capsys.readouterr().out
+    assert f"acwc site --config {tmp_path / 'site.yaml'}" in said
+    result = json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
+    config = load_config(tmp_path / "site.yaml", environ={})
+    engine = make_engine(config.database.url)
+    try:
+        deps = WebDeps(make_sessionmaker(engine), config, clock, read_only=True)
+        async with TestClient(TestServer(app_for(deps, WEB_PARTS))) as client:
+            home = await (await client.get("/index.json")).json()
+            assert [s["key"] for s in home["stages"]] == ["swiss", "candidates", "final"]
+            assert home["champion"]["player"]["name"] == result["champion"]
+            champion = result["champion"].lower()
+            player = await (await client.get(f"/players/{champion}.json")).json()
+            assert player["matches"][-1]["name"] == "Final"
+            assert player["matches"][-1]["games"], "the Final's games are listed"
+            page = await client.get("/stages/candidates")
+            assert page.status == 200 and "Crosstable" in await page.text()
+    finally:
+        await engine.dispose()
