@@ -193,7 +193,12 @@ class ChampionshipBot(commands.Bot):
         if not self.setup_mode:
             self._start_jobs()
         if self.config.web.enabled and self.web is None:  # the pages read the database only
-            self.web = web_server(self.sessions, self.config, self.clock)
+            self.web = web_server(  # the Lichess login registers through registration's path
+                self.sessions,
+                self.config,
+                self.clock,
+                register_verified=self.svc.registration.register_verified,
+            )
             await self.web.start()
         if synced is not None:  # a live bot: the one line that says it is up
             await self._log_ready(synced)

@@ -32,6 +32,7 @@ from bot.features.negotiation.offers import PlayerOffers
 from bot.features.negotiation.td import TDRulings
 from bot.features.negotiation.zones import PlayerZones
 from bot.features.registration.core import EntryChecks, Registrations
+from bot.features.registration.login import routes as login_pages
 from bot.features.registration.service import RegistrationService
 from bot.features.registration.signup import SignUp
 from bot.features.registration.td import Decisions
@@ -48,6 +49,7 @@ from bot.features.rounds.robin import RobinRounds
 from bot.features.rounds.service import RoundService
 from bot.features.rounds.stages import StageFlow
 from bot.features.rounds.ties import StageTies
+from bot.features.schedule.feeds import routes as calendar_feeds
 from bot.features.schedule.service import ScheduleService
 from bot.features.tables.service import TablesService
 from bot.features.web.deps import RegisterVerified, WebDeps
@@ -235,7 +237,7 @@ def register_timers(services: Services, runner: DueActionRunner) -> None:
 
 #: The site's parts that other features own (the calendar feeds, the Lichess login), each a
 #: route maker given to the web feature (`app_for(deps, others)`), which imports no feature.
-WEB_PARTS: list[RouteMaker] = []
+WEB_PARTS: list[RouteMaker] = [calendar_feeds, login_pages]
 
 
 def web_server(
