@@ -46,6 +46,9 @@ def run(args: argparse.Namespace, config: Config, others: Iterable[RouteMaker] =
     """`acwc site`: serve until stopped; 1 with one line when the database is not ready."""
     host = args.host or config.web.host
     port = args.port or config.web.port
+    # the pages' and feeds' own links follow the address served (unless base_url says)
+    web = config.web.model_copy(update={"host": host, "port": port})
+    config = config.model_copy(update={"web": web})
     return asyncio.run(serve(config, host, port, list(others)))
 
 
