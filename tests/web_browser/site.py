@@ -10,6 +10,7 @@ import socket
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -69,8 +70,10 @@ class Championship:
 
 
 def simulated_championship(folder: Path) -> Championship:
-    """Run the simulation (acwc_sim) into `folder` and return what it left."""
-    result = asyncio.run(simulate(PLAYERS, SEED, folder))
+    """Run the simulation (acwc_sim) into `folder` and return what it left. In a thread of
+    its own: synchronous playwright keeps an event loop running in the tests' thread."""
+    with ThreadPoolExecutor(1) as thread:
+        result = thread.submit(asyncio.run, simulate(PLAYERS, SEED, folder)).result()
     return Championship(folder, folder / "acwc.sqlite3", result)
 
 

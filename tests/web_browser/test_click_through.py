@@ -17,22 +17,33 @@ from tests.web_browser.site import Championship, ServedSite
 pytestmark = pytest.mark.slow
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+#: The screenshots docs/WEB.md shows (a few, to keep the repository small).
+SHOWN = {"home-phone", "stage-phone", "player-desktop", "match-phone", "final-desktop"}
 
 
 def width_of(page: Page) -> str:
     return "phone" if (page.viewport_size or {}).get("width", 0) < 600 else "desktop"
 
 
+def points(value: float) -> str:
+    """A score as the pages write it: 5½, 6, ½."""
+    whole, half = int(value), value % 1 == 0.5
+    return ("" if whole == 0 and half else str(whole)) + ("½" if half else "")
+
+
 def look(page: Page, name: str) -> None:
     """The page as a reader sees it: no horizontal overflow of the page at a phone's width
-    (a wide table scrolls inside its own box), and its screenshot saved."""
+    (a wide table scrolls inside its own box), and its screenshot saved if the docs show
+    it."""
     expect(page.locator("h1")).to_be_visible()
     overflow = page.evaluate(
         "() => [document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth]"
     )
     assert max(overflow[:2]) <= overflow[2], f"{name} is wider than the screen: {overflow}"
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}-{width_of(page)}.png"))
+    shot = f"{name}-{width_of(page)}"
+    if shot in SHOWN:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"{shot}.png"))
 
 
 def test_home_stage_player_match(page: Page, site: ServedSite, championship: Championship) -> None:
@@ -80,7 +91,20 @@ def test_home_stage_player_match(page: Page, site: ServedSite, championship: Cha
     played = championship.rows(
         "SELECT count(*) FROM matches WHERE ? IN (player_a_id, player_b_id)", player_id
     )[0][0]
-    expect(page.locator("main table tbody tr")).to_have_count(played)
+    rows = page.locator("main table tbody tr")
+    expect(rows).to_have_count(played)
+    expected = championship.rows(
+        "SELECT o.lichess_username, CASE WHEN m.player_a_id = ? THEN m.score_a ELSE m.score_b "
+        "END, CASE WHEN m.player_a_id = ? THEN m.score_b ELSE m.score_a END FROM matches m "
+        "JOIN players o ON o.id = CASE WHEN m.player_a_id = ? THEN m.player_b_id "
+        "ELSE m.player_a_id END WHERE ? IN (m.player_a_id, m.player_b_id)",
+        *[player_id] * 4,
+    )
+    shown = [
+        (row.locator("td").nth(1).inner_text(), row.locator("td").nth(2).inner_text())
+        for row in rows.all()
+    ]  # each row reads from the player's side: their own score first
+    assert sorted(shown) == sorted((o, f"{points(m)}–{points(t)}") for o, m, t in expected)
     look(page, "player")
 
     page.get_by_role("link", name=re.compile(r"round 1, board \d+$")).first.click()
