@@ -8,58 +8,19 @@ SEQUENCE), the scores and games from the results.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
 from datetime import timedelta
 
-from sqlalchemy import func, or_, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import or_, select
 
 from bot import stage_kinds
 from bot.features.matches.context import player_by_discord
-from bot.features.matches.text import game_link, stage_label
+from bot.features.matches.text import stage_label
+from bot.features.schedule.feeds import feed_links
 from bot.features.schedule.ics import calendar_file
+from bot.features.schedule.reads import counted_games, names, times_set
 from bot.features.schedule.types import Schedule, ScheduleEntry
 from bot.service import Service
-from db.models import AuditEntry, Game, Match, MatchState, Player, Round, RoundState, Stage
-
-# The audit row negotiation writes each time a match's time is agreed, chosen or assigned.
-TIME_SET = "match_time_set"
-MATCH_SUBJECT = "match"
-
-
-async def _names(session: AsyncSession, ids: set[int]) -> dict[int, str]:
-    if not ids:
-        return {}
-    rows = await session.execute(
-        select(Player.id, Player.lichess_username).where(Player.id.in_(ids))
-    )
-    return {pid: name for pid, name in rows}
-
-
-async def _counted_games(session: AsyncSession, match_ids: Sequence[int]) -> dict[int, list[str]]:
-    games: dict[int, list[str]] = defaultdict(list)
-    rows = await session.execute(
-        select(Game.match_id, Game.lichess_id)
-        .where(Game.match_id.in_(match_ids), Game.counted.is_(True))
-        .order_by(Game.match_id, Game.number, Game.id)
-    )
-    for match_id, lichess_id in rows:
-        games[match_id].append(game_link(lichess_id))
-    return games
-
-
-async def _times_set(session: AsyncSession, match_ids: Sequence[int]) -> dict[int, int]:
-    rows = await session.execute(
-        select(AuditEntry.subject_id, func.count(AuditEntry.id))
-        .where(
-            AuditEntry.action == TIME_SET,
-            AuditEntry.subject_type == MATCH_SUBJECT,
-            AuditEntry.subject_id.in_(match_ids),
-        )
-        .group_by(AuditEntry.subject_id)
-    )
-    return {subject: count for subject, count in rows if subject is not None}
+from db.models import Match, MatchState, Round, RoundState, Stage
 
 
 class ScheduleService(Service):
@@ -88,9 +49,9 @@ class ScheduleService(Service):
                 for other in (match.player_a_id, match.player_b_id)
                 if other is not None and other != player.id
             }
-            names = await _names(session, opponents)
-            games = await _counted_games(session, match_ids) if match_ids else {}
-            times_set = await _times_set(session, match_ids) if match_ids else {}
+            found_names = await names(session, opponents)
+            games = await counted_games(session, match_ids)
+            agreements = await times_set(session, match_ids)
         entries: list[ScheduleEntry] = []
         for match, round_, stage in found:
             mine_a = match.player_a_id == player.id
@@ -104,7 +65,7 @@ class ScheduleService(Service):
                     stage=stage_label(stage.kind, stage.name),
                     round_number=round_.number,
                     board=match.board,
-                    opponent=names.get(opponent_id) if opponent_id is not None else None,
+                    opponent=found_names.get(opponent_id) if opponent_id is not None else None,
                     state=match.state,
                     agreed_time=match.agreed_time,
                     my_score=match.score_a if mine_a else match.score_b,
@@ -114,7 +75,7 @@ class ScheduleService(Service):
                     challenge_url=match.challenge_url,
                     forfeit_won=forfeit_won,
                     # The first agreement is version 0; each change after it adds one.
-                    time_changes=max(0, times_set.get(match.id, 0) - 1),
+                    time_changes=max(0, agreements.get(match.id, 0) - 1),
                     named_in_summary=not (
                         stage_kinds.is_qualification(self.config.format, stage)
                         and not stage_kinds.is_tiebreak_matches(stage)
@@ -135,4 +96,5 @@ class ScheduleService(Service):
             past=[e for e in entries if e.decided],
             calendar=data,
             events=events,
+            feeds=feed_links(self.config, player.lichess_username),
         )

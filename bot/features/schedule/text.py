@@ -82,15 +82,26 @@ def calendar_note(events: int) -> str:
     )
 
 
+def feeds_note(feeds: tuple[str, str]) -> str:
+    """The calendar feeds, which a calendar application follows by itself (no import)."""
+    own, championship = feeds
+    return (
+        "🔔 Or subscribe to a calendar feed by its address, and your calendar follows every "
+        f"change by itself: your matches <{own}> · every match of the championship "
+        f"<{championship}>"
+    )
+
+
 def schedule_reply(schedule: Schedule) -> str:
     """Upcoming then past matches; the oldest past ones give way to stay under the limit."""
     head = [f"📅 **Your matches, {schedule.player}**"]
+    feeds = [] if schedule.feeds is None else [feeds_note(schedule.feeds)]
     if not schedule.entries:
-        return "\n".join([*head, "You have no matches yet."])
+        return "\n".join([*head, "You have no matches yet.", *feeds])
     upcoming = ["**Upcoming**", *(upcoming_line(e) for e in schedule.upcoming)]
     if not schedule.upcoming:
         upcoming.append("No match to play at the moment.")
-    note = ["", calendar_note(schedule.events)]
+    note = ["", calendar_note(schedule.events), *feeds]
     past = [past_line(e) for e in schedule.past]
 
     def text(kept: Sequence[str], dropped: int) -> str:

@@ -49,6 +49,9 @@ class Schedule:
     past: list[ScheduleEntry]
     calendar: bytes | None  # the .ics file; None when no match has an agreed time
     events: int = 0  # the events in the calendar
+    # The calendar feeds on the web (the player's own, the championship's): None when the
+    # pages are not served at a known address, and then /schedule says nothing of feeds.
+    feeds: tuple[str, str] | None = None
 
     @property
     def entries(self) -> list[ScheduleEntry]:
