@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.clock import FakeClock
 from bot.config import Config, load_config
+from bot.features.schedule.feeds import routes as feed_routes
 from bot.features.web.deps import WebDeps
 from bot.features.web.routes import app_for
 from bot.rules.match import is_over, match_points
@@ -77,8 +78,8 @@ def bench_config(url: str) -> Config:
 
 
 def site_app(deps: WebDeps) -> web.Application:
-    """The site as `acwc site` serves it."""
-    return app_for(deps, [])
+    """The site as `acwc site` serves it: the web feature's parts and the calendar feeds."""
+    return app_for(deps, [feed_routes])
 
 
 def play(rng: random.Random, a: Player, b: Player) -> list[float]:
@@ -213,23 +214,26 @@ async def page_kinds(
         return sorted({h for h in re.findall(r'href="([^"#?]+)"', html) if h.startswith(prefix)})
 
     home = await (await client.get("/")).text()
-    stages = links(home, "/stages/")
-    found: dict[str, set[str]] = {"players": set(), "matches": set()}
+    stages = [s for s in links(home, "/stages/") if s.count("/") == 2]
+    found: dict[str, set[str]] = {"players": set(), "matches": set(), "rounds": set()}
     for stage in stages:
         html = await (await client.get(stage)).text()
         found["players"] |= set(links(html, "/players/"))
         found["matches"] |= set(links(html, "/matches/"))
-        for round_page in links(html, stage + "/"):
-            html = await (await client.get(round_page)).text()
-            found["matches"] |= set(links(html, "/matches/"))
-    kinds = {"home": ["/"], **{f"stage {s.rsplit('/', 1)[1]}": [s] for s in stages}}
-    for kind in ("players", "matches"):
+        found["rounds"] |= set(links(html, stage + "/rounds/"))
+    kinds = {"home": ["/"], "field": ["/field"], "champion": ["/champion"]}
+    kinds |= {f"stage {s.rsplit('/', 1)[1]}": [s] for s in stages}
+    for kind in ("rounds", "players", "matches"):
         pages = sorted(p for p in found[kind] if not p.endswith(".ics"))
         kinds[kind] = rng.sample(pages, min(SAMPLE, len(pages)))
-    kinds["calendar (all)"] = links(home, "/calendar.ics") or ["/calendar.ics"]
+    kinds["calendar (all)"] = ["/calendar.ics"]
     kinds["calendar (player)"] = [p.rstrip("/") + "/calendar.ics" for p in kinds["players"]]
     for kind in ("home", "players", "matches"):
         kinds[f"{kind} json"] = [("/index" if p == "/" else p) + ".json" for p in kinds[kind]]
+    for kind, urls in list(kinds.items()):
+        if (await client.get(urls[0])).status == 404:
+            print(f"{kind}: {urls[0]} is not served by this build, left out")
+            del kinds[kind]
     return kinds
 
 

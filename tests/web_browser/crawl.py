@@ -1,6 +1,7 @@
 """Every page of a served site, reached as a reader would: from `/`, following each same-site
-link (anchors, `<link rel=alternate>` twins, calendar feeds), plus each page's JSON twin.
-Plain HTTP with the standard library: nothing here needs a browser."""
+link (anchors, `<link rel=alternate>` twins, calendar feeds), plus each page's JSON twin, the
+championship's calendar feed and each player's, linked or not. Plain HTTP with the standard
+library: nothing here needs a browser."""
 
 from __future__ import annotations
 
@@ -112,7 +113,7 @@ class Crawl:
         return urlsplit(url).netloc == urlsplit(self.root).netloc
 
     def run(self) -> Crawl:
-        queue: deque[str] = deque([self.root + "/"])
+        queue: deque[str] = deque([self.root + "/", self.root + "/calendar.ics"])
         seen = set(queue)
         while queue:
             url = queue.popleft()
@@ -122,6 +123,8 @@ class Crawl:
             found = [urldefrag(urljoin(url, link))[0] for link in fetched.links]
             if fetched.status == 200 and "html" in fetched.content_type and "format=" not in url:
                 found += twins_of(url)
+                if urlsplit(url).path.startswith("/players/"):  # the player's feed, linked or not
+                    found.append(url.rstrip("/") + "/calendar.ics")
             for link in found:
                 if self.same_site(link) and link not in seen:
                     seen.add(link)

@@ -23,6 +23,7 @@ from acwc_sim.edition import sim_config
 from acwc_sim.run import simulate
 from bot.clock import FakeClock
 from bot.config import DEFAULT_PRESET, Config, WebConfig
+from bot.features.schedule.feeds import routes as feed_routes
 from bot.features.web.deps import WebDeps
 from bot.features.web.routes import app_for
 from db.engine import make_engine, make_sessionmaker
@@ -91,8 +92,9 @@ def site_config(championship: Championship, port: int) -> Config:
 
 
 def site_app(deps: WebDeps) -> web.Application:
-    """The whole site as `acwc site` serves it: the web feature's parts and the others."""
-    return app_for(deps, [])
+    """The whole site as `acwc site` serves it: the web feature's parts and the others the
+    wiring gives it (the calendar feeds)."""
+    return app_for(deps, [feed_routes])
 
 
 class ServedSite:
