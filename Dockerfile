@@ -20,6 +20,9 @@ RUN pip install -c constraints.txt .
 
 USER acwc
 VOLUME ["/data"]
+# The public site (`web.enabled`, `web.port`; `web.host: 0.0.0.0` in the container), behind
+# a reverse proxy with TLS: docs/TD-GUIDE.md, "The public site".
+EXPOSE 8080
 # DISCORD_TOKEN (and optionally LICHESS_TOKEN) come from `docker run -e ...`.
 # Mount a config file and pass `--config /config.yaml run` to change the edition.
 ENTRYPOINT ["acwc"]

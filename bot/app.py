@@ -25,12 +25,13 @@ from bot.doctor.at_start import check_at_start, setup_needed, still_needs_setup
 from bot.doctor.lines import CheckLine
 from bot.due import DueActionRunner
 from bot.features.rounds.publisher import RoundPublisher
+from bot.features.web.server import WebServer
 from bot.lichess.client import LichessClient
 from bot.lichess.urgency import person_waiting
 from bot.outbox import OutboxWorker
 from bot.scheduler import build_scheduler
 from bot.server_settings import ServerSettings
-from bot.wiring import Services, build_services, register_timers
+from bot.wiring import Services, build_services, register_timers, web_server
 from db import schema
 from db.engine import make_engine, make_sessionmaker
 
@@ -135,6 +136,7 @@ class ChampionshipBot(commands.Bot):
         self.publisher: RoundPublisher | None = None
         self.services: Services | None = None
         self.scheduler: AsyncIOScheduler | None = None
+        self.web: WebServer | None = None  # the public site, when `web.enabled`
         self.jobs_in_flight: set[asyncio.Task[object]] = set()
         # Setup mode: the checks' lines that `/td setup` must fix first (no pairings channel).
         # While any is left the bot answers only /td setup and /help, publishes nothing and
@@ -190,6 +192,9 @@ class ChampionshipBot(commands.Bot):
             synced = await self._sync_commands()
         if not self.setup_mode:
             self._start_jobs()
+        if self.config.web.enabled and self.web is None:  # the pages read the database only
+            self.web = web_server(self.sessions, self.config, self.clock)
+            await self.web.start()
         if synced is not None:  # a live bot: the one line that says it is up
             await self._log_ready(synced)
         if self.start_scheduler:
@@ -345,6 +350,9 @@ class ChampionshipBot(commands.Bot):
             task.cancel()
         if running:
             await asyncio.wait(running, timeout=DRAIN_SECONDS)
+        if self.web is not None:
+            await self.web.stop()
+            self.web = None
         await super().close()
         await self.lichess.aclose()
         if self.engine is not None:

@@ -17,6 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from bot.config import DEFAULT_PRESET, Config, ConfigError, Secrets, load_config, with_preset
 from bot.features.registration.player_check import PlayerReport, check_player
 from bot.features.rounds.weeks import first_round_start
+from bot.features.web import site_command
 from bot.format.presets import preset_names
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError
@@ -121,6 +122,7 @@ def _parser() -> argparse.ArgumentParser:
         "--out", metavar="PATH", default="-", help="file to write (default: print it)"
     )
     edition.add_argument("--force", action="store_true", help="overwrite an existing --out")
+    site_command.add_parser(commands, common)
     check = commands.add_parser(
         "check-player", parents=[common], help="run the entry checks on a Lichess account"
     )
@@ -224,14 +226,13 @@ def _simulate(args: argparse.Namespace) -> int:
             raise  # the simulator is there but something it needs is not: show that
         print(SIMULATOR_MISSING, file=sys.stderr)
         return EXIT_FAILURE
-    return run_cli(
-        args.players,
-        args.seed,
-        args.out,
-        faults=args.faults,
-        fresh=args.fresh,
-        edition=args.edition,
-    )
+    a = args
+    done = run_cli(a.players, a.seed, a.out, faults=a.faults, fresh=a.fresh, edition=a.edition)
+    if done == EXIT_OK:  # how to look at the run: its database served by `acwc site`
+        from acwc_sim.edition import sim_config
+
+        print(site_command.simulation_hint(sim_config, args.edition, args.out))
+    return done
 
 
 def database_failure(command: str, url: str, failure: BaseException) -> str:
@@ -264,6 +265,10 @@ def _dispatch(args: argparse.Namespace, config: Config, secrets: Secrets) -> int
         return asyncio.run(_export(config, fmt=args.format, out=args.out))
     if args.command == "standings":
         return asyncio.run(_standings(config, stage=args.stage))
+    if args.command == "site":
+        from bot.wiring import WEB_PARTS
+
+        return site_command.run(args, config, WEB_PARTS)
     return asyncio.run(_check_player(config, secrets, args.name, as_json=args.json))
 
 

@@ -50,6 +50,9 @@ from bot.features.rounds.stages import StageFlow
 from bot.features.rounds.ties import StageTies
 from bot.features.schedule.service import ScheduleService
 from bot.features.tables.service import TablesService
+from bot.features.web.deps import RegisterVerified, WebDeps
+from bot.features.web.routes import app_for
+from bot.features.web.server import RouteMaker, WebServer
 from bot.lichess.client import LichessClient
 from bot.service import Service
 
@@ -228,3 +231,20 @@ def register_timers(services: Services, runner: DueActionRunner) -> None:
             runner.register(kind, handler)
         for name, step in service.sweep_steps().items():
             runner.add_step(name, step)
+
+
+#: The site's parts that other features own (the calendar feeds, the Lichess login), each a
+#: route maker given to the web feature (`app_for(deps, others)`), which imports no feature.
+WEB_PARTS: list[RouteMaker] = []
+
+
+def web_server(
+    sessions: async_sessionmaker[AsyncSession],
+    config: Config,
+    clock: Clock,
+    *,
+    register_verified: RegisterVerified | None = None,
+) -> WebServer:
+    """The public site `acwc run` serves on `web.host`:`web.port` when `web.enabled`."""
+    deps = WebDeps(sessions, config, clock, register_verified=register_verified)
+    return WebServer(app_for(deps, WEB_PARTS), config.web.host, config.web.port)

@@ -25,7 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = {"bot": ROOT / "bot", "cogs": ROOT / "cogs", "db": ROOT / "db"}
 PACKAGES["acwc_sim"] = ROOT / "sim" / "acwc_sim"
 SIMULATOR = "acwc_sim"
-SHARED_FEATURES = {"matches", "discipline"}
+# "console" is the championship's read model (snapshot, standings, stage entries): the web's
+# public pages show the same tables `acwc standings` prints, read once (issue 33).
+SHARED_FEATURES = {"matches", "discipline", "console"}
 MAX_LINES = 500
 # Modules allowed to be longer, each with its reason.
 LONG_MODULES = {

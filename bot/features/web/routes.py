@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from bot.features.web import pages
 from bot.features.web.deps import WebDeps
 from bot.features.web.server import RouteMaker, build_app
 from bot.web_page import static_routes
 
 #: The web feature's own parts, in the order their routes are added.
-PARTS: list[RouteMaker] = [lambda deps: static_routes()]
+PARTS: list[RouteMaker] = [lambda deps: static_routes(), pages.routes]
 
 
 def app_for(deps: WebDeps, others: list[RouteMaker] | None = None) -> web.Application:

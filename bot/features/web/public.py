@@ -1,0 +1,174 @@
+"""What the public pages may read, and nothing else (issue 33, rule VII.A: nothing private is
+served).
+
+The pages read the championship through the console's read model (`Snapshot`,
+`standings.row_table`: the same tables `acwc standings` and the export compute), but fill
+it themselves: the private tables (time offers, incidents, TD decisions, cheat reports,
+DMs in the outbox) are never read, the audit log only for its `stage_started` entries (who
+moved on by which rule: public in the stage's start post), and the private columns of the
+rows that are read (Discord ids, a TD's comment or reason, the registration's problems, a
+game's fair-play flag) are left unloaded with `raiseload`, so a page that reached for one
+would fail its test instead of showing it.
+
+`SiteCache` keeps one read per state of the database: a cheap fingerprint (the newest audit
+entry, game and finished match) is read per request, and the whole read again only when it
+changed or after `MAX_AGE` seconds (a change written without an audit entry).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypeVar
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import defer
+
+from bot.clock import Clock
+from bot.config import Config
+from bot.features.console.snapshot import Snapshot
+from bot.features.console.stage_view import STARTED
+from bot.registration_window import WindowState, read_window
+from db.models import AuditEntry, Game, Match, Player, Registration, Round, RoundState, Stage
+
+T = TypeVar("T")
+#: Seconds a read is used at most, even with an unchanged fingerprint.
+MAX_AGE = 30.0
+
+#: Columns no page may show: loading them raises (`raiseload`) instead of reading them.
+PRIVATE_COLUMNS: tuple[Any, ...] = (
+    Player.discord_id,
+    Player.disqualification_reason,
+    Player.time_zone,
+    Player.tos_marked_at,
+    Registration.problems,
+    Registration.evidence,
+    Registration.exception_reason,
+    Registration.td_comment,
+    Registration.decided_by,
+    Round.post_channel_id,
+    Round.post_message_id,
+    Round.thread_id,
+    Match.message_id,
+    Match.thread_id,
+    Match.scoreboard_message_id,
+    Match.challenge_url,
+    Game.voided_reason,
+    Game.flagged,
+)
+
+
+@dataclass(frozen=True)
+class PublicRead:
+    """One consistent read of what may be shown: the console's snapshot with its private
+    lists empty, the registration window, and when it was read."""
+
+    snapshot: Snapshot
+    window: WindowState
+    read_at: datetime
+    etag: str
+
+
+def _private_of(model: type[Any]) -> list[Any]:
+    return [defer(c, raiseload=True) for c in PRIVATE_COLUMNS if c.class_ is model]
+
+
+async def _all(session: AsyncSession, model: type[T], order: Any, *where: Any) -> list[T]:
+    query = select(model).options(*_private_of(model)).where(*where).order_by(order)
+    rows: Sequence[T] = (await session.scalars(query)).all()
+    return list(rows)
+
+
+async def fingerprint(session: AsyncSession) -> tuple[Any, ...]:
+    """What changes when anything public changes: every state change is audited
+    (`bot.audit`), a game read from Lichess is a new row, a match that ends has its time."""
+    row = (
+        await session.execute(
+            select(
+                select(func.max(AuditEntry.id)).scalar_subquery(),
+                select(func.max(Game.id)).scalar_subquery(),
+                select(func.count(Game.id)).where(Game.counted.is_(True)).scalar_subquery(),
+                select(func.max(Match.finished_at)).scalar_subquery(),
+                select(func.count(Player.id)).scalar_subquery(),
+            )
+        )
+    ).one()
+    return tuple(row)
+
+
+async def read_public(
+    sessions: async_sessionmaker[AsyncSession], config: Config, now: datetime
+) -> PublicRead:
+    """Everything the pages show, read in one transaction."""
+    async with sessions() as session, session.begin():
+        mark = await fingerprint(session)
+        audit = (
+            await session.scalars(
+                select(AuditEntry).where(AuditEntry.action == STARTED).order_by(AuditEntry.id)
+            )
+        ).all()
+        # a draft round is the TD's preview, not public until it is published
+        published = select(Round.id).where(Round.state != RoundState.DRAFT)
+        played = select(Match.id).where(Match.round_id.in_(published))
+        snapshot = Snapshot(
+            players=await _all(session, Player, Player.id),
+            registrations=await _all(session, Registration, Registration.id),
+            stages=await _all(session, Stage, Stage.id),
+            rounds=await _all(session, Round, Round.id, Round.state != RoundState.DRAFT),
+            matches=await _all(session, Match, Match.id, Match.round_id.in_(published)),
+            games=await _all(session, Game, Game.id, Game.match_id.in_(played)),
+            offers=[],
+            incidents=[],
+            decisions=[],
+            audit=list(audit),
+        )
+        window = await read_window(session, config, now)
+    return PublicRead(snapshot, window, now, _etag(mark, window))
+
+
+def _etag(mark: tuple[Any, ...], window: WindowState) -> str:
+    text = repr((mark, window.is_open, window.closed_at))
+    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:20]
+
+
+class SiteCache:
+    """The newest read and what was built from it (`build`), kept while the database's
+    fingerprint holds and for at most `MAX_AGE` seconds; one rebuild at a time."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        config: Config,
+        clock: Clock,
+        build: Callable[[PublicRead], Awaitable[Any]] | None = None,
+    ) -> None:
+        self.sessions, self.config, self.clock = sessions, config, clock
+        self._build = build
+        self._mark: tuple[Any, ...] | None = None
+        self._value: Any = None
+        self._read_at: datetime | None = None
+        self._lock = asyncio.Lock()
+
+    async def get(self) -> Any:
+        """The built site for the database as it is now."""
+        now = self.clock.now()
+        async with self.sessions() as session:
+            mark = await fingerprint(session)
+        if self._current(mark, now):
+            return self._value
+        async with self._lock:
+            if self._current(mark, now):  # built while this request waited for the lock
+                return self._value
+            read = await read_public(self.sessions, self.config, now)
+            self._value = await self._build(read) if self._build else read
+            self._mark, self._read_at = mark, now
+            return self._value
+
+    def _current(self, mark: tuple[Any, ...], now: datetime) -> bool:
+        if self._read_at is None or mark != self._mark:
+            return False
+        return abs((now - self._read_at).total_seconds()) < MAX_AGE
