@@ -46,11 +46,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.clock import FakeClock
 from bot.config import Config, load_config
-from bot.features.schedule.feeds import routes as feed_routes
 from bot.features.web.deps import WebDeps
 from bot.features.web.routes import app_for
 from bot.rules.match import is_over, match_points
 from bot.rules.swiss import number_of_rounds
+from bot.wiring import WEB_PARTS
 from db import migrate
 from db.engine import make_engine, make_sessionmaker, transaction
 from db.models import (
@@ -79,7 +79,7 @@ def bench_config(url: str) -> Config:
 
 def site_app(deps: WebDeps) -> web.Application:
     """The site as `acwc site` serves it: the web feature's parts and the calendar feeds."""
-    return app_for(deps, [feed_routes])
+    return app_for(deps, WEB_PARTS)
 
 
 def play(rng: random.Random, a: Player, b: Player) -> list[float]:

@@ -48,6 +48,7 @@ from bot.features.rounds.robin import RobinRounds
 from bot.features.rounds.service import RoundService
 from bot.features.rounds.stages import StageFlow
 from bot.features.rounds.ties import StageTies
+from bot.features.schedule import feeds
 from bot.features.schedule.service import ScheduleService
 from bot.features.tables.service import TablesService
 from bot.features.web.deps import RegisterVerified, WebDeps
@@ -235,7 +236,7 @@ def register_timers(services: Services, runner: DueActionRunner) -> None:
 
 #: The site's parts that other features own (the calendar feeds, the Lichess login), each a
 #: route maker given to the web feature (`app_for(deps, others)`), which imports no feature.
-WEB_PARTS: list[RouteMaker] = []
+WEB_PARTS: list[RouteMaker] = [feeds.routes]
 
 
 def web_server(

@@ -23,9 +23,9 @@ from acwc_sim.edition import sim_config
 from acwc_sim.run import simulate
 from bot.clock import FakeClock
 from bot.config import DEFAULT_PRESET, Config, WebConfig
-from bot.features.schedule.feeds import routes as feed_routes
 from bot.features.web.deps import WebDeps
 from bot.features.web.routes import app_for
+from bot.wiring import WEB_PARTS
 from db.engine import make_engine, make_sessionmaker
 
 #: The simulated championship the browser tests and the crawl look at: 8 players, seed 3,
@@ -94,7 +94,7 @@ def site_config(championship: Championship, port: int) -> Config:
 def site_app(deps: WebDeps) -> web.Application:
     """The whole site as `acwc site` serves it: the web feature's parts and the others the
     wiring gives it (the calendar feeds)."""
-    return app_for(deps, [feed_routes])
+    return app_for(deps, WEB_PARTS)
 
 
 class ServedSite:
