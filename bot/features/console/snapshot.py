@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, TypeVar
 
 from sqlalchemy import select
@@ -41,7 +42,7 @@ class Snapshot:
     decisions: list[TDDecision]
     audit: list[AuditEntry]
 
-    @property
+    @cached_property
     def players_by_id(self) -> dict[int, Player]:
         return {p.id: p for p in self.players}
 
@@ -57,7 +58,18 @@ class Snapshot:
         return sorted(found, key=lambda m: (order[m.round_id], m.board, m.id))
 
     def games_of(self, match: Match) -> list[Game]:
-        return sorted((g for g in self.games if g.match_id == match.id), key=lambda g: g.number)
+        return self._games_by_match.get(match.id, [])
+
+    @cached_property
+    def _games_by_match(self) -> dict[int, list[Game]]:
+        """Each match's games in order, indexed once: a page of a 500-player round asks
+        for 250 matches' games, and scanning every game for each took seconds."""
+        by_match: dict[int, list[Game]] = {}
+        for game in self.games:
+            by_match.setdefault(game.match_id, []).append(game)
+        for games in by_match.values():
+            games.sort(key=lambda g: g.number)
+        return by_match
 
 
 async def _all(session: AsyncSession, model: type[T], order: Any) -> list[T]:
