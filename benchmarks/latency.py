@@ -142,6 +142,9 @@ async def seed(sessions: async_sessionmaker[AsyncSession], config: Config) -> da
         )
         stage = Stage(
             kind=StageKind.SWISS,
+            key="swiss",  # the 2019 format's Swiss (a stage row is its format stage)
+            name="Qualification",
+            position=0,
             state=StageState.RUNNING,
             total_rounds=rounds,
             seeding=[p.id for p in players],
