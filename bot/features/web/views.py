@@ -114,7 +114,7 @@ def home(site: Site, now: datetime) -> Row:
         next=nexts,
         upcoming=[site.match(m, games=False) for m in upcoming[:UPCOMING]],
         champion=site.champion(),
-        links={"field": "/field", "champion": "/champion"},
+        links={"field": "/field", "champion": "/champion", "calendar": "/calendar.ics"},
     )
     return out
 
@@ -390,6 +390,7 @@ def player(site: Site, lichess_id: str) -> Row | None:
     out.update(
         name=found.lichess_username,
         url=f"/players/{found.lichess_id}",
+        calendar=f"/players/{found.lichess_id}/calendar.ics",  # the schedule feature's feed
         lichess_url=f"https://lichess.org/@/{found.lichess_username}",
         seed=entry["seed"] if entry else None,
         seeding_rating=found.seeding_rating,

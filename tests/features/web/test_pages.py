@@ -27,6 +27,7 @@ from bot.clock import FakeClock
 from bot.config import Config
 from bot.features.web.deps import WebDeps
 from bot.features.web.routes import app_for
+from bot.wiring import WEB_PARTS
 from db.engine import transaction
 from db.models import (
     CheatReport,
@@ -155,7 +156,7 @@ async def played(
 async def client(
     played: Played, sessions: async_sessionmaker[AsyncSession], clock: FakeClock
 ) -> AsyncIterator[TestClient[Any, Any]]:
-    app = app_for(WebDeps(sessions, played.config, clock, read_only=True))
+    app = app_for(WebDeps(sessions, played.config, clock, read_only=True), WEB_PARTS)
     async with TestClient(TestServer(app)) as test_client:
         yield test_client
 
@@ -343,7 +344,8 @@ async def test_nothing_private_is_served(client: TestClient[Any, Any]) -> None:
         if path in seen:
             continue
         seen.add(path)
-        for variant in (path, "/index.json" if path == "/" else path + ".json"):
+        twin = "/index.json" if path == "/" else path + ".json"
+        for variant in (path,) if path.endswith(".ics") else (path, twin):  # a feed: no twin
             answer = await client.get(variant)
             assert answer.status == 200, variant
             body = await answer.text()
@@ -386,7 +388,7 @@ async def test_while_registration_is_open_nothing_of_the_entries_shows(
                 updated_at=clock.now(),
             )
         )
-    app = app_for(WebDeps(sessions, config, clock, read_only=True))
+    app = app_for(WebDeps(sessions, config, clock, read_only=True), WEB_PARTS)
     async with TestClient(TestServer(app)) as client:
         html, data = await _page(client, "/")
         assert data["registration"]["open"] is True
@@ -409,7 +411,7 @@ async def test_a_draft_round_is_not_shown(
         row = await session.get(Round, match.round_id)
         assert row is not None
         row.state = RoundState.DRAFT
-    app = app_for(WebDeps(sessions, played.config, clock, read_only=True))
+    app = app_for(WebDeps(sessions, played.config, clock, read_only=True), WEB_PARTS)
     async with TestClient(TestServer(app)) as client:
         assert (await client.get("/matches/grand_final/1/1")).status == 404
         _, data = await _page(client, "/stages/grand_final")
