@@ -64,7 +64,7 @@ class Pages:
     def __init__(self, deps: WebDeps) -> None:
         self.deps = deps
 
-        async def build(read: PublicRead) -> Site:
+        def build(read: PublicRead) -> Site:
             return Site.build(read, deps.config)
 
         self.cache = SiteCache(deps.sessions, deps.config, deps.clock, build)
