@@ -44,9 +44,13 @@ def chromium_path() -> str:
     return found
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium_path: str) -> Iterator[Browser]:
-    """Headless Chromium with a fresh profile (playwright gives each launch its own)."""
+    """Headless Chromium with a fresh profile (playwright gives each launch its own). One
+    per module, not per session: synchronous playwright keeps its event loop marked as
+    running in the tests' thread while it is open, and any async test that ran after a
+    browser test in the same worker then failed to start ("Runner.run() cannot be called
+    from a running event loop"); closed at the module's end, the loop is gone again."""
     with sync_playwright() as driver:
         launched = driver.chromium.launch(
             executable_path=chromium_path, headless=True, args=CHROMIUM_FLAGS
