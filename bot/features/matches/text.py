@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bot.features.matches.types import PLAYED_ON, GameLine, MatchProgress
+from bot.format.bracket import Seat
 from bot.message_text import fit
 from bot.rules.final import ClockChange, FinalFormat, FinalScheme
 from bot.rules.final_schemes import Block, armageddon_point
@@ -400,3 +401,24 @@ SWISS_TIEBREAK_COLUMNS: dict[SwissTiebreak, tuple[str, str]] = {
     ),
     _T.SEED: ("Seed", "the seed in the qualification, 1 the best"),
 }
+
+
+# --- a bracket seat, in words (the Discord bracket and the web's) -----------------------------
+
+_ROLES = {"champion": "Previous champion", "runner_up": "Previous runner-up"}
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th ... 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def seat_text(seat: Seat) -> str:
+    """Where a bracket seat comes from: "Upper pool 1st", "Qualification 5th", "Winner of
+    Semifinal 1", "Previous champion"."""
+    if seat.place is not None:
+        return f"{seat.where} {ordinal(seat.place)}"
+    if seat.match:
+        return f"{'Winner' if seat.won else 'Loser'} of {seat.match}"
+    return _ROLES.get(seat.role or "", "Pre-seeded")

@@ -16,72 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from bot.features.matches.text import seat_text
 from bot.features.tables import text as wording
 from bot.features.tables.builders import points
-from bot.features.tables.kinds import match_places, stage_matches
+from bot.features.tables.kinds import match_places
 from bot.features.tables.types import Bracket, BracketMatch, Played, Slot
-from bot.format.flow import sources
-from bot.format.model import Format, Losers, Places, PoolPlaces, PreSeeded, Top, Winners
+from bot.format.bracket import Feeder, bracket_stages, columns_of, stage_matches
+from bot.format.bracket import seats as bracket_seats
+from bot.format.model import Format, Losers, Winners
 
-__all__ = ["bracket_stages", "build_bracket"]
-
-Feeder = tuple[str, int, bool]  # a stage key, the match's index in it, True: its winner
-
-
-# --------------------------------------------------------------------------- which stages
-
-
-def bracket_stages(fmt: Format, key: str) -> tuple[str, ...]:
-    """The match stages drawn in one bracket with stage `key`, in format order: those linked
-    to it by drawing one on the other, or on the same stages. Empty when `key` plays no
-    matches, or the bracket would be one match."""
-    playing = [s for s in fmt.stages if stage_matches(fmt, s.key)]
-    if key not in {s.key for s in playing}:
-        return ()
-    drawn = {s.key: sources(s) for s in playing}
-
-    def linked(x: str, y: str) -> bool:
-        return x in drawn[y] or y in drawn[x] or drawn[x] == drawn[y]
-
-    group, todo = {key}, [key]
-    while todo:
-        here = todo.pop()
-        for other in drawn:
-            if other not in group and linked(here, other):
-                group.add(other)
-                todo.append(other)
-    keys = tuple(s.key for s in playing if s.key in group)
-    return keys if sum(len(stage_matches(fmt, k)) for k in keys) > 1 else ()
-
-
-def _pool_name(fmt: Format, stage: str, pool: str) -> str:
-    pools = getattr(fmt.stage(stage), "pools", ())
-    return next((p.name for p in pools if p.key == pool), pool)
-
-
-def _seats(fmt: Format, key: str) -> list[tuple[str, Feeder | None]]:
-    """Stage `key`'s seats in entry order: where each comes from, in words, and the match
-    whose winner or loser takes it."""
-    seats: list[tuple[str, Feeder | None]] = []
-    for rule in fmt.stage(key).entry:
-        if isinstance(rule, Top | Places):
-            name = fmt.stage(rule.stage).name
-            numbers = range(1, rule.count + 1) if isinstance(rule, Top) else rule.places
-            seats.extend((wording.seat_place(name, place), None) for place in numbers)
-        elif isinstance(rule, PoolPlaces):
-            seats.extend(
-                (wording.seat_place(_pool_name(fmt, rule.stage, pool), place), None)
-                for pool, place in rule.places
-            )
-        elif isinstance(rule, Winners | Losers):
-            won = isinstance(rule, Winners)
-            seats.extend(
-                (wording.seat_from(name, won), (rule.stage, index, won))
-                for index, (name, _, _) in enumerate(stage_matches(fmt, rule.stage))
-            )
-        elif isinstance(rule, PreSeeded):
-            seats.append((wording.seat_pre_seeded(rule.role), None))
-    return seats
+__all__ = ["bracket_stages", "build_bracket"]  # which stages: bot.format.bracket
 
 
 def _onward(fmt: Format, key: str, inside: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -111,10 +55,7 @@ def build_bracket(
     keys = bracket_stages(fmt, key)
     if not keys:
         return None
-    depth: dict[str, int] = {}
-    for k in keys:
-        before = [depth[s] for s in sources(fmt.stage(k)) if s in depth]
-        depth[k] = 1 + max(before) if before else 0
+    depth = columns_of(fmt, keys)
     width = max(depth.values()) + 1
     where: dict[tuple[str, int], tuple[int, int]] = {}
     rows = [0] * width
@@ -139,7 +80,7 @@ def build_bracket(
     columns: list[list[BracketMatch]] = [[] for _ in range(width)]
     champion = None
     for k in keys:
-        seats = _seats(fmt, k)
+        seats = [(seat_text(seat), seat.feeder) for seat in bracket_seats(fmt, k)]
         places = match_places(fmt, k)
         for index, (name, seat_a, seat_b) in enumerate(stage_matches(fmt, k)):
             match = result(k, index)

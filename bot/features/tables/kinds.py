@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from bot.format.bracket import stage_matches
 from bot.format.model import FinalMatchStage, Format, KnockoutStage, Places, PoolPlaces, Top
 from db.models import Stage
 
@@ -99,20 +100,6 @@ def match_names(fmt: Format, row: Stage) -> dict[int, str]:
 # One match a stage plays: its name and the seats of its two sides among the stage's
 # entrants, counted from 1 in entry order (bot.format.model.KnockoutPairing).
 MatchSeats = tuple[str, int, int]
-
-
-def stage_matches(fmt: Format, key: str) -> tuple[MatchSeats, ...]:
-    """The matches stage `key` plays, for the bracket: a knock-out's pairings in board order,
-    a final match's one match (named by the stage, the first entrant side a); none for a
-    stage of groups or rounds (a Swiss, a round robin) or a key outside the format."""
-    if key not in fmt.keys():
-        return ()
-    stage = fmt.stage(key)
-    if isinstance(stage, KnockoutStage):
-        return tuple((p.name, p.a, p.b) for p in stage.pairings)
-    if isinstance(stage, FinalMatchStage):
-        return ((stage.name, 1, 2),)
-    return ()
 
 
 def match_places(fmt: Format, key: str) -> tuple[int, int] | None:

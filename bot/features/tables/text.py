@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from discord.utils import escape_markdown
 
-from bot.features.matches.text import SWISS_TIEBREAK_COLUMNS
+from bot.features.matches.text import SWISS_TIEBREAK_COLUMNS, ordinal
 from bot.features.tables.types import BoardLine, Bracket, RoundPairings, Slot
 from bot.format.model import Format
 from bot.message_text import fit
@@ -219,29 +219,6 @@ def stage_choices(fmt: Format) -> list[tuple[str, str]]:
 
 
 # --------------------------------------------------------------------------- the bracket
-
-_ROLES = {"champion": "Previous champion", "runner_up": "Previous runner-up"}
-
-
-def ordinal(n: int) -> str:
-    """1st, 2nd, 3rd, 4th ... 11th, 12th, 13th, 21st."""
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def seat_place(where: str, place: int) -> str:
-    """A bracket seat taken by a place of a stage or pool: "Upper pool 1st",
-    "Qualification 5th"."""
-    return f"{where} {ordinal(place)}"
-
-
-def seat_from(match: str, winner: bool) -> str:
-    """A seat taken by a match's winner or loser: "Winner of Semifinal 1"."""
-    return f"{'Winner' if winner else 'Loser'} of {match}"
-
-
-def seat_pre_seeded(role: str) -> str:
-    return _ROLES.get(role, role)
 
 
 def onward(winner: bool, stage: str) -> str:

@@ -145,14 +145,6 @@ def bye() -> str:
     return "bye"
 
 
-def seat_place(source: str, place: int) -> str:
-    return f"{source} #{place}"
-
-
-def seat_from(match: str, won: bool) -> str:
-    return f"{'Winner' if won else 'Loser'} of {match}"
-
-
 def seat_pre_seeded(role: str | None) -> str:
     return {"champion": "the previous champion", "runner_up": "the previous runner-up"}.get(
         role or "", "pre-seeded"
