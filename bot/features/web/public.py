@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import hashlib
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -172,14 +174,31 @@ def _etag(mark: tuple[Any, ...], window: WindowState) -> str:
     return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:20]
 
 
+_frozen = False
+
+
+def _freeze_once() -> None:
+    """Move everything alive after the first build (the imported modules, the first read)
+    out of the cycle collector's sight, once per process (`gc.freeze`): a rebuild allocates
+    tens of thousands of objects, which sets off a full collection, and a full collection
+    walks every object alive, some 200,000 at 500 players: about 100 ms holding the GIL,
+    half of a rebuild's CPU, with every request waiting. Frozen objects are still freed
+    when no longer referenced; only a reference cycle among them would stay."""
+    global _frozen
+    if not _frozen:
+        _frozen = True
+        gc.freeze()
+
+
 class SiteCache:
     """The newest read and what was built from it (`build`), kept while the database's
     fingerprint holds and for at most `MAX_AGE` seconds. One rebuild at a time, in a
-    thread of its own with its own connection (at 500 players reading and building take a
-    few hundred milliseconds of CPU, which on the event loop every request would wait
-    behind); while one runs, a request waits for it at most `WAIT` seconds and is then
-    answered from the read before (a page is at most one rebuild late, and no request
-    queues behind a slow read)."""
+    thread of its own with its own connection (at 500 players reading and building take
+    some 100 ms of CPU, which on the event loop every request would wait behind); while
+    one runs, a request is answered from the read before (a page is at most one rebuild
+    late, and no request queues behind a slow read), after waiting for it at most `WAIT`
+    seconds if the last rebuild took less than that (a small championship's: the page a
+    request asked right after a change then shows it)."""
 
     WAIT = 0.05
 
@@ -196,6 +215,7 @@ class SiteCache:
         self._value: Any = None
         self._read_at: datetime | None = None
         self._rebuild: asyncio.Task[Any] | None = None
+        self._took = 0.0  # seconds the last rebuild took
 
     async def get(self) -> Any:
         """The built site for the database as it is now (or one rebuild ago)."""
@@ -208,11 +228,18 @@ class SiteCache:
             self._rebuild = asyncio.create_task(self._renew(mark, now))
         if self._read_at is None:  # nothing to answer from yet
             return await asyncio.shield(self._rebuild)
-        with contextlib.suppress(TimeoutError):
-            return await asyncio.wait_for(asyncio.shield(self._rebuild), self.WAIT)
+        if self._took < self.WAIT:
+            with contextlib.suppress(TimeoutError):
+                return await asyncio.wait_for(asyncio.shield(self._rebuild), self.WAIT)
         return self._value
 
+    @property
+    def rebuilding(self) -> bool:
+        """Whether a rebuild is under way (a request meanwhile gets the read before)."""
+        return self._rebuild is not None and not self._rebuild.done()
+
     async def _renew(self, mark: tuple[Any, ...], now: datetime) -> Any:
+        began = time.perf_counter()
         url = _database_url(self.sessions)
         if url is None:  # no engine to open again (a test's): read here
             read = await read_public(self.sessions, self.config, now)
@@ -220,6 +247,8 @@ class SiteCache:
         else:
             value = await asyncio.to_thread(self._read_and_build, url, now)
         self._value, self._mark, self._read_at = value, mark, now
+        self._took = time.perf_counter() - began
+        _freeze_once()
         return value
 
     def _read_and_build(self, url: str, now: datetime) -> Any:
