@@ -62,6 +62,8 @@ class Site:
     _memo: dict[str, Any] = field(default_factory=dict)
     #: Each page drawn from this read, by (path, JSON or not): its HTML or JSON text.
     drawn: dict[tuple[str, bool], str] = field(default_factory=dict)
+    #: The pages drawn with the rebuild (`Pages.predraw`), by path: their value and HTML.
+    views: dict[str, tuple[Row, str]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, read: PublicRead, config: Config) -> Site:

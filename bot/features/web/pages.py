@@ -64,6 +64,7 @@ class Pages:
 
     def __init__(self, deps: WebDeps) -> None:
         self.deps = deps
+        self._last: Site | None = None  # the site built last (only the rebuild sets it)
 
         def build(read: PublicRead) -> Site:
             site = Site.build(read, deps.config)
@@ -103,7 +104,9 @@ class Pages:
         """Draw the pages most readers ask for (home, the field, the champion, each stage
         and each of its rounds) with the rebuild, in its thread: a new read then arrives
         with them drawn, and the first reader after a change does not wait for the drawing
-        (a 500-player stage's standings and round take tens of milliseconds each)."""
+        (a 500-player stage's standings and round take tens of milliseconds each). A page
+        whose value is the same as in the read before (a finished round's) is not drawn
+        again: its text is the one drawn then."""
         now = site.read.read_at
         hot: list[tuple[str, Maker]] = [
             ("/", lambda s: views.home(s, now)),
@@ -117,14 +120,23 @@ class Pages:
                 (f"/stages/{key}/rounds/{n}", partial(views.round_page, key=key, number=n))
                 for n in sorted(numbers)
             ]
+        before, self._last = self._last, site
         for path, make in hot:
-            self._drawn(site, path, make, as_json=False)
+            value = make(site)
+            if value is None:
+                continue
+            kept = before.views.get(path) if before is not None else None
+            # the same value draws the same page
+            body = kept[1] if kept is not None and kept[0] == value else self._html(value)
+            site.drawn[(path, False)] = body
+            site.views[path] = (value, body)
 
     def _draw(self, value: dict[str, Any] | None, as_json: bool) -> str | None:
         if value is None:
             return None
-        if as_json:
-            return _dumps(value)
+        return _dumps(value) if as_json else self._html(value)
+
+    def _html(self, value: dict[str, Any]) -> str:
         site_name = self.deps.config.tournament.short_name
         return render(f"{value['page']}.html", title=value["title"], site=site_name, v=value)
 

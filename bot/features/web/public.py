@@ -18,7 +18,6 @@ changed or after `MAX_AGE` seconds (a change written without an audit entry).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import hashlib
 import time
@@ -35,8 +34,8 @@ from bot.clock import Clock
 from bot.config import Config
 from bot.features.console.snapshot import Snapshot
 from bot.features.console.stage_view import STARTED
+from bot.rebuild import QUICK, off_the_loop
 from bot.registration_window import WindowState, read_window
-from db.engine import make_engine, make_sessionmaker
 from db.models import AuditEntry, Game, Match, Player, Registration, Round, RoundState, Stage
 
 T = TypeVar("T")
@@ -194,13 +193,11 @@ class SiteCache:
     """The newest read and what was built from it (`build`), kept while the database's
     fingerprint holds and for at most `MAX_AGE` seconds. One rebuild at a time, in a
     thread of its own with its own connection (at 500 players reading and building take
-    some 100 ms of CPU, which on the event loop every request would wait behind); while
-    one runs, a request is answered from the read before (a page is at most one rebuild
-    late, and no request queues behind a slow read), after waiting for it at most `WAIT`
-    seconds if the last rebuild took less than that (a small championship's: the page a
-    request asked right after a change then shows it)."""
-
-    WAIT = 0.05
+    some 100 ms of CPU, which on the event loop every request would wait behind:
+    `bot.rebuild`); while one runs, a request is answered from the read before (a page is
+    at most one rebuild late, and no request queues behind a slow read), unless the last
+    rebuild was quick (`QUICK`: a small championship's), which it then waits for, so the
+    page asked right after a change shows it."""
 
     def __init__(
         self,
@@ -226,11 +223,8 @@ class SiteCache:
             return self._value
         if self._rebuild is None or self._rebuild.done():
             self._rebuild = asyncio.create_task(self._renew(mark, now))
-        if self._read_at is None:  # nothing to answer from yet
+        if self._read_at is None or self._took < QUICK:  # nothing to answer from, or soon
             return await asyncio.shield(self._rebuild)
-        if self._took < self.WAIT:
-            with contextlib.suppress(TimeoutError):
-                return await asyncio.wait_for(asyncio.shield(self._rebuild), self.WAIT)
         return self._value
 
     @property
@@ -240,39 +234,18 @@ class SiteCache:
 
     async def _renew(self, mark: tuple[Any, ...], now: datetime) -> Any:
         began = time.perf_counter()
-        url = _database_url(self.sessions)
-        if url is None:  # no engine to open again (a test's): read here
-            read = await read_public(self.sessions, self.config, now)
-            value = self._build(read) if self._build else read
-        else:
-            value = await asyncio.to_thread(self._read_and_build, url, now)
+
+        async def read_and_build(sessions: async_sessionmaker[AsyncSession]) -> Any:
+            found = await read_public(sessions, self.config, now)
+            return self._build(found) if self._build else found
+
+        value = await off_the_loop(self.sessions, read_and_build)
         self._value, self._mark, self._read_at = value, mark, now
         self._took = time.perf_counter() - began
         _freeze_once()
         return value
 
-    def _read_and_build(self, url: str, now: datetime) -> Any:
-        """The rebuild in its worker thread: its own loop and engine, then the build."""
-
-        async def read() -> PublicRead:
-            engine = make_engine(url)
-            try:
-                return await read_public(make_sessionmaker(engine), self.config, now)
-            finally:
-                await engine.dispose()
-
-        found = asyncio.run(read())
-        return self._build(found) if self._build else found
-
     def _current(self, mark: tuple[Any, ...], now: datetime) -> bool:
         if self._read_at is None or mark != self._mark:
             return False
         return abs((now - self._read_at).total_seconds()) < MAX_AGE
-
-
-def _database_url(sessions: async_sessionmaker[AsyncSession]) -> str | None:
-    """The URL the site's sessions connect to (with its password: it opens a connection),
-    or None when they are bound to no engine."""
-    bind = sessions.kw.get("bind")
-    url = getattr(bind, "url", None)
-    return None if url is None else url.render_as_string(hide_password=False)
