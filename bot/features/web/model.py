@@ -62,8 +62,6 @@ class Site:
     _memo: dict[str, Any] = field(default_factory=dict)
     #: Each page drawn from this read, by (path, JSON or not): its HTML or JSON text.
     drawn: dict[tuple[str, bool], str] = field(default_factory=dict)
-    #: The pages drawn with the rebuild (`Pages.predraw`), by path: their value and HTML.
-    views: dict[str, tuple[Row, str]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, read: PublicRead, config: Config) -> Site:
@@ -192,6 +190,12 @@ class Site:
             value["games"] = self.games(match)
             self._views[match.id] = value
         return value
+
+    def forget_views(self) -> None:
+        """Let the matches' values go once the hot pages are drawn: kept with the read,
+        tens of thousands of small objects would lengthen every full collection of the
+        cycle collector (which holds the GIL: every request waits)."""
+        self._views.clear()
 
     def games(self, match: Match) -> list[Row]:
         out = []

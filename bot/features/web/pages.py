@@ -104,9 +104,9 @@ class Pages:
         """Draw the pages most readers ask for (home, the field, the champion, each stage
         and each of its rounds) with the rebuild, in its thread: a new read then arrives
         with them drawn, and the first reader after a change does not wait for the drawing
-        (a 500-player stage's standings and round take tens of milliseconds each). A page
-        whose value is the same as in the read before (a finished round's) is not drawn
-        again: its text is the one drawn then."""
+        (a 500-player stage's standings and round take tens of milliseconds each), with
+        their JSON twins. A page whose value (its JSON twin) is the same as in the read
+        before, a finished round's, is not drawn again: its HTML is the one drawn then."""
         now = site.read.read_at
         hot: list[tuple[str, Maker]] = [
             ("/", lambda s: views.home(s, now)),
@@ -125,11 +125,12 @@ class Pages:
             value = make(site)
             if value is None:
                 continue
-            kept = before.views.get(path) if before is not None else None
-            # the same value draws the same page
-            body = kept[1] if kept is not None and kept[0] == value else self._html(value)
-            site.drawn[(path, False)] = body
-            site.views[path] = (value, body)
+            twin = _dumps(value)  # the JSON twin: the whole value, as text
+            site.drawn[(path, True)] = twin
+            kept = before.drawn if before is not None else {}
+            same = kept.get((path, True)) == twin and (path, False) in kept
+            site.drawn[(path, False)] = kept[(path, False)] if same else self._html(value)
+        site.forget_views()
 
     def _draw(self, value: dict[str, Any] | None, as_json: bool) -> str | None:
         if value is None:
