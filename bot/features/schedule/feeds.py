@@ -100,6 +100,11 @@ def _answer(request: web.Request, body: bytes) -> web.StreamResponse:
 KEEP_SECONDS = 30.0
 KEPT_FEEDS = 1024  # feeds kept at most (the oldest goes first)
 
+#: Seconds: a feed whose last build took less is built again on the loop (one player's:
+#: a thread and a connection of its own would cost more than the build); well under
+#: `QUICK`, so a build near it (which a busy moment may make several times slower) is not.
+HERE = 0.01
+
 Build = Callable[[AsyncSession], Awaitable[bytes | None]]
 
 
@@ -151,7 +156,8 @@ class Feeds:
         quick = kept is not None and kept.took < QUICK
         task = self._building.get(key)
         if task is None or task.done():
-            task = asyncio.create_task(self._renew(key, build, mark, now, here=quick))
+            here = kept is not None and kept.took < HERE
+            task = asyncio.create_task(self._renew(key, build, mark, now, here=here))
             self._building[key] = task
         if kept is None or quick:  # nothing to answer with, or soon
             return await asyncio.shield(task)
@@ -160,9 +166,7 @@ class Feeds:
     async def _renew(
         self, key: str, build: Build, mark: int | None, now: float, *, here: bool
     ) -> bytes | None:
-        """Build the feed again: `here`, on the loop, when it was quick the last time (one
-        player's feed: a thread and a connection of its own would cost more than the
-        build), else in a worker thread."""
+        """Build the feed again: `here`, on the loop (`HERE`), else in a worker thread."""
         began = time.perf_counter()
 
         async def read(sessions: async_sessionmaker[AsyncSession]) -> bytes | None:
