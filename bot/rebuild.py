@@ -12,6 +12,7 @@ for instead of being answered from the value before.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -50,10 +51,31 @@ def _run_with_own_engine(url: str, work: Work[T]) -> T:
     return asyncio.run(run())
 
 
+#: Seconds a thread may hold the GIL while another waits for it, while a rebuild runs
+#: (`sys.setswitchinterval`; Python's default is 0.005). The loop gives the GIL up at every
+#: socket read and write, and waits this long at worst to get it back from the rebuild: a
+#: 2 MB calendar feed is some forty reads and writes, 200 ms at the default.
+SWITCH_INTERVAL = 0.0005
+
+_running = 0  # rebuilds in their threads now
+_switch_before = sys.getswitchinterval()
+
+
 async def off_the_loop(sessions: async_sessionmaker[AsyncSession], work: Work[T]) -> T:
     """`work` run in a worker thread on a new engine to the same database (on these
-    sessions, here, when they have no engine to open again)."""
+    sessions, here, when they have no engine to open again); meanwhile the GIL changes
+    hands more often (`SWITCH_INTERVAL`), so the loop does not queue behind the thread."""
+    global _running, _switch_before
     url = database_url(sessions)
     if url is None:
         return await work(sessions)
-    return await asyncio.to_thread(_run_with_own_engine, url, work)
+    if _running == 0:
+        _switch_before = sys.getswitchinterval()
+        sys.setswitchinterval(min(SWITCH_INTERVAL, _switch_before))
+    _running += 1
+    try:
+        return await asyncio.to_thread(_run_with_own_engine, url, work)
+    finally:
+        _running -= 1
+        if _running == 0:
+            sys.setswitchinterval(_switch_before)
