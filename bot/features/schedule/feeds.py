@@ -139,11 +139,6 @@ class Feeds:
         """No `now`: every event of a feed carries its own LAST-MODIFIED."""
         return calendar_bytes(found, self._head(name))
 
-    def building(self, key: str) -> bool:
-        """Whether the feed under `key` is being built again."""
-        task = self._building.get(key)
-        return task is not None and not task.done()
-
     async def _feed(self, key: str, build: Build) -> bytes | None:
         """The feed under `key` (None: no such feed): the one kept while the audit log is
         unchanged, else the one before while it is built again."""

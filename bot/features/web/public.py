@@ -227,11 +227,6 @@ class SiteCache:
             return await asyncio.shield(self._rebuild)
         return self._value
 
-    @property
-    def rebuilding(self) -> bool:
-        """Whether a rebuild is under way (a request meanwhile gets the read before)."""
-        return self._rebuild is not None and not self._rebuild.done()
-
     async def _renew(self, mark: tuple[Any, ...], now: datetime) -> Any:
         began = time.perf_counter()
 
