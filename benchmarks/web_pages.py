@@ -15,7 +15,10 @@ stage, a sample of players and of matches, their JSON twins, the calendar feeds)
 - served: one request after another, the database unchanged (the pages' read is kept while
   the database's fingerprint holds, as it does between two results);
 - after a change: an audit entry is written before each request (outside the timing), so
-  every request pays the whole read again: the first reader after a result.
+  every request finds the database changed, as the first reader after a result does: it
+  sets off a rebuild (the site's read and pre-drawing, a feed's build) in a worker thread
+  and is answered from the read before while one runs (a page is at most one rebuild
+  late), so this measures how long a request waits beside a running rebuild.
 
 Run: .venv/bin/python benchmarks/web_pages.py [--requests 200] [--changes 10] [--players 500]
      [--database-url postgresql+asyncpg://user:pass@host/db]   (default: a temporary SQLite

@@ -17,9 +17,11 @@ The web feature imports no other feature: the wiring passes `routes` to `app_for
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -31,6 +33,7 @@ from bot.config import Config
 from bot.features.schedule import feed_text as wording
 from bot.features.schedule.feed_read import FeedMatch, audit_mark, feed_matches, player_named
 from bot.features.schedule.ics import CalendarEvent, CalendarHead, calendar_bytes
+from bot.rebuild import QUICK, off_the_loop
 from bot.web_page import page
 
 if TYPE_CHECKING:
@@ -97,16 +100,36 @@ def _answer(request: web.Request, body: bytes) -> web.StreamResponse:
 KEEP_SECONDS = 30.0
 KEPT_FEEDS = 1024  # feeds kept at most (the oldest goes first)
 
+#: Seconds: a feed whose last build took less is built again on the loop (one player's:
+#: a thread and a connection of its own would cost more than the build); well under
+#: `QUICK`, so a build near it (which a busy moment may make several times slower) is not.
+HERE = 0.01
+
 Build = Callable[[AsyncSession], Awaitable[bytes | None]]
 
 
+@dataclass
+class _Kept:
+    at: float  # time.monotonic() of the read
+    mark: int | None  # the audit log's last row then
+    body: bytes
+    took: float  # seconds the build took
+
+
 class Feeds:
-    """The two feeds' handlers, reading the database in one short session each."""
+    """The two feeds' handlers. A feed is built again when the audit log has a new row, in
+    a worker thread with its own connection (`bot.rebuild`: at 500 players the championship's
+    takes a few hundred milliseconds, which on the event loop every request would wait
+    behind); meanwhile a request for it is answered with the feed built before (at most one
+    rebuild late: a calendar application polls again by itself), unless that build was
+    quick (`QUICK`), which it then waits for, so a small championship's feed shows a change
+    at once. One build per feed at a time."""
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession], config: Config) -> None:
         self.sessions = sessions
         self.config = config
-        self._kept: dict[str, tuple[float, int | None, bytes]] = {}
+        self._kept: dict[str, _Kept] = {}
+        self._building: dict[str, asyncio.Task[bytes | None]] = {}
 
     def _head(self, name: str) -> CalendarHead:
         duration = timedelta(minutes=self.config.negotiation.finish_margin_minutes)
@@ -117,19 +140,43 @@ class Feeds:
         return calendar_bytes(found, self._head(name))
 
     async def _feed(self, key: str, build: Build) -> bytes | None:
-        """The feed under `key`, built again unless a fresh one is kept (None: no such feed)."""
+        """The feed under `key` (None: no such feed): the one kept while the audit log is
+        unchanged, else the one before while it is built again."""
         async with self.sessions() as session:
             mark = await audit_mark(session)
-            now = time.monotonic()
-            kept = self._kept.get(key)
-            if kept is not None and kept[1] == mark and now - kept[0] < KEEP_SECONDS:
-                return kept[2]
-            body = await build(session)
+        now = time.monotonic()
+        kept = self._kept.get(key)
+        if kept is not None and kept.mark == mark and now - kept.at < KEEP_SECONDS:
+            return kept.body
+        quick = kept is not None and kept.took < QUICK
+        task = self._building.get(key)
+        if task is None or task.done():
+            here = kept is not None and kept.took < HERE
+            task = asyncio.create_task(self._renew(key, build, mark, now, here=here))
+            self._building[key] = task
+        if kept is None or quick:  # nothing to answer with, or soon
+            return await asyncio.shield(task)
+        return kept.body
+
+    async def _renew(
+        self, key: str, build: Build, mark: int | None, now: float, *, here: bool
+    ) -> bytes | None:
+        """Build the feed again: `here`, on the loop (`HERE`), else in a worker thread."""
+        began = time.perf_counter()
+
+        async def read(sessions: async_sessionmaker[AsyncSession]) -> bytes | None:
+            async with sessions() as session:
+                return await build(session)
+
+        try:
+            body = await (read(self.sessions) if here else off_the_loop(self.sessions, read))
+        finally:
+            self._building.pop(key, None)
         if body is not None:
             self._kept.pop(key, None)
             if len(self._kept) >= KEPT_FEEDS:
                 self._kept.pop(next(iter(self._kept)))
-            self._kept[key] = (now, mark, body)
+            self._kept[key] = _Kept(now, mark, body, time.perf_counter() - began)
         return body
 
     async def _championship(self, session: AsyncSession) -> bytes:

@@ -191,6 +191,12 @@ class Site:
             self._views[match.id] = value
         return value
 
+    def forget_views(self) -> None:
+        """Let the matches' values go once the hot pages are drawn: kept with the read,
+        tens of thousands of small objects would lengthen every full collection of the
+        cycle collector (which holds the GIL: every request waits)."""
+        self._views.clear()
+
     def games(self, match: Match) -> list[Row]:
         out = []
         for game in self.games_by_match.get(match.id, []):

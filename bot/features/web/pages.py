@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from aiohttp import web
@@ -63,9 +64,12 @@ class Pages:
 
     def __init__(self, deps: WebDeps) -> None:
         self.deps = deps
+        self._last: Site | None = None  # the site built last (only the rebuild sets it)
 
         def build(read: PublicRead) -> Site:
-            return Site.build(read, deps.config)
+            site = Site.build(read, deps.config)
+            self.predraw(site)
+            return site
 
         self.cache = SiteCache(deps.sessions, deps.config, deps.clock, build)
 
@@ -78,23 +82,62 @@ class Pages:
         etag = f'"{tag}"'
         if request.headers.get("If-None-Match") == etag:
             return web.Response(status=304, headers={"ETag": etag})
-        key = (request.path.removesuffix(JSON_SUFFIX), as_json)
-        body = site.drawn.get(key)
-        if body is None:  # each page is drawn once per read of the database
-            body = self._draw(make(site), as_json)
-            if body is None:  # not kept: unknown paths are many
-                return self.not_found(as_json)
-            site.drawn[key] = body
+        body = self._drawn(site, request.path.removesuffix(JSON_SUFFIX), make, as_json)
+        if body is None:
+            return self.not_found(as_json)
         kind = "application/json" if as_json else "text/html"
         response = web.Response(text=body, content_type=kind)
         response.headers["ETag"] = etag
         return response
 
+    def _drawn(self, site: Site, path: str, make: Maker, as_json: bool) -> str | None:
+        """The page at `path` drawn from `site`'s read: each page is drawn once per read
+        (None, not kept: no such page; unknown paths are many)."""
+        body = site.drawn.get((path, as_json))
+        if body is None:
+            body = self._draw(make(site), as_json)
+            if body is not None:
+                site.drawn[(path, as_json)] = body
+        return body
+
+    def predraw(self, site: Site) -> None:
+        """Draw the pages most readers ask for (home, the field, the champion, each stage
+        and each of its rounds) with the rebuild, in its thread: a new read then arrives
+        with them drawn, and the first reader after a change does not wait for the drawing
+        (a 500-player stage's standings and round take tens of milliseconds each), with
+        their JSON twins. A page whose value (its JSON twin) is the same as in the read
+        before, a finished round's, is not drawn again: its HTML is the one drawn then."""
+        now = site.read.read_at
+        hot: list[tuple[str, Maker]] = [
+            ("/", lambda s: views.home(s, now)),
+            ("/field", views.field),
+            ("/champion", views.champion),
+        ]
+        for key, rows in site.rows.items():
+            hot.append((f"/stages/{key}", partial(views.stage, key=key)))
+            numbers = {r.number for row in rows for r in site.rounds.get(row.id, [])}
+            hot += [
+                (f"/stages/{key}/rounds/{n}", partial(views.round_page, key=key, number=n))
+                for n in sorted(numbers)
+            ]
+        before, self._last = self._last, site
+        for path, make in hot:
+            value = make(site)
+            if value is None:
+                continue
+            twin = _dumps(value)  # the JSON twin: the whole value, as text
+            site.drawn[(path, True)] = twin
+            kept = before.drawn if before is not None else {}
+            same = kept.get((path, True)) == twin and (path, False) in kept
+            site.drawn[(path, False)] = kept[(path, False)] if same else self._html(value)
+        site.forget_views()
+
     def _draw(self, value: dict[str, Any] | None, as_json: bool) -> str | None:
         if value is None:
             return None
-        if as_json:
-            return _dumps(value)
+        return _dumps(value) if as_json else self._html(value)
+
+    def _html(self, value: dict[str, Any]) -> str:
         site_name = self.deps.config.tournament.short_name
         return render(f"{value['page']}.html", title=value["title"], site=site_name, v=value)
 

@@ -18,8 +18,9 @@ changed or after `MAX_AGE` seconds (a change written without an audit entry).
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import gc
 import hashlib
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -33,8 +34,8 @@ from bot.clock import Clock
 from bot.config import Config
 from bot.features.console.snapshot import Snapshot
 from bot.features.console.stage_view import STARTED
+from bot.rebuild import QUICK, off_the_loop
 from bot.registration_window import WindowState, read_window
-from db.engine import make_engine, make_sessionmaker
 from db.models import AuditEntry, Game, Match, Player, Registration, Round, RoundState, Stage
 
 T = TypeVar("T")
@@ -172,16 +173,31 @@ def _etag(mark: tuple[Any, ...], window: WindowState) -> str:
     return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:20]
 
 
+_frozen = False
+
+
+def _freeze_once() -> None:
+    """Move everything alive after the first build (the imported modules, the first read)
+    out of the cycle collector's sight, once per process (`gc.freeze`): a rebuild allocates
+    tens of thousands of objects, which sets off a full collection, and a full collection
+    walks every object alive, some 200,000 at 500 players: about 100 ms holding the GIL,
+    half of a rebuild's CPU, with every request waiting. Frozen objects are still freed
+    when no longer referenced; only a reference cycle among them would stay."""
+    global _frozen
+    if not _frozen:
+        _frozen = True
+        gc.freeze()
+
+
 class SiteCache:
     """The newest read and what was built from it (`build`), kept while the database's
     fingerprint holds and for at most `MAX_AGE` seconds. One rebuild at a time, in a
-    thread of its own with its own connection (at 500 players reading and building take a
-    few hundred milliseconds of CPU, which on the event loop every request would wait
-    behind); while one runs, a request waits for it at most `WAIT` seconds and is then
-    answered from the read before (a page is at most one rebuild late, and no request
-    queues behind a slow read)."""
-
-    WAIT = 0.05
+    thread of its own with its own connection (at 500 players reading and building take
+    some 100 ms of CPU, which on the event loop every request would wait behind:
+    `bot.rebuild`); while one runs, a request is answered from the read before (a page is
+    at most one rebuild late, and no request queues behind a slow read), unless the last
+    rebuild was quick (`QUICK`: a small championship's), which it then waits for, so the
+    page asked right after a change shows it."""
 
     def __init__(
         self,
@@ -196,6 +212,7 @@ class SiteCache:
         self._value: Any = None
         self._read_at: datetime | None = None
         self._rebuild: asyncio.Task[Any] | None = None
+        self._took = 0.0  # seconds the last rebuild took
 
     async def get(self) -> Any:
         """The built site for the database as it is now (or one rebuild ago)."""
@@ -206,44 +223,24 @@ class SiteCache:
             return self._value
         if self._rebuild is None or self._rebuild.done():
             self._rebuild = asyncio.create_task(self._renew(mark, now))
-        if self._read_at is None:  # nothing to answer from yet
+        if self._read_at is None or self._took < QUICK:  # nothing to answer from, or soon
             return await asyncio.shield(self._rebuild)
-        with contextlib.suppress(TimeoutError):
-            return await asyncio.wait_for(asyncio.shield(self._rebuild), self.WAIT)
         return self._value
 
     async def _renew(self, mark: tuple[Any, ...], now: datetime) -> Any:
-        url = _database_url(self.sessions)
-        if url is None:  # no engine to open again (a test's): read here
-            read = await read_public(self.sessions, self.config, now)
-            value = self._build(read) if self._build else read
-        else:
-            value = await asyncio.to_thread(self._read_and_build, url, now)
+        began = time.perf_counter()
+
+        async def read_and_build(sessions: async_sessionmaker[AsyncSession]) -> Any:
+            found = await read_public(sessions, self.config, now)
+            return self._build(found) if self._build else found
+
+        value = await off_the_loop(self.sessions, read_and_build)
         self._value, self._mark, self._read_at = value, mark, now
+        self._took = time.perf_counter() - began
+        _freeze_once()
         return value
-
-    def _read_and_build(self, url: str, now: datetime) -> Any:
-        """The rebuild in its worker thread: its own loop and engine, then the build."""
-
-        async def read() -> PublicRead:
-            engine = make_engine(url)
-            try:
-                return await read_public(make_sessionmaker(engine), self.config, now)
-            finally:
-                await engine.dispose()
-
-        found = asyncio.run(read())
-        return self._build(found) if self._build else found
 
     def _current(self, mark: tuple[Any, ...], now: datetime) -> bool:
         if self._read_at is None or mark != self._mark:
             return False
         return abs((now - self._read_at).total_seconds()) < MAX_AGE
-
-
-def _database_url(sessions: async_sessionmaker[AsyncSession]) -> str | None:
-    """The URL the site's sessions connect to (with its password: it opens a connection),
-    or None when they are bound to no engine."""
-    bind = sessions.kw.get("bind")
-    url = getattr(bind, "url", None)
-    return None if url is None else url.render_as_string(hide_password=False)
