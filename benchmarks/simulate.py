@@ -1,8 +1,11 @@
-"""Wall time, peak memory and Lichess requests of whole offline championships (`acwc simulate`).
+"""Wall time, CPU time, peak memory and Lichess requests of whole offline championships
+(`acwc simulate`).
 
 Each run is a process of its own, so its peak RSS is that championship's alone (imports
 included, as for `acwc simulate`), and the wall time is the whole command's. Per size it
-prints the median and the worst of the runs, and the Lichess requests: per championship,
+prints the median and the worst of the runs (the CPU time is the run's process and its
+children, user and system: what the machine spends, whatever else runs beside it), and the
+Lichess requests: per championship,
 per match under way per results poll, and per poll with no match under way (idle).
 
 Run: .venv/bin/python benchmarks/simulate.py [SIZE[:RUNS] ...] [--runs K] [--seed S]
@@ -79,15 +82,18 @@ def child(players: int, seed: int, out: Path) -> None:
 def one_run(players: int, seed: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         command = [sys.executable, __file__, "--child", str(players), "--seed", str(seed)]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         done = subprocess.run(
             [*command, "--out", folder], capture_output=True, text=True, check=False, cwd=ROOT
         )
         wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # waited-for children, added up
     if done.returncode != 0:
         raise SystemExit(f"{players} players failed:\n{done.stderr[-3000:]}")
     figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     figures["wall"] = wall
+    figures["cpu"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     figures["errors"] = sum(
         1 for line in done.stderr.splitlines() if "Traceback" in line or "not delivered" in line
     )
@@ -96,13 +102,15 @@ def one_run(players: int, seed: int) -> dict[str, Any]:
 
 def report(players: int, runs: list[dict[str, Any]]) -> None:
     walls = [r["wall"] for r in runs]
+    cpus = [r["cpu"] for r in runs]
     peaks = [r["peak_mb"] for r in runs]
     last = runs[-1]
     per_match = last["active_requests"] / last["matches"] if last["matches"] else 0.0
     per_idle = last["idle_requests"] / last["idle"] if last["idle"] else 0.0
     print(
         f"{players:4d} players, {len(runs)} run(s): wall median {statistics.median(walls):6.1f} s, "
-        f"worst {max(walls):6.1f} s; peak RSS median {statistics.median(peaks):4.0f} MB, "
+        f"worst {max(walls):6.1f} s; CPU median {statistics.median(cpus):6.1f} s, "
+        f"worst {max(cpus):6.1f} s; peak RSS median {statistics.median(peaks):4.0f} MB, "
         f"worst {max(peaks):4.0f} MB; {last['messages']} messages, {last['rounds']} rounds, "
         f"{sum(r['errors'] for r in runs)} delivery errors"
     )
