@@ -40,11 +40,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from acwc_sim.harness import DiscordHarness, discord_harness
+from benchmarks.swiss_fill import pair, play
 from bot.app import ChampionshipBot
 from bot.clock import FakeClock
 from bot.config import Config, DiscordConfig, Secrets, load_config
 from bot.features.negotiation.deadlines import schedule_match_deadlines
-from bot.rules.match import is_over, match_points
+from bot.rules.match import match_points
 from bot.rules.swiss import number_of_rounds
 from db import migrate
 from db.engine import make_engine, make_sessionmaker, transaction
@@ -85,28 +86,6 @@ def bench_config(url: str) -> Config:
             )
         }
     )
-
-
-def pair(order: list[Player], met: set[tuple[int, int]]) -> list[tuple[Player, Player]]:
-    """Neighbours in the table, skipping a rematch where the table allows it."""
-    left, pairs = list(order), []
-    while len(left) > 1:
-        first = left.pop(0)
-        index = next((i for i, p in enumerate(left) if (first.id, p.id) not in met), 0)
-        second = left.pop(index)
-        met |= {(first.id, second.id), (second.id, first.id)}
-        pairs.append((first, second))
-    return pairs
-
-
-def play(rng: random.Random, a: Player, b: Player) -> list[float]:
-    """Game results for a (1, 0.5, 0) until the Swiss match is over (rule III.E.1)."""
-    results: list[float] = []
-    edge = 0.5 + ((a.seeding_rating or 0) - (b.seeding_rating or 0)) / 2000
-    while not is_over(sum(results), sum(1 - r for r in results)):
-        roll = rng.random()
-        results.append(0.5 if roll < 0.15 else (1.0 if roll < 0.15 + 0.85 * edge else 0.0))
-    return results
 
 
 async def seed(sessions: async_sessionmaker[AsyncSession], config: Config) -> datetime:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
@@ -21,9 +22,12 @@ from bot.features.registration.service import RegistrationService
 from bot.features.web.deps import WebDeps
 from bot.features.web.routes import app_for
 from db.models import OutboxMessage, Registration
+from tests.conftest import add_player
+from tests.fakes.lichess import FakeLichess
 
 SITE = "http://acwc.test"
 ALICE, BOB = 101, 102
+Consent = Literal["approve", "deny"]
 
 
 def web_config(config: Config, base_url: str = SITE) -> Config:
@@ -134,3 +138,13 @@ async def link_for(service: RegistrationService, user: int, name: str) -> str:
     made = await service.login_link(challenge_id=step.challenge_id)
     assert made is not None
     return made[0]
+
+
+async def alice_at_lichess(
+    fake: FakeLichess, service: RegistrationService, *, consent: Consent = "approve"
+) -> str:
+    """Alice, an eligible Lichess account logged in at the fake Lichess (who will `consent`
+    at its prompt), and the login link /register gave her."""
+    add_player(fake, "Alice")
+    fake.oauth_login("Alice", consent=consent)
+    return await link_for(service, ALICE, "Alice")

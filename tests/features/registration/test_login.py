@@ -24,6 +24,7 @@ from tests.features.registration.login_helpers import (
     ALICE,
     BOB,
     SITE,
+    alice_at_lichess,
     count,
     link_for,
     nothing_registered,
@@ -141,9 +142,7 @@ async def test_a_restart_between_the_click_and_the_answer_loses_nothing(
     lichess: LichessClient,
     service: RegistrationService,
 ) -> None:
-    add_player(fake, "Alice")
-    fake.oauth_login("Alice")
-    link = await link_for(service, ALICE, "Alice")
+    link = await alice_at_lichess(fake, service)
     async with site(sessions, web, clock, service) as before:
         done = await walk(before, link, to_callback=False)
     assert done.back is not None
@@ -170,9 +169,7 @@ async def test_denied_consent(
     fake: FakeLichess,
     service: RegistrationService,
 ) -> None:
-    add_player(fake, "Alice")
-    fake.oauth_login("Alice", consent="deny")
-    link = await link_for(service, ALICE, "Alice")
+    link = await alice_at_lichess(fake, service, consent="deny")
     async with site(sessions, web, clock, service) as client:
         done = await walk(client, link)
     assert done.back is not None and query_of(done.back)["error"] == "access_denied"
@@ -188,9 +185,7 @@ async def test_an_expired_link(
     fake: FakeLichess,
     service: RegistrationService,
 ) -> None:
-    add_player(fake, "Alice")
-    fake.oauth_login("Alice")
-    link = await link_for(service, ALICE, "Alice")
+    link = await alice_at_lichess(fake, service)
     clock.advance(LINK_LIFETIME)
     async with site(sessions, web, clock, service) as client:
         done = await walk(client, link)
@@ -205,9 +200,7 @@ async def test_an_answer_from_lichess_that_comes_too_late(
     fake: FakeLichess,
     service: RegistrationService,
 ) -> None:
-    add_player(fake, "Alice")
-    fake.oauth_login("Alice")
-    link = await link_for(service, ALICE, "Alice")
+    link = await alice_at_lichess(fake, service)
     async with site(sessions, web, clock, service) as client:
         done = await walk(client, link, to_callback=False)
         clock.advance(FLOW_LIFETIME)
@@ -227,9 +220,7 @@ async def test_a_link_used_twice(
     service: RegistrationService,
 ) -> None:
     """The second click is refused, and so is Lichess's answer replayed after it was taken."""
-    add_player(fake, "Alice")
-    fake.oauth_login("Alice")
-    link = await link_for(service, ALICE, "Alice")
+    link = await alice_at_lichess(fake, service)
     async with site(sessions, web, clock, service) as client:
         first = await walk(client, link, to_callback=False)
         second = await walk(client, link)
@@ -253,9 +244,7 @@ async def test_a_wrong_state_is_ignored_and_the_real_answer_still_counts(
     fake: FakeLichess,
     service: RegistrationService,
 ) -> None:
-    add_player(fake, "Alice")
-    fake.oauth_login("Alice")
-    link = await link_for(service, ALICE, "Alice")
+    link = await alice_at_lichess(fake, service)
     async with site(sessions, web, clock, service) as client:
         done = await walk(client, link, to_callback=False)
         assert done.back is not None
@@ -334,9 +323,7 @@ async def test_registration_closed_since_register_is_told_without_discord_markup
 ) -> None:
     """The entry checks' own refusal, worded for Discord (a TD mention, a timestamp), is
     shown on the page without Discord's ids or markup."""
-    add_player(fake, "Alice")
-    fake.oauth_login("Alice")
-    link = await link_for(service, ALICE, "Alice")
+    link = await alice_at_lichess(fake, service)
     await service.set_window(td_id=TD_ID, open_=False)
     before = await outbox_ids(sessions)
     async with site(sessions, web, clock, service) as client:

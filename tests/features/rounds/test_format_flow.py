@@ -140,6 +140,21 @@ async def decide_final(
 SWISS_10 = ["P01", "P02", "P03", "P04", "P05", "P06", "P07", "P08", "P09", "P10"]
 
 
+async def swiss_2024_played(
+    sessions: async_sessionmaker[AsyncSession], config: Config, clock: FakeClock
+) -> tuple[Config, Services]:
+    """The fixture's config on acwc-2024 and its services, with a one-round Swiss of
+    `SWISS_10` played in seed order (P01, P03, ... win): the pools start."""
+    config = preset(config, "acwc-2024")
+    clock.set(NOW)
+    services = wired(sessions, config, clock)
+    for match_id in await swiss_of(sessions, config, SWISS_10):
+        await services.rounds.set_score(
+            td_id=TD_ID, match_id=match_id, score_a=6.0, score_b=0.0, reason=None
+        )
+    return config, services
+
+
 async def test_2024_from_the_swiss_to_the_champion(
     sessions: async_sessionmaker[AsyncSession], config: Config, clock: FakeClock
 ) -> None:
@@ -315,13 +330,7 @@ async def test_2020_knockout_winners_join_the_pools(
 async def test_a_pool_tie_on_a_place_that_moves_on_is_the_tds_per_pool(
     sessions: async_sessionmaker[AsyncSession], config: Config, clock: FakeClock
 ) -> None:
-    config = preset(config, "acwc-2024")
-    clock.set(NOW)
-    services = wired(sessions, config, clock)
-    for match_id in await swiss_of(sessions, config, SWISS_10):
-        await services.rounds.set_score(
-            td_id=TD_ID, match_id=match_id, score_a=6.0, score_b=0.0, reason=None
-        )
+    config, services = await swiss_2024_played(sessions, config, clock)
     # Every upper pool match drawn: the chain cannot part anyone (the champion has no Swiss
     # place, so neither the previous final nor the Swiss place orders the group).
     while found := await open_matches(sessions, "candidates", "upper"):

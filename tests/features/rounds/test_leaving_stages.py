@@ -44,6 +44,7 @@ from tests.features.rounds.test_format_flow import (
     open_matches,
     play_pool,
     preset,
+    swiss_2024_played,
     swiss_of,
 )
 
@@ -422,13 +423,7 @@ async def test_a_stage_not_started_yet_reads_who_left_at_its_start(
 ) -> None:
     """The upper pool is over, the lower pool still runs: its winner withdraws before the
     Semifinals exist. Nothing is re-seated; the Semifinals start without them."""
-    config = preset(config, "acwc-2024")
-    clock.set(NOW)
-    services = wired(sessions, config, clock)
-    for match_id in await swiss_of(sessions, config, SWISS_10):
-        await services.rounds.set_score(
-            td_id=TD_ID, match_id=match_id, score_a=6.0, score_b=0.0, reason=None
-        )
+    config, services = await swiss_2024_played(sessions, config, clock)
     await link_discord(sessions)
     async with sessions() as session:
         names = {p.id: p.lichess_username for p in await session.scalars(select(Player))}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from icalendar import Calendar
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -29,6 +30,23 @@ THU_20 = datetime(2019, 10, 10, 20, 0, tzinfo=UTC)
 FRI_18 = datetime(2019, 10, 11, 18, 0, tzinfo=UTC)
 CHALLENGE = "https://lichess.org/chal1234"
 FILE = "acwc-schedule.ics"
+
+
+WED_19_TEXT = "2019-10-09 19:00"  # the time the TD gives Alice vs Eve in these tests
+
+
+async def td_fixes_alice_eve(rulings: Any, ids: dict[str, int]) -> None:
+    """The TD assigns Alice vs Eve (round 2) Wednesday 19:00: a time change to follow."""
+    await rulings.assign_time(td_id=TD_ID, match_id=ids["alice_eve"], text=WED_19_TEXT)
+
+
+async def round_two_day(
+    sessions: async_sessionmaker[AsyncSession], config: Config, clock: FakeClock
+) -> dict[str, int]:
+    """`two_rounds`, on round 2's first day."""
+    ids = await two_rounds(sessions, config)
+    clock.set(ROUND2_START + timedelta(hours=9))
+    return ids
 
 
 async def two_rounds(sessions: async_sessionmaker[AsyncSession], config: Config) -> dict[str, int]:
@@ -149,9 +167,7 @@ async def test_schedule_follows_the_agreed_time_as_it_changes(
     async with running_bot() as (bot, h):
         ids = await setup(bot, h, config)
         clock.set(ROUND2_START + timedelta(hours=9))
-        await bot.svc.rulings.assign_time(
-            td_id=TD_ID, match_id=ids["alice_eve"], text="2019-10-09 19:00"
-        )
+        await td_fixes_alice_eve(bot.svc.rulings, ids)
 
         rec = await h.slash("schedule", user=ALICE)
         assert rec.ephemeral and not rec.errors, rec.errors

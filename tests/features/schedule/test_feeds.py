@@ -39,8 +39,9 @@ from tests.features.schedule.test_cog import (
     EVE,
     FRI_18,
     ROUND1_TIME,
-    ROUND2_START,
     WED_19,
+    round_two_day,
+    td_fixes_alice_eve,
     two_rounds,
 )
 from tests.running import ALICE, BOB
@@ -100,12 +101,9 @@ async def test_the_championship_feed_follows_a_time_change_and_a_result(
     clock: FakeClock,
     services: Services,
 ) -> None:
-    ids = await two_rounds(sessions, config)
-    clock.set(ROUND2_START + timedelta(hours=9))
+    ids = await round_two_day(sessions, config, clock)
     agreed_at = clock.now()
-    await services.rulings.assign_time(
-        td_id=TD_ID, match_id=ids["alice_eve"], text="2019-10-09 19:00"
-    )
+    await td_fixes_alice_eve(services.rulings, ids)
     # One server throughout, as a subscriber's calendar polls it: what it keeps between
     # requests must not hide a change.
     app = build_app(WebDeps(sessions, config, clock, read_only=True), [routes])
@@ -194,8 +192,7 @@ async def test_a_players_feed_has_only_their_matches_whatever_the_case_of_the_na
     clock: FakeClock,
     services: Services,
 ) -> None:
-    ids = await two_rounds(sessions, config)
-    clock.set(ROUND2_START + timedelta(hours=9))
+    ids = await round_two_day(sessions, config, clock)
     await services.rulings.assign_time(td_id=TD_ID, match_id=ids["bob_carol"], text="wed 19:00")
 
     status, headers, body = await fetch(sessions, config, clock, "/players/aLiCe/calendar.ics")
@@ -255,11 +252,8 @@ async def test_no_private_data_and_no_discord_id_in_any_feed(
     clock: FakeClock,
     services: Services,
 ) -> None:
-    ids = await two_rounds(sessions, config)
-    clock.set(ROUND2_START + timedelta(hours=9))
-    await services.rulings.assign_time(
-        td_id=TD_ID, match_id=ids["alice_eve"], text="2019-10-09 19:00"
-    )
+    ids = await round_two_day(sessions, config, clock)
+    await td_fixes_alice_eve(services.rulings, ids)
     async with transaction(sessions) as session:
         match = await session.get(Match, ids["alice_eve"])
         assert match is not None

@@ -5,7 +5,6 @@ rebuild late, and a calendar application polls again by itself)."""
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -17,9 +16,11 @@ from bot.features.schedule import feeds
 from bot.features.web.deps import WebDeps
 from bot.features.web.server import build_app
 from bot.wiring import Services
-from tests.conftest import TD_ID
 from tests.factories import wired
-from tests.features.schedule.test_cog import ROUND2_START, two_rounds
+from tests.features.schedule.test_cog import (
+    round_two_day,
+    td_fixes_alice_eve,
+)
 
 WED_19 = b"DTSTART:20191009T190000Z"
 
@@ -41,16 +42,13 @@ async def test_a_feed_asked_during_a_slow_rebuild_is_the_one_before_then_the_new
     path: str,
 ) -> None:
     monkeypatch.setattr(feeds, "QUICK", 0.0)  # every build is slow, as at 500 players
-    ids = await two_rounds(sessions, config)
-    clock.set(ROUND2_START + timedelta(hours=9))
+    ids = await round_two_day(sessions, config, clock)
     app = build_app(WebDeps(sessions, config, clock, read_only=True), [feeds.routes])
     async with TestClient(TestServer(app)) as client:
         before = await (await client.get(path)).read()
         assert b"BEGIN:VCALENDAR" in before and WED_19 not in before
 
-        await services.rulings.assign_time(
-            td_id=TD_ID, match_id=ids["alice_eve"], text="2019-10-09 19:00"
-        )
+        await td_fixes_alice_eve(services.rulings, ids)
         during = await client.get(path)
         assert during.status == 200 and await during.read() == before  # the one before
         for _ in range(500):  # built again in a thread of its own
@@ -67,12 +65,9 @@ async def test_a_quick_feed_shows_a_change_at_once(
     clock: FakeClock,
     services: Services,
 ) -> None:
-    ids = await two_rounds(sessions, config)
-    clock.set(ROUND2_START + timedelta(hours=9))
+    ids = await round_two_day(sessions, config, clock)
     app = build_app(WebDeps(sessions, config, clock, read_only=True), [feeds.routes])
     async with TestClient(TestServer(app)) as client:
         assert WED_19 not in await (await client.get("/calendar.ics")).read()
-        await services.rulings.assign_time(
-            td_id=TD_ID, match_id=ids["alice_eve"], text="2019-10-09 19:00"
-        )
+        await td_fixes_alice_eve(services.rulings, ids)
         assert WED_19 in await (await client.get("/calendar.ics")).read()

@@ -13,8 +13,7 @@ from bot.config import Config, WebConfig
 from bot.features.schedule.feeds import routes
 from bot.features.web.deps import WebDeps
 from bot.features.web.server import build_app
-from tests.conftest import TD_ID
-from tests.features.schedule.test_cog import ROUND2_START, setup
+from tests.features.schedule.test_cog import ROUND2_START, setup, td_fixes_alice_eve
 from tests.running import ALICE, RunningBot
 
 SITE = "https://acwc.example.org"
@@ -27,9 +26,7 @@ async def test_schedule_links_the_feeds_when_the_site_is_public(
     async with running_bot(public) as (bot, h):
         ids = await setup(bot, h, public)
         clock.set(ROUND2_START + timedelta(hours=9))
-        await bot.svc.rulings.assign_time(
-            td_id=TD_ID, match_id=ids["alice_eve"], text="2019-10-09 19:00"
-        )
+        await td_fixes_alice_eve(bot.svc.rulings, ids)
         rec = await h.slash("schedule", user=ALICE)
         assert rec.ephemeral and not rec.errors, rec.errors
         own = f"<{SITE}/players/alice/calendar.ics>"

@@ -32,11 +32,11 @@ from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
 from tests.factories import ROUND_DEADLINE, ROUND_START, wired
 from tests.features.rounds.test_format_flow import (
     NOW,
-    SWISS_10,
     decide_final,
     open_matches,
     play_pool,
     preset,
+    swiss_2024_played,
     swiss_of,
 )
 from tests.running import ALICE, RunningBot
@@ -202,13 +202,7 @@ def _kind(row: OutboxMessage) -> str | None:
 async def test_the_bracket_is_posted_as_the_semifinals_and_the_finals_end(
     sessions: async_sessionmaker[AsyncSession], config: Config, clock: FakeClock
 ) -> None:
-    config = preset(config, "acwc-2024")
-    clock.set(NOW)
-    services = wired(sessions, config, clock)
-    for match_id in await swiss_of(sessions, config, SWISS_10):
-        await services.rounds.set_score(
-            td_id=TD_ID, match_id=match_id, score_a=6.0, score_b=0.0, reason=None
-        )
+    config, services = await swiss_2024_played(sessions, config, clock)
     async with sessions() as session:
         pools = {s.pool: s for s in await session.scalars(select(Stage).where(Stage.pool != ""))}
         ids = {p.id: p.lichess_username for p in await session.scalars(select(Player))}

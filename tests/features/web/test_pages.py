@@ -42,15 +42,13 @@ from db.models import (
     Stage,
 )
 from tests.conftest import TD_ID
-from tests.factories import wired
 from tests.features.rounds.test_format_flow import (
     NOW,
     SWISS_10,
     decide_final,
     open_matches,
     play_pool,
-    preset,
-    swiss_of,
+    swiss_2024_played,
 )
 
 SECRET_REPORT = "SECRET-REPORT-TEXT p01 used an engine"
@@ -72,13 +70,7 @@ async def _play_2024(
 ) -> Played:
     """The 2024 format from the Swiss to the champion: seed order wins everywhere but the
     Semifinal 1 and the Grand Final, whose games are stored."""
-    config = preset(config, "acwc-2024")
-    clock.set(NOW)
-    services = wired(sessions, config, clock)
-    for match_id in await swiss_of(sessions, config, SWISS_10):
-        await services.rounds.set_score(
-            td_id=TD_ID, match_id=match_id, score_a=6.0, score_b=0.0, reason=None
-        )
+    config, services = await swiss_2024_played(sessions, config, clock)
     async with sessions() as session:
         pools = {
             s.pool: s for s in await session.scalars(select(Stage).where(Stage.key == "candidates"))

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -19,9 +18,11 @@ from bot.features.web import public
 from bot.features.web.deps import WebDeps
 from bot.features.web.routes import app_for
 from bot.wiring import WEB_PARTS, Services
-from tests.conftest import TD_ID
 from tests.factories import wired
-from tests.features.schedule.test_cog import ROUND2_START, two_rounds
+from tests.features.schedule.test_cog import (
+    round_two_day,
+    td_fixes_alice_eve,
+)
 
 MATCH = "/matches/swiss/2/1"  # Alice vs Eve
 AGREED = 'datetime="2019-10-09T19:00'
@@ -52,16 +53,13 @@ async def test_a_page_asked_during_a_slow_rebuild_is_the_one_before_then_the_new
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(public, "QUICK", 0.0)  # every rebuild is slow, as at 500 players
-    ids = await two_rounds(sessions, config)
-    clock.set(ROUND2_START + timedelta(hours=9))
+    ids = await round_two_day(sessions, config, clock)
     app = app_for(WebDeps(sessions, config, clock, read_only=True), WEB_PARTS)
     async with TestClient(TestServer(app)) as client:
         before = await (await client.get(MATCH)).text()
         assert "Alice" in before and "Eve" in before and AGREED not in before
 
-        await services.rulings.assign_time(
-            td_id=TD_ID, match_id=ids["alice_eve"], text="2019-10-09 19:00"
-        )
+        await td_fixes_alice_eve(services.rulings, ids)
         during = await (await client.get(MATCH)).text()
         assert during == before  # the read before, while the site is read again
         after = await until(client, MATCH, lambda html: html != before)
@@ -77,12 +75,9 @@ async def test_a_quick_rebuild_is_waited_for(
     services: Services,
 ) -> None:
     """A small championship's rebuild is quick: the page right after a change shows it."""
-    ids = await two_rounds(sessions, config)
-    clock.set(ROUND2_START + timedelta(hours=9))
+    ids = await round_two_day(sessions, config, clock)
     app = app_for(WebDeps(sessions, config, clock, read_only=True), WEB_PARTS)
     async with TestClient(TestServer(app)) as client:
         assert AGREED not in await (await client.get(MATCH)).text()
-        await services.rulings.assign_time(
-            td_id=TD_ID, match_id=ids["alice_eve"], text="2019-10-09 19:00"
-        )
+        await td_fixes_alice_eve(services.rulings, ids)
         assert AGREED in await (await client.get(MATCH)).text()
