@@ -26,14 +26,17 @@ Semantics copied from lila:
   ``POST /api/token/test`` and tokens with scopes: :mod:`acwc_sim.lichess_access`.
   ``POST /api/users`` (text body).
 * ``/oauth``, ``POST``/``DELETE /api/token``, ``/api/account``: :mod:`acwc_sim.oauth`.
+* ``POST /api/stream/games-by-users``: the starts and ends of the games between listed
+  users as ``add_game``/``update_game`` make them (:mod:`acwc_sim.game_stream`); not
+  counted in ``in_flight``/``max_in_flight``.
 
 Test controls: :meth:`FakeLichess.fail_next`, :meth:`FakeLichess.stall_next`,
 :meth:`FakeLichess.truncate_next`, :meth:`FakeLichess.set_delay`,
-:meth:`FakeLichess.set_down`; observations: ``requests`` (method, path, query),
-``request_times`` (``time_source()`` at arrival: ``time.monotonic`` unless a simulation
-sets its fake clock), ``statuses`` (the HTTP status answered, ``None`` for a cut stream),
-``max_in_flight``, ``challenges``, ``request_count`` (the only one kept with
-``keep_requests`` off).
+:meth:`FakeLichess.set_down`, :meth:`FakeLichess.drop_streams`; observations:
+``requests`` (method, path, query), ``request_times`` (``time_source()`` at arrival:
+``time.monotonic`` unless a simulation sets its fake clock), ``statuses`` (the HTTP status
+answered, ``None`` for a cut stream or one still open), ``max_in_flight``, ``challenges``,
+``request_count`` (the only one kept with ``keep_requests`` off).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from typing import Any
 
 from aiohttp import web
 
+from acwc_sim.game_stream import STREAM_PATH, GameStreams
 from acwc_sim.lichess_access import LichessAccess
 from acwc_sim.lichess_games import History, StoredGame, ms, new_game_id
 from acwc_sim.lichess_misbehaviour import Handler, Misbehaviour
@@ -81,7 +85,7 @@ def _truthy(value: str | None) -> bool | None:
     return value.lower() in ("true", "1", "yes")
 
 
-class FakeLichess(LichessAccess, Misbehaviour, OAuthEndpoints):
+class FakeLichess(LichessAccess, Misbehaviour, OAuthEndpoints, GameStreams):
     """State and handlers of the fake server.  Start it with :func:`fake_lichess`."""
 
     def __init__(self, seed: int | None = None) -> None:
@@ -113,6 +117,7 @@ class FakeLichess(LichessAccess, Misbehaviour, OAuthEndpoints):
         self.max_in_flight = 0
         self._init_access()
         self._init_oauth()
+        self._init_streams()
         super().__init__()
 
     # ----------------------------------------------------------------- setup API
@@ -165,6 +170,7 @@ class FakeLichess(LichessAccess, Misbehaviour, OAuthEndpoints):
         self._by_id.setdefault(game.id, game)
         for uid in {game.white.lower(), game.black.lower()}:
             self._by_user.setdefault(uid, []).append(game)
+        self._game_added(game)  # the game stream's start (and end) events
         return game.json(self.spelled)
 
     def update_game(self, game_id: str, **fields: Any) -> dict[str, Any]:
@@ -177,6 +183,7 @@ class FakeLichess(LichessAccess, Misbehaviour, OAuthEndpoints):
         for uid in {old.white.lower(), old.black.lower()}:
             listed = self._by_user[uid]
             listed[listed.index(old)] = new
+        self._game_updated(old, new)
         return new.json(self.spelled)
 
     def add_history(
@@ -319,7 +326,8 @@ class FakeLichess(LichessAccess, Misbehaviour, OAuthEndpoints):
             # let the server see that hang-up first, so `in_flight` counts what the client
             # really has in flight (the stalled request ends within one poll of `_stalled`).
             await asyncio.sleep(0.1)
-        self.in_flight += 1
+        counted = request.path != STREAM_PATH  # the bot keeps its stream open all along
+        self.in_flight += counted
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
             if request.can_read_body and keep:
@@ -336,7 +344,7 @@ class FakeLichess(LichessAccess, Misbehaviour, OAuthEndpoints):
             return response
         finally:
             self._truncating.discard(id(request))
-            self.in_flight -= 1
+            self.in_flight -= counted
 
     async def _get_user(self, request: web.Request) -> web.StreamResponse:
         uid = request.match_info["name"].lower()
@@ -459,6 +467,7 @@ class FakeLichess(LichessAccess, Misbehaviour, OAuthEndpoints):
         app.router.add_post("/api/users", self._post_users)
         app.router.add_post("/api/token/test", self._token_test)
         app.add_routes(self.oauth_routes())
+        app.add_routes(self.stream_routes())
         return app
 
 
