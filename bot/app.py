@@ -213,6 +213,16 @@ class ChampionshipBot(commands.Bot):
         if self.start_scheduler and self.scheduler is None:
             self.scheduler = build_scheduler(self.periodic_jobs(), self.jobs_in_flight)
             self.scheduler.start()
+            stream = self.svc.results.stream
+            if stream is not None:  # results within seconds; the poll is the safety net
+                stream.on_news = self.deliver
+                task = asyncio.get_running_loop().create_task(stream.start())
+                self.jobs_in_flight.add(task)
+                task.add_done_callback(self.jobs_in_flight.discard)
+
+    async def _stop_stream(self) -> None:
+        if self.services is not None and self.services.results.stream is not None:
+            await self.services.results.stream.stop()
 
     async def _log_ready(self, synced: int) -> None:
         """One INFO line once the commands are synced: a TD reading the log sees the bot is
@@ -330,6 +340,7 @@ class ChampionshipBot(commands.Bot):
         if self.scheduler is not None:
             self.scheduler.shutdown(wait=False)
             self.scheduler = None
+        await self._stop_stream()
         try:
             async with asyncio.timeout(within):
                 pending = [t for t in self.jobs_in_flight if not t.done()]
@@ -350,6 +361,7 @@ class ChampionshipBot(commands.Bot):
         cancelled and awaited first, so that no run outlives the engine it uses."""
         if self.scheduler is not None:
             self.scheduler.shutdown(wait=False)
+        await self._stop_stream()
         running = [t for t in self.jobs_in_flight if not t.done()]
         for task in running:
             task.cancel()

@@ -257,6 +257,9 @@ class JobsConfig(_Section):
     outbox_flush_seconds: int = Field(5, ge=1)
     deadline_sweep_seconds: int = Field(60, ge=5)
     results_poll_seconds: int = Field(120, ge=30)
+    results_stream: bool = True  # Lichess's game stream brings results within seconds
+    results_stream_lead_minutes: int = Field(30, ge=1)  # watched this long before the time
+    results_stream_check_minutes: int = Field(30, ge=1)  # a streamed match is polled this often
 
 
 def _default_format() -> dict[str, Any]:

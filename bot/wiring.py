@@ -37,6 +37,7 @@ from bot.features.registration.service import RegistrationService
 from bot.features.registration.signup import SignUp
 from bot.features.registration.td import Decisions
 from bot.features.results.armageddon import ArmageddonBids
+from bot.features.results.live import ResultStream
 from bot.features.results.reading import Scorekeeper
 from bot.features.results.records import MatchRecords
 from bot.features.results.service import ResultsService
@@ -124,6 +125,28 @@ def build_services(
     records = MatchRecords(sessions, config, stage_rules)
     scorekeeper = Scorekeeper(sessions, config, clock, bus, stage_rules, records)
 
+    results = ResultsService(
+        sessions,
+        config,
+        clock,
+        rules=stage_rules,
+        records=records,
+        scorekeeper=scorekeeper,
+        lichess=lichess,
+        events=bus,
+    )
+    if lichess is not None:  # the game stream brings results within seconds (`live.py`)
+        results.stream = ResultStream(
+            sessions,
+            config,
+            clock,
+            lichess=lichess,
+            rules=stage_rules,
+            records=records,
+            scorekeeper=scorekeeper,
+            read=results.read,
+        )
+
     services = Services(
         registration=build_registration(sessions, config, clock, lichess, bus),
         agreements=agreements,
@@ -162,16 +185,7 @@ def build_services(
         ),
         ties=StageTies(sessions, config, clock, flow=flow, lichess=lichess, events=bus),
         fairplay=build(FairPlayService),
-        results=ResultsService(
-            sessions,
-            config,
-            clock,
-            rules=stage_rules,
-            records=records,
-            scorekeeper=scorekeeper,
-            lichess=lichess,
-            events=bus,
-        ),
+        results=results,
         bids=ArmageddonBids(sessions, config, clock, records=records, lichess=lichess, events=bus),
         noshows=NoShows(
             sessions, config, clock, games=games, book=book, lichess=lichess, events=bus

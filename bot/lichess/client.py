@@ -3,18 +3,17 @@
 berserk (synchronous, over ``requests``) does the HTTP; this wrapper makes it safe
 to use from asyncio:
 
-* every call runs in a worker thread (``asyncio.to_thread``); berserk's lazy
-  export generators are consumed inside that thread;
-* one request in flight at a time: an ``asyncio.Lock`` is held for the whole call
-  (including the 429 pause and retries).  If a call is abandoned on the overall
-  timeout guard, the next call waits for the abandoned thread to finish first;
-* every HTTP request gets ``timeout=`` (connect and read) through the session,
-  and every call is additionally guarded with ``asyncio.wait_for``;
-* after an HTTP 429 no request at all is sent for ``rate_limit_pause`` seconds;
+* every call runs in a worker thread (``asyncio.to_thread``), berserk's lazy export
+  generators consumed there; one request in flight at a time (an ``asyncio.Lock`` held for
+  the whole call, 429 pause and retries included; after a call abandoned on its timeout
+  guard, the next waits for the abandoned thread first);
+* every HTTP request gets ``timeout=`` (connect and read), and every call is guarded with
+  ``asyncio.wait_for``;
+* after an HTTP 429 no request at all is sent for ``rate_limit_pause`` seconds (the game
+  stream, :mod:`bot.lichess.game_stream`, the one connection outside the queue, included);
   the call is then retried up to ``max_retries_after_429`` times before
-  :class:`LichessRateLimited` is raised.  The pause is measured and waited on a
-  :class:`PauseClock` (the event loop's by default), so that a simulation on a fake
-  clock spends the full pause in championship time instead of real time;
+  :class:`LichessRateLimited`. The pause runs on a :class:`PauseClock` (the event loop's by
+  default): a simulation on a fake clock spends it in championship time;
 * errors are typed (:mod:`bot.lichess.errors`).  The token is never logged.
 
 Time window semantics of :meth:`LichessClient.export_games` are Lichess's, and depend on
@@ -37,7 +36,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime, timedelta
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import berserk
 import requests
@@ -56,6 +55,7 @@ from .errors import (
     LichessUnavailable,
 )
 from .models import LichessGame, LichessUser, OpenChallenge, to_millis
+from .pause import LoopPauseClock, PauseClock
 from .urgency import PERSON_WAITING
 
 log = logging.getLogger(__name__)
@@ -68,24 +68,6 @@ _USERNAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,30}$")
 USERS_CHUNK = 300
 #: Pages of the games export `count_rated_games` reads at most (each of `limit` games).
 _COUNT_PAGES = 10
-
-
-class PauseClock(Protocol):
-    """Where the 429 pause is measured and waited: seconds on some monotonic scale."""
-
-    def time(self) -> float: ...
-
-    async def sleep(self, seconds: float) -> None: ...
-
-
-class LoopPauseClock:
-    """The real pause: the running event loop's clock and ``asyncio.sleep``."""
-
-    def time(self) -> float:
-        return asyncio.get_running_loop().time()
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)
 
 
 class _Abandoned(Exception):
@@ -156,6 +138,26 @@ class LichessClient:
             return "none"
         return hashlib.sha256(self._token.encode()).hexdigest()[:8]
 
+    # ------------------------------------------------------------------ the 429 pause, shared
+
+    def pause_left(self) -> float:
+        """Seconds until requests may go to Lichess again after a 429 (0 when none)."""
+        return max(0.0, self._paused_until - self._pause_clock.time())
+
+    async def wait_out_pause(self) -> None:
+        """Wait until the 429 pause is over: the long-lived game stream opens only then."""
+        wait = self.pause_left()
+        if wait > 0:
+            await self._pause_clock.sleep(wait)
+
+    def rate_limited(self) -> None:
+        """Lichess answered 429 outside the queue (the game stream): pause every request."""
+        self._paused_until = self._pause_clock.time() + self.rate_limit_pause
+
+    def auth_headers(self) -> dict[str, str]:
+        """The token's header for a request made outside berserk (never logged)."""
+        return {"Authorization": f"Bearer {self._token}"} if self._token else {}
+
     # ------------------------------------------------------------------ plumbing
 
     @property
@@ -182,7 +184,7 @@ class LichessClient:
                 except ResponseError as exc:
                     status = int(exc.status_code)
                     if status == 429:
-                        self._paused_until = pause.time() + self.rate_limit_pause
+                        self.rate_limited()
                         if PERSON_WAITING.get():
                             raise LichessBusy(self.rate_limit_pause) from None
                         if retries < self.max_retries_after_429:
@@ -197,7 +199,7 @@ class LichessClient:
                         raise LichessRateLimited(
                             f"Lichess rate limit (429) on {what}", status_code=429
                         ) from None
-                    raise self._map_status(what, status, _error_body(exc)) from None
+                    raise self.map_status(what, status, _error_body(exc)) from None
                 except ApiError as exc:  # wrapped requests exception (connection, timeout)
                     raise LichessUnavailable(
                         f"Lichess unreachable on {what}: {type(exc.error).__name__}"
@@ -226,7 +228,7 @@ class LichessClient:
             raise
 
     @staticmethod
-    def _map_status(what: str, status: int, body: str | None = None) -> LichessError:
+    def map_status(what: str, status: int, body: str | None = None) -> LichessError:
         said = f": {body}" if body else ""
         if status != 404:  # Lichess's own words ({"error": ...}) say what went wrong
             log.warning("Lichess answered %s on %s%s", status, what, said)

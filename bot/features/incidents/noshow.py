@@ -43,6 +43,7 @@ from bot.features.incidents.core import (
 )
 from bot.features.incidents.types import IncidentResult
 from bot.features.matches.context import place_of
+from bot.features.matches.live_games import live_game
 from bot.features.matches.round_post import queue_round_post_update
 from bot.features.matches.text import incident_called
 from bot.lichess.client import LichessClient
@@ -95,6 +96,10 @@ class NoShows(Service):
             ctx = await my_match(session, discord_id)
             agreed = await self._noshow_allowed(session, ctx, now)
             in_db = await db_games_since(session, ctx.match.id, self.games.cancel_from(agreed))
+            live = await live_game(session, ctx.match.id)
+        if live is not None and live.created_at >= self.games.cancel_from(agreed):
+            # The game stream saw the two start a game: no need to ask Lichess.
+            raise WrongStage(wording.noshow_games_found([wording.in_progress(live.url)]))
         seen = await self.games.between(
             ctx.me, ctx.opponent, self.games.cancel_from(agreed), required=False
         )

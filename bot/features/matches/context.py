@@ -16,6 +16,7 @@ from bot import stage_kinds
 from bot.config import Config
 from bot.errors import InvalidInput, NotAllowed, WrongStage
 from bot.features.matches import text as wording
+from bot.features.matches.live_games import live_game
 from bot.features.matches.types import GameLine, MatchProgress
 from bot.format.model import Format
 from bot.outbox import enqueue_channel, enqueue_dm
@@ -77,6 +78,7 @@ async def match_progress(session: AsyncSession, ctx: MatchContext) -> MatchProgr
         for g in rows
     ]
     match = ctx.match
+    live = await live_game(session, match.id)
     return MatchProgress(
         player_a=ctx.a.lichess_username,
         player_b=ctx.b.lichess_username if ctx.b else "",
@@ -87,6 +89,7 @@ async def match_progress(session: AsyncSession, ctx: MatchContext) -> MatchProgr
         challenge_url=match.challenge_url,
         forfeit_winner=ctx.name(match.forfeit_winner_id) if match.forfeit_winner_id else None,
         link_white=await _link_white(session, match) if match.challenge_url else None,
+        live_game=live.url if live is not None else None,
     )
 
 

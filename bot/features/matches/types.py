@@ -35,6 +35,7 @@ class MatchProgress:
     challenge_url: str | None
     forfeit_winner: str | None
     link_white: str | None = None  # who has White in the first game of the link
+    live_game: str | None = None  # the game in progress the game stream announced (its link)
 
     @property
     def counted(self) -> list[GameLine]:

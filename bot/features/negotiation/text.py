@@ -462,6 +462,8 @@ def match_view(view: MatchView) -> str:
             white = progress.link_white
             side = f" (**{white}** has White in its first game)" if white else ""
             lines.insert(2, f"Game link: {progress.challenge_url}{side}")
+        if progress.live_game:
+            lines.insert(2, f"Game in progress: {progress.live_game}")
     if view.agreed_time is not None:
         lines.append(f"Agreed time: {discord_time(view.agreed_time)}")
     else:

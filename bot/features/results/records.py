@@ -110,3 +110,18 @@ class MatchRecords:
             for i in ids
             if i in found and (found[i].match.state in UNDER_WAY or self.rules.plays_on(found[i]))
         ]
+
+    async def watched(self, now: datetime, until: datetime) -> list[MatchRecord]:
+        """What Lichess's game stream watches: the matches whose results are read now
+        (`due`), and those agreed to start by `until`."""
+        under_way = await self.due(now, challenge=False)
+        async with self.sessions() as session:
+            query = select(Match.id).where(
+                Match.player_b_id.is_not(None),
+                Match.agreed_time > now,
+                Match.agreed_time <= until,
+                Match.state.in_(UNDER_WAY),
+            )
+            ids = (await session.scalars(query.order_by(Match.agreed_time, Match.id))).all()
+            soon = await self.many(session, ids)
+        return under_way + [soon[i] for i in ids if i in soon]

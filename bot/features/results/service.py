@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -24,6 +25,7 @@ from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStag
 from bot.events import EventBus
 from bot.features.matches.context import LINK_WHITE_KEY, mention, post_for_match
 from bot.features.results import text as wording
+from bot.features.results.live import ResultStream
 from bot.features.results.reading import Scorekeeper
 from bot.features.results.records import MatchRecords
 from bot.features.results.stage_rules import (
@@ -81,6 +83,10 @@ class ResultsService(Service):
         self._link_refused: LichessAuthError | None = None
         self._read_refused: LichessAuthError | None = None
         self._closed_accounts: set[str] = set()  # Lichess refuses their games export
+        #: the game stream (`live.ResultStream`), when the bot runs one: the poll then reads
+        #: only the matches it does not cover, and the others now and then
+        self.stream: ResultStream | None = None
+        self._last_read: dict[int, datetime] = {}  # match id: when the poll last read it
 
     @staticmethod
     def _counted(ctx: MatchRecord) -> list[float]:
@@ -88,13 +94,21 @@ class ResultsService(Service):
 
     def sweep_steps(self) -> dict[str, SweepStep]:
         """Game links open at the agreed minute: the deadline sweep runs every minute."""
-        return {"game_links": self.create_due_challenges}
+        return {"game_links": self.create_due_challenges, "game_stream": self._watch}
+
+    async def _watch(self) -> None:
+        """Every minute: the game stream follows the matches due soon."""
+        if self.stream is not None:
+            await self.stream.refresh()
 
     # --- the periodic job -----------------------------------------------------------------------
 
     async def run_once(self) -> None:
-        """The results job: open any game link still missing, then read the results."""
+        """The results job: open any game link still missing, watch the players who play
+        soon on the game stream, then read the results the stream does not bring."""
         await self.create_due_challenges()
+        if self.stream is not None:
+            await self.stream.refresh()
         await self.poll()
 
     async def create_due_challenges(self) -> int:
@@ -246,10 +260,24 @@ class ResultsService(Service):
             return True
 
     async def poll(self) -> PollReport:
-        """Read the games of every match under way: one Lichess request per match, through
-        the client's single queue. One match's failure is logged and the poll goes on."""
+        """Read the games of every match under way that the game stream does not cover (and
+        of a covered one every `jobs.results_stream_check_minutes`, a safety net)."""
         now = self.clock.now()
-        matches = await self.records.due(now, challenge=False)
+        check = timedelta(minutes=self.config.jobs.results_stream_check_minutes)
+        matches = []
+        for ctx in await self.records.due(now, challenge=False):
+            stream, match_id = self.stream, ctx.match.id
+            if stream is not None and stream.covers(ctx) and not stream.take_stale(match_id):
+                last = self._last_read.get(match_id)
+                if last is not None and now - last < check:
+                    continue
+            matches.append(ctx)
+        return await self.read(matches)
+
+    async def read(self, matches: Sequence[MatchRecord]) -> PollReport:
+        """Read these matches' games from Lichess: one request per match, through the
+        client's single queue. One match's failure is logged and the rest go on."""
+        now = self.clock.now()
         new_games = errors = 0
         finished: list[int] = []
         for ctx in matches:
@@ -271,6 +299,7 @@ class ResultsService(Service):
                 log.warning("match %s: games not read from Lichess: %s", ctx.match.id, exc)
                 errors += 1
                 continue
+            self._last_read[ctx.match.id] = now
             settled = await self.scorekeeper.ingest(ctx.match.id, games, Actor.job())
             if settled is None:
                 continue

@@ -1,0 +1,220 @@
+"""Results through Lichess's game stream (issue 34): a game reaches the match thread with
+the poll off; a dropped stream loses nothing; more than 300 players open two streams; a
+refused stream leaves the matches to the poll. The fake Lichess streams as lila does
+(tests/lichess/test_fake_game_stream.py checks it)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import timedelta
+
+from sqlalchemy import func, select
+
+from bot.app import ChampionshipBot
+from bot.clock import FakeClock
+from bot.config import Config
+from bot.features.results.live import ResultStream, _assign
+from bot.lichess.game_stream import STREAM_IDS
+from db.models import Game, MatchState
+from tests.conftest import ANNOUNCE_CHANNEL
+from tests.factories import ROUND_THREAD
+from tests.fakes.lichess import FakeLichess
+from tests.harness import DiscordHarness
+from tests.results_helpers import AGREED, PLAYERS, match_row, play, swiss_match
+from tests.running import ALICE, BOB, RunningBot
+
+EXPORTS = "/api/games/user/"
+
+
+async def until(done: Callable[[], object], seconds: float = 10.0) -> None:
+    """Wait (in real time: the stream is a real connection) until `done()` is true."""
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + seconds
+    while not done():
+        assert loop.time() < give_up, "not within the time allowed"
+        await asyncio.sleep(0.02)
+
+
+def thread_text(h: DiscordHarness) -> str:
+    return "\n".join(m.text for m in h.in_channel(ROUND_THREAD))
+
+
+async def streaming(bot: ChampionshipBot, h: DiscordHarness, config: Config, fake: FakeLichess,
+                    clock: FakeClock) -> tuple[int, ResultStream]:  # fmt: skip
+    """Alice and Bob's match at its agreed time, its game link posted, the stream open (the
+    poll never runs: the scheduler is off in these tests)."""
+    assert bot.sessions is not None and bot.outbox is not None
+    h.add_text_channel(ROUND_THREAD, "round-1")
+    h.add_text_channel(ANNOUNCE_CHANNEL, "announcements")
+    for user_id, name in PLAYERS[2:]:
+        h.add_member(user_id, name.lower())
+    seeded = await swiss_match(bot.sessions, config, fake)
+    clock.set(AGREED)
+    await bot.svc.results.create_due_challenges()
+    await bot.outbox.flush()
+    stream = bot.svc.results.stream
+    assert stream is not None
+    stream.on_news = bot.deliver
+    await stream.start()
+    await until(lambda: stream.connections)
+    return seeded.match_ids[0], stream
+
+
+async def stored_games(bot: ChampionshipBot, match_id: int) -> int:
+    assert bot.sessions is not None
+    async with bot.sessions() as session:
+        return int(
+            await session.scalar(select(func.count(Game.id)).where(Game.match_id == match_id)) or 0
+        )
+
+
+async def test_a_game_reaches_the_thread_through_the_stream_with_no_poll(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    async with running_bot() as (bot, h):
+        match_id, stream = await streaming(bot, h, config, fake, clock)
+        assert stream.connections == [frozenset({"alice", "bob"})]
+        exports = fake.count(EXPORTS)
+
+        # Game 1 starts: /match shows it under way, and /noshow knows the two met, without
+        # a word to Lichess.
+        started = play(fake, 1, status="started", winner=None)
+        url = f"https://lichess.org/{started['id']}"
+
+        async def match_says() -> str:
+            return (await h.slash("match", user=ALICE)).text
+
+        for _ in range(500):
+            if f"Game in progress: {url}" in await match_says():
+                break
+            await asyncio.sleep(0.02)
+        assert f"Game in progress: {url}" in await match_says()
+        clock.set(AGREED + timedelta(minutes=11))
+        refused = await h.slash("noshow", user=BOB)
+        assert refused.ephemeral and url in refused.text and "in progress" in refused.text
+        assert fake.count(EXPORTS) == exports  # neither asked Lichess
+
+        # It ends: the thread's scoreboard shows it within moments, read by the stream alone.
+        fake.update_game(started["id"], status="variantEnd", winner="white")
+        await until(lambda: "**Alice** 1–0 **Bob**" in thread_text(h))
+        assert started["id"] in thread_text(h)
+        assert fake.count(EXPORTS) == exports  # no games export: the poll never ran
+        assert f"Game in progress: {url}" not in await match_says()
+
+        # The rest of the match arrives the same way, to the end.
+        for number in range(2, 7):
+            play(fake, number)
+        await until(lambda: "final result" in thread_text(h))
+        assert (await match_row(bot.sessions, match_id)).state is MatchState.FINISHED  # type: ignore[arg-type]
+        assert await stored_games(bot, match_id) == 6
+        assert fake.count(EXPORTS) == exports
+
+
+async def test_a_dropped_stream_loses_nothing(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    async with running_bot() as (bot, h):
+        match_id, stream = await streaming(bot, h, config, fake, clock)
+        play(fake, 1)
+        await until(lambda: "**Alice** 1–0 **Bob**" in thread_text(h))
+        exports = fake.count(EXPORTS)
+
+        # The connection drops; game 2 finishes before the bot is back: Lichess never sends
+        # it on the new connection, so the bot reads the match back from the export, once.
+        assert fake.drop_streams() == 1
+        second = play(fake, 2, result_a=0.5)
+        await until(lambda: "**Alice** 1.5–0.5 **Bob**" in thread_text(h))
+        assert fake.count(EXPORTS) == exports + 1
+        assert await stored_games(bot, match_id) == 2
+        assert all(m.text.count(second["id"]) <= 1 for m in h.in_channel(ROUND_THREAD))
+        await until(lambda: stream.connections)
+
+        # Game 3 comes through the new connection as usual.
+        play(fake, 3)
+        await until(lambda: "**Alice** 2.5–0.5 **Bob**" in thread_text(h))
+        assert await stored_games(bot, match_id) == 3
+        assert fake.count(EXPORTS) == exports + 1
+
+
+async def test_a_refused_stream_leaves_the_match_to_the_poll(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    async with running_bot() as (bot, h):
+        assert bot.sessions is not None and bot.outbox is not None
+        h.add_text_channel(ROUND_THREAD, "round-1")
+        for user_id, name in PLAYERS[2:]:
+            h.add_member(user_id, name.lower())
+        seeded = await swiss_match(bot.sessions, config, fake)
+        clock.set(AGREED)
+        await bot.svc.results.create_due_challenges()
+        fake.refuse_streams(404, times=5)
+        stream = bot.svc.results.stream
+        assert stream is not None
+        await stream.start()
+        await until(lambda: fake.stream_opens + _refusals(fake) >= 1)
+        await asyncio.sleep(0.2)
+        assert stream.connections == []
+        play(fake, 1)
+        exports = fake.count(EXPORTS)
+        report = await bot.svc.results.poll()  # the poll reads the match the stream does not
+        assert report.polled == 1 and fake.count(EXPORTS) == exports + 1
+        await bot.outbox.flush()
+        assert "**Alice** 1–0 **Bob**" in thread_text(h)
+        assert await stored_games(bot, seeded.match_ids[0]) == 1
+
+
+def _refusals(fake: FakeLichess) -> int:
+    return sum(1 for m, p, _q in fake.requests if p == "/api/stream/games-by-users" and m == "POST")
+
+
+async def test_a_covered_match_is_polled_only_as_a_safety_net(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    async with running_bot() as (bot, h):
+        _match_id, _stream = await streaming(bot, h, config, fake, clock)
+        first = await bot.svc.results.poll()
+        second = await bot.svc.results.poll()
+        assert second.polled == 0  # read once, then left to the stream
+        assert first.polled <= 1
+        clock.advance(timedelta(minutes=config.jobs.results_stream_check_minutes))
+        assert (await bot.svc.results.poll()).polled == 1
+
+
+async def test_more_than_300_players_open_two_streams(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    players = [(None, f"Player{n:03d}") for n in range(302)]
+    async with running_bot() as (bot, _h):
+        assert bot.sessions is not None
+        await swiss_match(bot.sessions, config, fake, players=players, scheduled=151)
+        clock.set(AGREED - timedelta(minutes=5))  # due within the lead time: watched
+        stream = bot.svc.results.stream
+        assert stream is not None
+        await stream.start()
+        await until(lambda: len(fake.open_streams) == 2)
+        opened = fake.open_streams
+        assert all(len(ids) <= STREAM_IDS for ids in opened)
+        assert frozenset().union(*opened) == {name.lower() for _, name in players}
+        assert sorted(stream.connections, key=len) == sorted(opened, key=len)
+
+
+def test_pairs_stay_on_their_stream_and_new_ones_fill_the_room() -> None:
+    pairs = {frozenset({f"a{n}", f"b{n}"}) for n in range(151)}
+    layout = _assign([], pairs)
+    assert len(layout) == 2 and sum(len(p) for p in layout) == 151
+    assert all(len(frozenset().union(*p)) <= STREAM_IDS for p in layout)
+    # One pair leaves and one joins: the first stream keeps its pairs, the new pair goes
+    # where there is room, and nothing moves.
+    gone = next(iter(sorted(layout[0], key=sorted)))
+    joined = frozenset({"c1", "c2"})
+    again = _assign(layout, (pairs - {gone}) | {joined})
+    assert again[0] == (layout[0] - {gone}) | {joined}
+    assert again[1] == layout[1]
+
+
+def test_a_pair_that_fits_nowhere_is_left_to_the_poll() -> None:
+    pairs = {frozenset({f"a{n}", f"b{n}"}) for n in range(150 * 3 + 1)}
+    layout = _assign([], pairs)
+    assert len(layout) == 3  # Lichess allows 4 per IP; one is kept for a replacement
+    assert sum(len(p) for p in layout) == 450
