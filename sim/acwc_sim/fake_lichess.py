@@ -484,6 +484,7 @@ async def fake_lichess(seed: int | None = None) -> AsyncIterator[FakeLichess]:
     try:
         yield fake
     finally:
+        fake.drop_streams()  # an open stream would hold the shutdown for its whole timeout
         await runner.cleanup()
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.fakes.lichess import FakeLichess, ms
+from tests.fakes.lichess import FakeLichess, fake_lichess, ms
 from tests.lichess.test_fake_server import T0, started
 
 STREAM = "/api/stream/games-by-users"
@@ -276,3 +276,32 @@ async def test_an_open_stream_is_recorded_but_not_counted_in_flight() -> None:
             ("POST", STREAM),
             ("GET", "/api/user/alice"),
         ]
+
+
+async def test_a_stream_keeps_the_newest_150_events_waiting() -> None:
+    async with started() as (fake, http), stream(http, "alice,bob") as games:
+        players(fake)
+        await until_open(fake, 1)
+        for number in range(200):  # all at once: the server writes none in between
+            fake.add_game(**game(id=f"g{number}", status="started", winner=None))
+        assert (await games.event())["id"] == "g50"  # lila's queue drops the oldest
+
+
+async def test_a_stream_the_client_leaves_is_no_longer_open() -> None:
+    async with started() as (fake, http):
+        async with stream(http, "alice,bob"):
+            await until_open(fake, 1)
+        await until_open(fake, 0)
+        assert fake.statuses == [200]
+
+
+async def test_stopping_the_fake_cuts_its_open_streams_at_once() -> None:
+    async with aiohttp.ClientSession() as http:
+        async with fake_lichess() as fake:
+            resp = await http.post(f"{fake.base_url}{STREAM}", data="alice,bob")
+            await until_open(fake, 1)
+            stopping = asyncio.get_running_loop().time()
+        assert asyncio.get_running_loop().time() - stopping < 0.4
+        with pytest.raises(aiohttp.ClientPayloadError):
+            await resp.content.readline()
+        resp.release()
