@@ -26,7 +26,7 @@ import aiohttp
 
 from .client import LichessClient
 from .errors import LichessError, LichessRateLimited, LichessUnavailable
-from .models import UNFINISHED_STATUSES, to_utc
+from .models import UNFINISHED_STATUSES, LichessGame, to_utc
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +50,11 @@ class StreamedGame:
     variant: str
     rated: bool
     created_at: datetime
+    winner: str | None = None
+    clock_initial: int | None = None
+    clock_increment: int | None = None
+    white_rating: int | None = None
+    black_rating: int | None = None
 
     @property
     def ended(self) -> bool:
@@ -65,6 +70,29 @@ class StreamedGame:
     def pair(self) -> frozenset[str]:
         return frozenset(p for p in (self.white_id, self.black_id) if p)
 
+    def as_game(self, ended_at: datetime) -> LichessGame:
+        """The finished game as the export would show it, but for what the stream does not
+        send: the last move's time (`ended_at`: the event's arrival, within a second of the
+        end), the rating changes and the clock record (read the game when they matter)."""
+        return LichessGame(
+            id=self.id,
+            rated=self.rated,
+            variant=self.variant,
+            perf=self.variant,
+            status=self.status,
+            created_at=self.created_at,
+            last_move_at=ended_at,
+            white_id=self.white_id,
+            black_id=self.black_id,
+            white_rating=self.white_rating,
+            black_rating=self.black_rating,
+            white_rating_diff=None,
+            black_rating_diff=None,
+            winner=self.winner,
+            clock_initial=self.clock_initial,
+            clock_increment=self.clock_increment,
+        )
+
     @classmethod
     def from_api(cls, data: Mapping[str, Any]) -> StreamedGame:
         """From one ndjson line: ``status`` is Lichess's number there, ``statusName`` the name."""
@@ -73,6 +101,14 @@ class StreamedGame:
         def user(side: str) -> str | None:
             value = (players.get(side) or {}).get("userId")
             return str(value).lower() if value else None
+
+        def rating(side: str) -> int | None:
+            value = (players.get(side) or {}).get("rating")
+            return int(value) if isinstance(value, int | float) else None
+
+        given = data.get("clock")
+        clock: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+        winner = data.get("winner")
 
         variant = data.get("variant")
         if isinstance(variant, Mapping):  # the export's shape, should Lichess ever send it
@@ -85,6 +121,11 @@ class StreamedGame:
             variant=str(variant or "standard"),
             rated=bool(data.get("rated", False)),
             created_at=to_utc(data.get("createdAt", 0)),
+            winner=str(winner) if winner in ("white", "black") else None,
+            clock_initial=_int(clock.get("initial")),
+            clock_increment=_int(clock.get("increment")),
+            white_rating=rating("white"),
+            black_rating=rating("black"),
         )
 
 
@@ -133,6 +174,10 @@ async def games_by_users(
         raise
     except (aiohttp.ClientError, TimeoutError) as exc:
         raise LichessUnavailable(f"the {what} broke: {type(exc).__name__}") from None
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _error_of(body: str) -> str:

@@ -9,9 +9,12 @@ the old one closes, so no event falls between them.
 
 - A start event: the match's game in progress is remembered (`matches.live_games`), so
   `/match` shows it and the no-show check knows the players met.
-- A finish event: the game is read from Lichess (`GET /game/export/{id}`, one request in the
-  client's queue) and stored exactly as the poll stores it (`Scorekeeper.ingest`: variant,
-  rated, clock, the two players, created after the match time); the posts go out at once.
+- A finish event: the game is stored exactly as the poll stores it (`Scorekeeper.ingest`
+  judges variant, rated, clock, the two players, created after the match time), from the
+  event itself: no request. Its end time is the event's arrival (the stream sends no last
+  move). In a knock-out or final match the game is read first (`GET /game/export/{id}`, one
+  request in the queue) for its clock record, which the Armageddon's bid is checked on.
+  The posts go out at once.
 - A connection that breaks: reconnected after 1, 2, 4... s (at most a minute, with jitter);
   once open again, every match under way of that stream is read back from the export once
   (what finished in the gap is never sent by Lichess), and ingesting is idempotent: nothing
@@ -272,13 +275,17 @@ class ResultStream:
             await game_ended(session, ctx.match.id, game.id)
         if not game.played_out:
             return  # aborted, never started: nothing to count
-        try:
-            full = await self.lichess.get_game(game.id)
-        except LichessError as exc:
-            log.warning("game %s finished but was not read: %s; the poll reads it", game.id, exc)
-            self._stale.add(ctx.match.id)
-            return
-        if await self.scorekeeper.ingest(ctx.match.id, [full], Actor.job()) is not None:
+        finished = game.as_game(ended_at=now)
+        if self.rules.is_match_stage(ctx.stage):
+            # A knock-out or final match: its Armageddon's bid is checked on the clock
+            # record, which only the game itself holds (one request in the queue).
+            try:
+                finished = await self.lichess.get_game(game.id)
+            except LichessError as exc:
+                log.warning("game %s ended but was not read: %s; the poll reads it", game.id, exc)
+                self._stale.add(ctx.match.id)
+                return
+        if await self.scorekeeper.ingest(ctx.match.id, [finished], Actor.job()) is not None:
             await self._tell()
 
     async def _tell(self) -> None:

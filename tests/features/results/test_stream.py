@@ -15,6 +15,7 @@ from bot.app import ChampionshipBot
 from bot.clock import FakeClock
 from bot.config import Config
 from bot.features.results.live import ResultStream, _assign
+from bot.lichess.client import LichessClient
 from bot.lichess.game_stream import STREAM_IDS
 from db.models import Game, MatchState
 from tests.conftest import ANNOUNCE_CHANNEL
@@ -108,7 +109,9 @@ async def test_a_game_reaches_the_thread_through_the_stream_with_no_poll(
         await until(lambda: "final result" in thread_text(h))
         assert (await match_row(bot.sessions, match_id)).state is MatchState.FINISHED  # type: ignore[arg-type]
         assert await stored_games(bot, match_id) == 6
-        assert fake.count(EXPORTS) == exports
+        # No request per game: the finish event is the game (a Swiss match has no Armageddon
+        # whose clock record would need reading).
+        assert fake.count(EXPORTS) == exports and fake.count("/game/export/") == 0
 
 
 async def test_a_dropped_stream_loses_nothing(
@@ -162,6 +165,27 @@ async def test_a_refused_stream_leaves_the_match_to_the_poll(
         await bot.outbox.flush()
         assert "**Alice** 1–0 **Bob**" in thread_text(h)
         assert await stored_games(bot, seeded.match_ids[0]) == 1
+
+
+async def test_a_429_on_the_stream_pauses_every_request(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    lichess = LichessClient(base_url=fake.base_url, timeout=5.0, rate_limit_pause=1.0)
+    async with running_bot(lichess=lichess) as (bot, h):
+        assert bot.sessions is not None
+        await swiss_match(bot.sessions, config, fake)
+        clock.set(AGREED)
+        fake.refuse_streams(429)
+        stream = bot.svc.results.stream
+        assert stream is not None
+        await stream.start()
+        await until(lambda: _refusals(fake) >= 1)
+        assert lichess.pause_left() > 0.5  # Lichess's minute (here a second) for everyone
+        exports = fake.count(EXPORTS)
+        await bot.svc.results.poll()  # waits the pause out before asking
+        assert fake.count(EXPORTS) == exports + 1
+        assert lichess.pause_left() == 0
+        await until(lambda: stream.connections)  # the stream opens after the pause
 
 
 def _refusals(fake: FakeLichess) -> int:
