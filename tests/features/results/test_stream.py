@@ -22,7 +22,7 @@ from tests.conftest import ANNOUNCE_CHANNEL
 from tests.factories import ROUND_THREAD
 from tests.fakes.lichess import FakeLichess
 from tests.harness import DiscordHarness
-from tests.results_helpers import AGREED, PLAYERS, match_row, play, swiss_match
+from tests.results_helpers import AGREED, PLAYERS, match_row, play, schedule, swiss_match
 from tests.running import ALICE, BOB, RunningBot
 
 EXPORTS = "/api/games/user/"
@@ -171,7 +171,7 @@ async def test_a_429_on_the_stream_pauses_every_request(
     running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
 ) -> None:
     lichess = LichessClient(base_url=fake.base_url, timeout=5.0, rate_limit_pause=1.0)
-    async with running_bot(lichess=lichess) as (bot, h):
+    async with running_bot(lichess=lichess) as (bot, _h):
         assert bot.sessions is not None
         await swiss_match(bot.sessions, config, fake)
         clock.set(AGREED)
@@ -221,6 +221,39 @@ async def test_more_than_300_players_open_two_streams(
         assert all(len(ids) <= STREAM_IDS for ids in opened)
         assert frozenset().union(*opened) == {name.lower() for _, name in players}
         assert sorted(stream.connections, key=len) == sorted(opened, key=len)
+
+
+async def test_the_stream_follows_the_matches_due_soon(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    async with running_bot() as (bot, _h):
+        assert bot.sessions is not None
+        seeded = await swiss_match(bot.sessions, config, fake)
+        later = AGREED + timedelta(hours=2)
+        await schedule(bot.sessions, seeded.match_ids[1], later)
+        clock.set(AGREED)
+        stream = bot.svc.results.stream
+        assert stream is not None
+        await stream.start()
+        await until(lambda: stream.connections)
+        assert fake.open_streams == [frozenset({"alice", "bob"})]  # Carol's match is hours away
+
+        lead = timedelta(minutes=config.jobs.results_stream_lead_minutes)
+        clock.set(later - lead)
+        await bot.svc.results.run_once()
+        everyone = frozenset({"alice", "bob", "carol", "dave"})
+        await until(lambda: fake.open_streams == [everyone])  # replaced, the old one closed
+        assert stream.connections == [everyone]
+
+        for number in range(1, 7):  # Alice and Bob's match ends: they are no longer watched
+            play(fake, number)
+        for _ in range(500):
+            if (await match_row(bot.sessions, seeded.match_ids[0])).state is MatchState.FINISHED:
+                break
+            await asyncio.sleep(0.02)
+        clock.set(later)
+        await bot.svc.results.run_once()
+        await until(lambda: fake.open_streams == [frozenset({"carol", "dave"})])
 
 
 def test_pairs_stay_on_their_stream_and_new_ones_fill_the_room() -> None:
