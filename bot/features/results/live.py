@@ -50,7 +50,7 @@ from bot.features.results.records import MatchRecords
 from bot.features.results.stage_rules import MatchRecord, StageRules
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError, LichessRateLimited, LichessUnavailable
-from bot.lichess.game_stream import STREAM_IDS, StreamedGame, games_by_users
+from bot.lichess.game_stream import SILENCE_LIMIT, STREAM_IDS, StreamedGame, games_by_users
 from db.engine import transaction
 
 log = logging.getLogger(__name__)
@@ -109,7 +109,7 @@ class ResultStream:
         self.read = read
         #: told after a game was stored from the stream: the bot delivers its posts at once
         self.on_news: Callable[[], Awaitable[None]] | None = None
-        self.silence_limit: float | None = None  # tests: a dead connection noticed sooner
+        self.silence_limit = SILENCE_LIMIT  # seconds without a byte: the connection is dead
         self._running = False
         self._http: aiohttp.ClientSession | None = None
         self._streams: list[_Stream] = []
@@ -117,6 +117,7 @@ class ResultStream:
         self._stale: set[int] = set()  # matches the poll should read (a failed stream read)
         self._handled: deque[str] = deque(maxlen=2000)  # finished games already read
         self._refresh_lock = asyncio.Lock()
+        self._chores: set[asyncio.Task[None]] = set()  # read-backs after an opening
 
     # --- the poll's view ---------------------------------------------------------------------
 
@@ -155,6 +156,10 @@ class ResultStream:
         for stream in streams:
             if stream is not None:
                 await _cancel(stream)
+        for chore in list(self._chores):
+            chore.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await chore
         if self._http is not None:
             await self._http.close()
             self._http = None
@@ -202,6 +207,12 @@ class ResultStream:
 
     async def _run(self, stream: _Stream) -> None:
         """Keep one stream open: reconnect after a break, give up (to the poll) on a refusal."""
+        try:
+            await self._keep_open(stream)
+        finally:
+            stream.open = False  # whatever ended it, the poll reads its matches again
+
+    async def _keep_open(self, stream: _Stream) -> None:
         assert self._http is not None
         backoff = BACKOFF_FIRST
         loop = asyncio.get_running_loop()
@@ -213,10 +224,16 @@ class ResultStream:
                     stream.ids,
                     with_current_games=True,
                     on_open=lambda: self._opened(stream),
-                    **({"silence_limit": self.silence_limit} if self.silence_limit else {}),
+                    silence_limit=self.silence_limit,
                 ):
                     backoff = BACKOFF_FIRST
-                    await self._event(game)
+                    try:
+                        await self._event(game)
+                    except Exception:  # one event's failure (the database, say) is the poll's
+                        log.exception("game %s from the stream not handled", game.id)
+                        failed = self._matches.get(game.pair)
+                        if failed is not None:
+                            self._stale.add(failed.match.id)
                 log.info("the Lichess game stream ended; reconnecting")
             except (LichessUnavailable, LichessRateLimited) as exc:
                 log.warning("the Lichess game stream: %s; reconnecting", exc)
@@ -233,7 +250,9 @@ class ResultStream:
     def _opened(self, stream: _Stream) -> None:
         """Lichess accepted: the replaced stream closes; what may have been missed is read."""
         stream.open = True
-        asyncio.get_running_loop().create_task(self._after_open(stream))
+        chore = asyncio.get_running_loop().create_task(self._after_open(stream))
+        self._chores.add(chore)
+        chore.add_done_callback(self._chores.discard)
 
     async def _after_open(self, stream: _Stream) -> None:
         await self._close_replaced(stream)
