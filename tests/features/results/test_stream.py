@@ -21,6 +21,7 @@ from db.models import Game, MatchState
 from tests.conftest import ANNOUNCE_CHANNEL
 from tests.factories import ROUND_THREAD
 from tests.fakes.lichess import FakeLichess
+from tests.features.results.test_final import add_games, clocks_for, final_match
 from tests.harness import DiscordHarness
 from tests.results_helpers import AGREED, PLAYERS, match_row, play, schedule, swiss_match
 from tests.running import ALICE, BOB, RunningBot
@@ -254,6 +255,27 @@ async def test_the_stream_follows_the_matches_due_soon(
         clock.set(later)
         await bot.svc.results.run_once()
         await until(lambda: fake.open_streams == [frozenset({"carol", "dave"})])
+
+
+async def test_a_final_game_is_read_for_its_clock_record(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    async with running_bot() as (bot, _h):
+        assert bot.sessions is not None
+        match_id = await final_match(bot.sessions, fake)
+        clock.set(AGREED)
+        stream = bot.svc.results.stream
+        assert stream is not None
+        await stream.start()
+        await until(lambda: stream.connections)
+        add_games(fake, [1.0], clocks=clocks_for([1.0], config))
+        for _ in range(500):
+            if await stored_games(bot, match_id) == 1:
+                break
+            await asyncio.sleep(0.02)
+        assert await stored_games(bot, match_id) == 1
+        # The Final's games are read whole: the Armageddon's bid is checked on the record.
+        assert fake.count("/game/export/") == 1
 
 
 def test_pairs_stay_on_their_stream_and_new_ones_fill_the_room() -> None:
