@@ -42,10 +42,11 @@ def thread_text(h: DiscordHarness) -> str:
     return "\n".join(m.text for m in h.in_channel(ROUND_THREAD))
 
 
-async def streaming(bot: ChampionshipBot, h: DiscordHarness, config: Config, fake: FakeLichess,
-                    clock: FakeClock) -> tuple[int, ResultStream]:  # fmt: skip
-    """Alice and Bob's match at its agreed time, its game link posted, the stream open (the
-    poll never runs: the scheduler is off in these tests)."""
+async def match_at_its_time(
+    bot: ChampionshipBot, h: DiscordHarness, config: Config, fake: FakeLichess, clock: FakeClock
+) -> int:
+    """Alice and Bob's match at its agreed time, its game link posted (the poll never runs:
+    the scheduler is off in these tests)."""
     assert bot.sessions is not None and bot.outbox is not None
     h.add_text_channel(ROUND_THREAD, "round-1")
     h.add_text_channel(ANNOUNCE_CHANNEL, "announcements")
@@ -55,12 +56,26 @@ async def streaming(bot: ChampionshipBot, h: DiscordHarness, config: Config, fak
     clock.set(AGREED)
     await bot.svc.results.create_due_challenges()
     await bot.outbox.flush()
+    return seeded.match_ids[0]
+
+
+async def open_stream(bot: ChampionshipBot, *, wait: bool = True) -> ResultStream:
+    """The bot's game stream started as a live bot starts it (its posts delivered at once)."""
     stream = bot.svc.results.stream
     assert stream is not None
     stream.on_news = bot.deliver
     await stream.start()
-    await until(lambda: stream.connections)
-    return seeded.match_ids[0], stream
+    if wait:
+        await until(lambda: stream.connections)
+    return stream
+
+
+async def streaming(
+    bot: ChampionshipBot, h: DiscordHarness, config: Config, fake: FakeLichess, clock: FakeClock
+) -> tuple[int, ResultStream]:
+    """Alice and Bob's match at its time, the stream open."""
+    match_id = await match_at_its_time(bot, h, config, fake, clock)
+    return match_id, await open_stream(bot)
 
 
 async def stored_games(bot: ChampionshipBot, match_id: int) -> int:
@@ -145,17 +160,9 @@ async def test_a_refused_stream_leaves_the_match_to_the_poll(
     running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
 ) -> None:
     async with running_bot() as (bot, h):
-        assert bot.sessions is not None and bot.outbox is not None
-        h.add_text_channel(ROUND_THREAD, "round-1")
-        for user_id, name in PLAYERS[2:]:
-            h.add_member(user_id, name.lower())
-        seeded = await swiss_match(bot.sessions, config, fake)
-        clock.set(AGREED)
-        await bot.svc.results.create_due_challenges()
+        match_id = await match_at_its_time(bot, h, config, fake, clock)
         fake.refuse_streams(404, times=5)
-        stream = bot.svc.results.stream
-        assert stream is not None
-        await stream.start()
+        stream = await open_stream(bot, wait=False)
         await until(lambda: fake.stream_opens + _refusals(fake) >= 1)
         await asyncio.sleep(0.2)
         assert stream.connections == []
@@ -163,9 +170,9 @@ async def test_a_refused_stream_leaves_the_match_to_the_poll(
         exports = fake.count(EXPORTS)
         report = await bot.svc.results.poll()  # the poll reads the match the stream does not
         assert report.polled == 1 and fake.count(EXPORTS) == exports + 1
-        await bot.outbox.flush()
+        await bot.deliver()
         assert "**Alice** 1–0 **Bob**" in thread_text(h)
-        assert await stored_games(bot, seeded.match_ids[0]) == 1
+        assert await stored_games(bot, match_id) == 1
 
 
 async def test_a_429_on_the_stream_pauses_every_request(
@@ -177,9 +184,7 @@ async def test_a_429_on_the_stream_pauses_every_request(
         await swiss_match(bot.sessions, config, fake)
         clock.set(AGREED)
         fake.refuse_streams(429)
-        stream = bot.svc.results.stream
-        assert stream is not None
-        await stream.start()
+        stream = await open_stream(bot, wait=False)
         await until(lambda: _refusals(fake) >= 1)
         assert lichess.pause_left() > 0.5  # Lichess's minute (here a second) for everyone
         exports = fake.count(EXPORTS)
@@ -214,9 +219,7 @@ async def test_more_than_300_players_open_two_streams(
         assert bot.sessions is not None
         await swiss_match(bot.sessions, config, fake, players=players, scheduled=151)
         clock.set(AGREED - timedelta(minutes=5))  # due within the lead time: watched
-        stream = bot.svc.results.stream
-        assert stream is not None
-        await stream.start()
+        stream = await open_stream(bot, wait=False)
         await until(lambda: len(fake.open_streams) == 2)
         opened = fake.open_streams
         assert all(len(ids) <= STREAM_IDS for ids in opened)
@@ -233,10 +236,7 @@ async def test_the_stream_follows_the_matches_due_soon(
         later = AGREED + timedelta(hours=2)
         await schedule(bot.sessions, seeded.match_ids[1], later)
         clock.set(AGREED)
-        stream = bot.svc.results.stream
-        assert stream is not None
-        await stream.start()
-        await until(lambda: stream.connections)
+        stream = await open_stream(bot)
         assert fake.open_streams == [frozenset({"alice", "bob"})]  # Carol's match is hours away
 
         lead = timedelta(minutes=config.jobs.results_stream_lead_minutes)
@@ -264,10 +264,7 @@ async def test_a_final_game_is_read_for_its_clock_record(
         assert bot.sessions is not None
         match_id = await final_match(bot.sessions, fake)
         clock.set(AGREED)
-        stream = bot.svc.results.stream
-        assert stream is not None
-        await stream.start()
-        await until(lambda: stream.connections)
+        await open_stream(bot)
         add_games(fake, [1.0], clocks=clocks_for([1.0], config))
         for _ in range(500):
             if await stored_games(bot, match_id) == 1:
