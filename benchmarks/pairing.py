@@ -11,9 +11,18 @@ round except where a family fixes the pairs):
 - ``withdraw``: random results, then a tenth of the field withdraws, leaving an odd field
   (a bye);
 - ``draws``: every match drawn: one big score group;
-- ``mixed``: ``topmet`` with withdrawals and draws.
+- ``mixed``: ``topmet`` with withdrawals and draws;
+- ``bigdraw`` (issue 34): nearly every match drawn, a few decisive (one in 300), so after
+  eight rounds nearly the whole field shares one score group and every player has met
+  eight of it: round 9 is paired, as the issue measured it;
+- ``groupsmet`` (issue 34): six clusters of 20 to 60 players play all their rounds but
+  ``k`` among themselves (the circle method, every match drawn) and win those ``k`` against
+  the rest (who meet each other at random, every match drawn, so they stay below the
+  clusters), ``k`` from 1 to 6, the smallest cluster playing most rounds inside: six mid-sized
+  score groups whose members have met many of each other; round 9 is paired.
 
-For each case the round paired is the last one of the Swiss (rule III.E.2). Prints per case:
+For each case the round paired is the last one of the Swiss (rule III.E.2), but for
+``bigdraw`` and ``groupsmet``: round 9 (or the last, if the Swiss is shorter). Prints per case:
 the time of the rule's ``pair_round`` (median and worst of several runs, and the worst in
 CPU time of this process, which other work on the machine does not stretch), the players sent
 down (the pairs across each score-group boundary, summed over the boundaries), the largest
@@ -44,13 +53,26 @@ from bot.rules.swiss import Result, number_of_rounds, pair_round, standings
 from tests.rules.swiss_oracle import best, objective
 
 SIZES = [16, 64, 127, 128, 129, 256, 512, 1024]
-FAMILIES = ["random", "odd", "topmet", "withdraw", "draws", "mixed"]
+FAMILIES = ["random", "odd", "topmet", "withdraw", "draws", "mixed", "bigdraw", "groupsmet"]
+
+#: The families that pair round 9 (eight rounds played), as issue 34 measured them.
+ROUND_NINE = ("bigdraw", "groupsmet")
+
+#: ``groupsmet``'s clusters, the first playing most rounds inside.
+GROUPSMET_SIZES = [20, 26, 32, 40, 50, 60]
+
+#: One match in this many is decisive in ``bigdraw``.
+BIGDRAW_DECISIVE = 300
 
 
 def outcome(rng: random.Random, family: str) -> tuple[float, float]:
     roll = rng.random()
     if family in ("draws",):
         return 0.5, 0.5
+    if family == "bigdraw":
+        if roll >= 1 / BIGDRAW_DECISIVE:
+            return 0.5, 0.5
+        return (1.0, 0.0) if rng.random() < 0.5 else (0.0, 1.0)
     draw_share = 0.45 if family in ("odd", "mixed") else 0.15
     if roll < draw_share:
         return 0.5, 0.5
@@ -64,6 +86,10 @@ def history(family: str, n: int, seed: int) -> tuple[list[str], list[Result], li
     results: list[Result] = []
     withdrawn: list[str] = []
     rounds = number_of_rounds(n) - 1
+    if family in ROUND_NINE:
+        rounds = min(rounds, 8)
+    if family == "groupsmet":
+        return seeding, _clusters(rng, seeding, rounds), withdrawn
     top = seeding[:6] if family in ("topmet", "mixed") else []
     first = 0
     if top:  # the top six meet each other in rounds 1-5, all drawn; the rest meet at random
@@ -90,6 +116,43 @@ def history(family: str, n: int, seed: int) -> tuple[list[str], list[Result], li
             else:
                 results.append((a, b, *_capped(rng, family, points[a], points[b], cap)))
     return seeding, results, withdrawn
+
+
+def _clusters(rng: random.Random, seeding: list[str], rounds: int) -> list[Result]:
+    """``groupsmet``'s past (see the module's docstring): the pairs are fixed, not the bot's."""
+    players = list(seeding)
+    rng.shuffle(players)
+    clusters: list[list[str]] = []
+    for size in GROUPSMET_SIZES[: max(rounds - 1, 0)]:
+        if len(players) < 3 * size:
+            break
+        clusters.append(players[:size])
+        players = players[size:]
+    rest = players
+    results: list[Result] = []
+    points = dict.fromkeys(seeding, 0.0)
+    for r in range(rounds):
+        met = {frozenset((a, b)) for a, b, _, _ in results if b is not None}
+        pool = list(rest)
+        rng.shuffle(pool)
+        for k, cluster in enumerate(clusters):
+            if r < rounds - (k + 1):  # inside the cluster, by the circle method
+                m = len(cluster)
+                order = [cluster[0], *_turn(cluster[1:], r)]
+                results += [(order[i], order[m - 1 - i], 0.5, 0.5) for i in range(m // 2)]
+                continue
+            for p in cluster:  # a win against someone from the rest
+                q = next(x for x in pool if frozenset((p, x)) not in met)
+                pool.remove(q)
+                results.append((p, q, 1.0, 0.0))
+        results += _random_round(rng, pool, met, "draws", points, cap=rounds / 2 + 0.5)
+        points = {row.player: row.points for row in standings(seeding, results)}
+    return results
+
+
+def _turn(items: list[str], by: int) -> list[str]:
+    by %= len(items)
+    return items[-by:] + items[:-by] if by else list(items)
 
 
 def _capped(
