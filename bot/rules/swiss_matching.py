@@ -75,16 +75,18 @@ def candidate_edges(
     for g, group in enumerate(groups):
         m = len(group)
         odd = m % 2
+        shape_at = [abs(2 * d - m) - odd for d in range(m)]  # by the distance of the places
         for i, a in enumerate(group):
             if limit is None:
                 low, high = i + 1, m - 1
             else:  # |2 (j - i) - m| - m % 2 <= limit
                 reach = limit + m % 2
                 low, high = max(i + 1, i + (m - reach + 1) // 2), min(m - 1, i + (m + reach) // 2)
-            for j in range(low, high + 1):
-                b = group[j]
-                if (a, b) not in met:
-                    edges.append((a, b, g, g, 0, abs(2 * (j - i) - m) - odd))
+            edges += [
+                (a, b, g, g, 0, shape_at[j - i])
+                for j, b in enumerate(group[low : high + 1], start=low)
+                if (a, b) not in met
+            ]
         for h in range(g + 1, len(groups)):
             lower = groups[h]
             diff = scores[group[0]] - scores[lower[0]]
@@ -119,7 +121,8 @@ def solve(
     pairing crosses a boundary more than ``cap`` times (see :func:`_cut_weights`)."""
     diffs = sorted({e[4] for e in edges} | {largest_from})
     for threshold in (d for d in diffs if d >= largest_from):
-        found = match([e for e in edges if e[4] <= threshold], nodes, n_groups, cap)
+        usable = edges if threshold >= diffs[-1] else [e for e in edges if e[4] <= threshold]
+        found = match(usable, nodes, n_groups, cap)
         if found is not None:
             return found
     return None

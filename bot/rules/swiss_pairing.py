@@ -23,7 +23,10 @@ How it stays exact and fast:
    groups of a player the bound floats.  If the window's best reaches the bound's crossings
    and no pairing with a pair outside the window can have less shape, it is optimal;
    otherwise the window widens, only as far as a pairing of less shape could reach, up to
-   every allowed pair of the segment (at once if a window's weights outgrow rustworkx).
+   every allowed pair of the segment (at once if a window's weights outgrow rustworkx, or
+   if the window that could prove the pairing found would hold nearly every pair anyway:
+   a big score group whose ideal pairs have all met, issue 34's 999 players drawing eight
+   rounds, would otherwise be matched four times over ever wider windows).
 3. If a segment cannot reach the bound's crossings, the whole field is matched over every
    allowed pair.
 
@@ -136,6 +139,8 @@ def _segment(
         if reached <= limit + slack + 1 or (shape_bound is not None and reached <= shape_bound):
             return found
         # every pairing of less shape lies in this window, and the found one too
+        if 2 * (reached - 1 - slack) >= widest:  # the window that could prove it holds
+            break  # nearly every pair: the whole segment costs little more than the windows
         limit = min(4 * limit, reached - 1 - slack)
     found = solve(candidate_edges(fld, groups, None, largest), players, len(groups), largest, cap)
     return found if found is not None and found[1].crossings == crossings else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from typing import Any
 
 import networkx as nx
 import pytest
@@ -252,3 +253,55 @@ def test_weights_too_wide_for_rustworkx_take_the_way_round(
         swiss_matching.RUST_BITS = bits
     bye = next((a for a, b in pairs if b is None), None)
     assert (bye, objective(seeding, results, withdrawn, pairs)) == checked
+
+
+def nearly_all_drawn(seed: int, n: int, rounds: int) -> tuple[list[str], list[Result]]:
+    """Issue 34's hard shape, small: ``rounds`` rounds the bot paired, one match in 100
+    decisive and the rest drawn, so nearly the whole field shares one score group and every
+    player has met ``rounds`` of it, the ones "top half against bottom half" meets first."""
+    rng = random.Random(seed)
+    seeding = [f"d{i:03d}" for i in range(n)]
+    results: list[Result] = []
+    for _ in range(rounds):
+        for a, b in pair_round(seeding, results):
+            if b is None:
+                results.append((a, None, 1.0, 0.0))
+            elif rng.random() < 1 / 100:
+                results.append((a, b, *rng.choice([(1.0, 0.0), (0.0, 1.0)])))
+            else:
+                results.append((a, b, 0.5, 0.5))
+    return seeding, results
+
+
+def test_a_big_score_group_with_long_dense_histories_gets_the_optimum() -> None:
+    """Round 9 after eight rounds of nearly all draws, with the big group paired as at 1,024
+    players (too big for the group bound: windows, and the whole segment once no window can
+    prove itself soon, which some of these fields need): the same objective as the
+    independent solver."""
+    limit = swiss_pairing._GROUP_BOUND_LIMIT
+    edges = swiss_pairing.candidate_edges
+    whole: list[int] = []
+
+    def spied(*args: Any, **kwargs: Any) -> list[swiss_matching.Edge]:
+        found = edges(*args, **kwargs)
+        if args[2] is None:  # every allowed pair of a segment
+            whole.append(len(found))
+        return found
+
+    for seed, n in [(1, 128), (2, 128), (3, 127), (4, 126), (5, 129)]:
+        seeding, results = nearly_all_drawn(seed, n, 8)
+        points = [row.points for row in standings(seeding, results)]
+        assert max(points.count(p) for p in points) >= 100
+        checked = best(seeding, results, [])
+        try:
+            swiss_pairing._GROUP_BOUND_LIMIT = 0
+            swiss_pairing.candidate_edges = spied
+            pairs = pair_round(seeding, results)
+        finally:
+            swiss_pairing._GROUP_BOUND_LIMIT = limit
+            swiss_pairing.candidate_edges = edges
+        check_valid(seeding, results, [], pairs)
+        bye = next((a for a, b in pairs if b is None), None)
+        assert checked is not None
+        assert (bye, objective(seeding, results, [], pairs)) == checked
+    assert any(count > 5000 for count in whole)  # a big segment was matched whole
