@@ -217,10 +217,15 @@ async def reply_in_parts(
     """A private reply that may be longer than one message (a round's preview, a list): cut
     between lines (bot.message_text.split_text), the first part answers with the buttons (or,
     `edit`, replaces the message whose button was pressed, and its buttons by `view`), and
-    the other parts follow."""
+    the other parts follow.  After a deferral the first part is the first followup."""
     first, *rest = split_text(text)
     if edit:
         await interaction.response.edit_message(content=first, view=view)
+    elif interaction.response.is_done():  # deferred: the first part replaces "thinking"
+        if view is not None:
+            await interaction.followup.send(first, view=view, ephemeral=True)
+        else:
+            await interaction.followup.send(first, ephemeral=True)
     elif view is not None:
         await interaction.response.send_message(first, view=view, ephemeral=True)
     else:

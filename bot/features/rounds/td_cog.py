@@ -162,6 +162,7 @@ async def swiss_start(interaction: discord.Interaction) -> None:
 
 
 async def swiss_publish(interaction: discord.Interaction) -> None:
+    await _answer_first(interaction)
     preview = await bot_of(interaction).svc.rounds.publish_next(actor=Actor.td(interaction.user.id))
     await reply_in_parts(interaction, preview_text(preview, published=True))
     await publish_to_discord(interaction)
@@ -181,6 +182,7 @@ async def set_score(
     score_b: float,
     reason: Reason | None = None,
 ) -> None:
+    await _answer_first(interaction)
     result = await bot_of(interaction).svc.rounds.set_score(
         td_id=interaction.user.id,
         match_id=match,
@@ -193,8 +195,15 @@ async def set_score(
         reply += wording.score_then_published(result.next_round.number)
     elif result.stage_finished:
         reply += wording.score_then_stage_over()
-    await interaction.response.send_message(reply, ephemeral=True)
+    await interaction.followup.send(reply, ephemeral=True)
     await publish_to_discord(interaction)
+
+
+async def _answer_first(interaction: discord.Interaction) -> None:
+    """Defer before the work: it may pair the next Swiss round, a second or two for a late
+    round of a big field (benchmarks/pairing.py, in a worker thread), and Discord drops an
+    interaction not answered within 3 s."""
+    await interaction.response.defer(ephemeral=True, thinking=True)
 
 
 TD_COMMANDS = [

@@ -269,3 +269,45 @@ async def test_the_monday_pairs_a_round_left_unpaired_after_its_transaction_comm
             )
         ).all()
     assert sum("Round 2 could not be paired" in a for a in alerts) == 1
+
+
+async def test_the_td_hears_back_at_once_while_a_slow_pairing_runs(
+    running_bot: RunningBot,
+    config: Config,
+    fake: FakeLichess,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pairing a late round of a big field takes a second or two (benchmarks/pairing.py), and
+    Discord drops an interaction not answered within 3 s: the TD's /td round set-score and
+    /td round publish defer before they pair ("thinking"), then answer in the followup."""
+    seen: list[list[str]] = []
+
+    def watched(*args: object, **kwargs: object) -> list[swiss.Pair]:
+        seen.append([r.kind for r in h.responses])  # what the TD has seen while it pairs
+        return REAL_PAIR_ROUND(*args, **kwargs)  # type: ignore[arg-type]
+
+    async def died(self: SwissNextRound, round_id: int, actor: Actor) -> None:
+        return None
+
+    monkeypatch.setattr(pairing.swiss, "pair_round", watched)
+    async with running_bot(config) as (bot, h):
+        seeded = await eight_player_swiss(bot, h, config, fake)
+        await set_scores(h, seeded.match_ids[:-1])
+        last = {"match": seeded.match_ids[-1], "score_a": 6, "score_b": 0}
+        done = await h.slash("td round set-score", user=TD_ID, options=last)
+        assert [r.kind for r in done.responses] == ["deferred", "followup"]
+        assert "recorded. Round 2 was paired and published" in done.text, done.text
+        assert seen and seen[-1][-1] == "deferred"
+        assert await round_numbers(bot.sessions) == [1, 2]
+        assert bot.sessions is not None
+        async with transaction(bot.sessions) as session:  # round 2 done: the TD publishes 3
+            for match in (await session.scalars(select(Match))).all():
+                if match.state != MatchState.BYE:
+                    match.state, match.points_a, match.points_b = MatchState.FINISHED, 1.0, 0.0
+        with monkeypatch.context() as patch:
+            patch.setattr(SwissNextRound, "pair_after", died)
+            del seen[:]
+            published = await h.slash("td round publish", user=TD_ID)
+        assert [r.kind for r in published.responses][:2] == ["deferred", "followup"]
+        assert "Published Swiss round 3" in published.text, published.text
+        assert seen and seen[-1][-1] == "deferred"
