@@ -1,4 +1,5 @@
-"""Pairing in the bot's process: the rule's pairs and refusals, no networkx, no child process."""
+"""Pairing in the bot's process: the rule's pairs and refusals, no networkx, no child process;
+a big field in a child process (rustworkx holds the GIL while it matches), as the rule."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 
 import pytest
 
+from bot.features.rounds import pairing
 from bot.rules import swiss
 
 
@@ -71,3 +73,34 @@ def test_the_rules_refusal_comes_back() -> None:
     answer = _in_fresh_interpreter(players, results)
     assert answer["refused"] == str(in_process.value)
     assert answer["networkx_here"] is False
+
+
+def test_a_big_field_is_paired_in_a_child_process_as_the_rule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Above `pairing.CHILD_ABOVE` active players the rule runs in a child process (the bot's
+    own copy of it is not called), with every argument, and answers as the rule."""
+    players = [f"player{i:02d}" for i in range(41)]
+    results = _history(players, rounds=5, seed=7)
+    options = {"withdrawn": ["player03"], "bye_points": 0.5, "short_median_buchholz": "drop"}
+    expected = swiss.pair_round(players, results, **options)  # type: ignore[arg-type]
+
+    def in_this_process(*_: object, **__: object) -> list[swiss.Pair]:
+        raise AssertionError("paired in the bot's process")
+
+    monkeypatch.setattr(pairing, "CHILD_ABOVE", 39)  # 40 active players
+    monkeypatch.setattr(pairing.swiss, "pair_round", in_this_process)
+    assert pairing.pair_round(players, results, **options) == expected  # type: ignore[arg-type]
+
+
+def test_the_rules_refusal_comes_back_from_the_child_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    players = ["alice", "bob"]
+    results: list[swiss.Result] = [("alice", "bob", 1.0, 0.0)]
+    with pytest.raises(ValueError) as in_process:
+        swiss.pair_round(players, results)
+    monkeypatch.setattr(pairing, "CHILD_ABOVE", 0)
+    with pytest.raises(ValueError) as in_child:
+        pairing.pair_round(players, results)
+    assert str(in_child.value) == str(in_process.value)
