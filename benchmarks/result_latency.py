@@ -123,8 +123,11 @@ async def measure(
     stream = bot.svc.results.stream
     if mode == "streamed":
         assert stream is not None
-        while not stream.connections:
+        for _ in range(1000):  # ten seconds at most for Lichess to accept
+            if stream.connections:
+                break
             await asyncio.sleep(0.01)
+        assert stream.connections, "the game stream did not open"
 
     ended: dict[str, float] = {}
     shown: dict[str, float] = {}
