@@ -37,6 +37,13 @@ STREAM_IDS = 300
 #: and the connection is taken as dead.
 SILENCE_LIMIT = 120.0
 PATH = "/api/stream/games-by-users"
+#: Lichess's game status numbers (`GameStatusId` in the API reference), should an event carry
+#: no `statusName`.
+STATUS_NAMES = {
+    10: "created", 20: "started", 25: "aborted", 30: "mate", 31: "resign", 32: "stalemate",
+    33: "timeout", 34: "draw", 35: "outoftime", 36: "cheat", 37: "noStart",
+    38: "unknownFinish", 39: "insufficientMaterialClaim", 60: "variantEnd",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -117,7 +124,7 @@ class StreamedGame:
             id=str(data["id"]),
             white_id=user("white"),
             black_id=user("black"),
-            status=str(data.get("statusName") or data.get("status") or ""),
+            status=_status(data),
             variant=str(variant or "standard"),
             rated=bool(data.get("rated", False)),
             created_at=to_utc(data.get("createdAt", 0)),
@@ -174,6 +181,17 @@ async def games_by_users(
         raise
     except (aiohttp.ClientError, TimeoutError) as exc:
         raise LichessUnavailable(f"the {what} broke: {type(exc).__name__}") from None
+
+
+def _status(data: Mapping[str, Any]) -> str:
+    """The status name: `statusName`, else the name of the `status` number (or a name sent
+    as `status`)."""
+    if data.get("statusName"):
+        return str(data["statusName"])
+    status = data.get("status")
+    if isinstance(status, int) and not isinstance(status, bool):
+        return STATUS_NAMES.get(status, "unknownFinish")
+    return str(status or "")
 
 
 def _int(value: Any) -> int | None:

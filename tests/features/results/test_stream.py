@@ -16,7 +16,7 @@ from bot.clock import FakeClock
 from bot.config import Config
 from bot.features.results.live import ResultStream, _assign
 from bot.lichess.client import LichessClient
-from bot.lichess.game_stream import STREAM_IDS
+from bot.lichess.game_stream import STREAM_IDS, StreamedGame
 from db.models import Game, MatchState
 from tests.conftest import ANNOUNCE_CHANNEL
 from tests.factories import ROUND_THREAD
@@ -294,3 +294,42 @@ def test_a_pair_that_fits_nowhere_is_left_to_the_poll() -> None:
     layout = _assign([], pairs)
     assert len(layout) == 3  # Lichess allows 4 per IP; one is kept for a replacement
     assert sum(len(p) for p in layout) == 450
+
+
+def test_an_event_is_read_as_lichess_sends_it() -> None:
+    event = {
+        "id": "A5fcMO3k",
+        "rated": True,
+        "variant": "antichess",
+        "speed": "blitz",
+        "perf": "antichess",
+        "createdAt": 1570039320000,
+        "status": 34,
+        "players": {
+            "white": {"userId": "alice", "rating": 2100},
+            "black": {"userId": "bob", "rating": 2000},
+        },
+        "clock": {"initial": 120, "increment": 5},
+    }
+    game = StreamedGame.from_api(event)  # no statusName: the number says it
+    assert game.status == "draw" and game.ended and game.played_out
+    assert game.pair == {"alice", "bob"} and game.winner is None
+    as_played = game.as_game(ended_at=game.created_at)
+    assert (as_played.clock_initial, as_played.clock_increment) == (120, 5)
+    started = StreamedGame.from_api({**event, "status": 20, "statusName": "started"})
+    assert not started.ended
+    aborted = StreamedGame.from_api({**event, "status": 25, "statusName": "aborted"})
+    assert aborted.ended and not aborted.played_out
+
+
+async def test_a_silent_connection_is_given_up_and_opened_again(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    async with running_bot() as (bot, h):
+        await match_at_its_time(bot, h, config, fake, clock)
+        fake.stall_next("/api/stream/", 30.0)  # Lichess accepts, then says nothing at all
+        stream = bot.svc.results.stream
+        assert stream is not None
+        stream.silence_limit = 0.3
+        await open_stream(bot)  # the silent attempt is dropped, the next one opens
+        assert len([p for _m, p, _q in fake.requests if p.startswith("/api/stream/")]) == 2
