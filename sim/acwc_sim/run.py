@@ -38,7 +38,7 @@ from acwc_sim.edition import sim_config, start_of
 from acwc_sim.fake_lichess import fake_lichess
 from acwc_sim.faults import Faults
 from acwc_sim.games import ANNOUNCE, GUILD, PAIRINGS, PRESEEDED, TD, TD_ALERTS
-from acwc_sim.harness import RecordedMessage, discord_harness
+from acwc_sim.harness import InteractionRecord, RecordedMessage, RecordedResponse, discord_harness
 from acwc_sim.players import SimPlayer, add_account, make_players
 from acwc_sim.result import championship_result
 from acwc_sim.resume import OtherEdition, RequestLog, StepLog
@@ -127,23 +127,28 @@ class Simulation(Rounds):
         for name, code in rows:
             self.fake.set_profile(name, bio=code)
 
+    def buttons_of(self, shown: InteractionRecord) -> tuple[RecordedResponse, dict[str, str]]:
+        """The response of `shown` that carries buttons, and its buttons by label."""
+        panel = next(r for r in reversed(shown.responses) if self.h.buttons(r))
+        return panel, {str(b["label"]): str(b["custom_id"]) for b in self.h.buttons(panel)}
+
     async def publish_first_round(self) -> None:
         """As a TD does: `/td round start` refuses while registration is open (it is, until
         the end of September), **Close registration and continue** closes it (the field
         goes public) and shows the preview, **Publish round 1** publishes it."""
 
         async def publish() -> None:
+            # A long preview (a big field) comes in several messages; the buttons are on
+            # the one that answered, not necessarily the last.
             shown = await self.h.slash("td round start", user=TD)
-            assert shown.last is not None
-            buttons = {str(b["label"]): str(b["custom_id"]) for b in self.h.buttons(shown.last)}
+            panel, buttons = self.buttons_of(shown)
             if "Close registration and continue" in buttons:  # not when a restart closed it
                 shown = await self.h.press(
-                    buttons["Close registration and continue"], user=TD, message=shown.last
+                    buttons["Close registration and continue"], user=TD, message=panel
                 )
                 await self.deliver_queued()  # the public field, before the pairings
-                assert shown.last is not None
-                buttons = {str(b["label"]): str(b["custom_id"]) for b in self.h.buttons(shown.last)}
-            await self.h.press(buttons["Publish round 1"], user=TD, message=shown.last)
+                panel, buttons = self.buttons_of(shown)
+            await self.h.press(buttons["Publish round 1"], user=TD, message=panel)
 
         async def published() -> bool:
             assert self.bot.sessions is not None
