@@ -15,7 +15,6 @@ with every row (:func:`render_plain`): one renderer for every place a table is r
 
 from __future__ import annotations
 
-import io
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,9 +22,10 @@ from functools import lru_cache
 from typing import Any
 
 from discord.utils import escape_markdown
-from PIL import Image, ImageDraw, ImageFont
+from PIL import ImageFont
 
 from bot.discord_limits import MESSAGE_CONTENT
+from bot.features.tables.png_bands import BAND_HEIGHT, BandCanvas, banded_png
 from bot.features.tables.types import Table
 
 __all__ = [
@@ -237,8 +237,9 @@ def _wrap(text: str, font: ImageFont.FreeTypeFont | ImageFont.ImageFont, width: 
     return lines
 
 
-def render_png(table: Table) -> bytes:
-    """The table as an opaque PNG (see the module docstring for the look)."""
+def render_png(table: Table, *, band_height: int = BAND_HEIGHT) -> bytes:
+    """The table as an opaque PNG (see the module docstring for the look), drawn and written
+    `band_height` rows of pixels at a time (`png_bands`)."""
     layout = _fit(table)
     size, pad, row_h, margin = layout.size, layout.pad, layout.row_height, layout.margin
     width = layout.table_width + 2 * margin
@@ -263,76 +264,79 @@ def render_png(table: Table) -> bytes:
     notes_h = note_line_h * len(note_lines) + (pad * 2 if note_lines else pad)
     height = margin + title_h + grid_h + notes_h + margin
 
-    image = Image.new("RGB", (width, height), CARD)
-    draw = ImageDraw.Draw(image)
-    border = max(3, size // 8)
-    draw.rectangle((0, 0, width - 1, height - 1), outline=BORDER, width=border)
+    def paint(draw: BandCanvas) -> None:
+        border = max(3, size // 8)
+        draw.rectangle((0, 0, width - 1, height - 1), outline=BORDER, width=border)
 
-    y = margin
-    draw.rectangle((margin, y, width - margin - 1, y + title_h - 1), fill=TITLE_BAND)
-    for index, line in enumerate(title_lines):
-        centre = y + pad + title_line_h * index + title_line_h // 2
-        draw.text(
-            (margin + pad, centre),
-            line,
-            font=title_font,
-            fill=TITLE_INK,
-            anchor="lm",
-            stroke_width=1,  # a bold title from the one regular font
-            stroke_fill=TITLE_INK,
-        )
-    y += title_h
-
-    align = table.alignments()
-    lefts = [margin + layout.bar + sum(layout.widths[:c]) for c in range(len(layout.widths))]
-
-    def cells(top: int, values: Sequence[str], ink: tuple[int, int, int], bold: bool) -> None:
-        centre = top + row_h // 2
-        for c, value in enumerate(values):
-            text = drawable(value)
-            if align[c] == "right":
-                x, anchor = lefts[c] + layout.widths[c] - pad, "rm"
-            else:
-                x, anchor = lefts[c] + pad, "lm"
+        y = margin
+        draw.rectangle((margin, y, width - margin - 1, y + title_h - 1), fill=TITLE_BAND)
+        for index, line in enumerate(title_lines):
+            centre = y + pad + title_line_h * index + title_line_h // 2
             draw.text(
-                (x, centre),
-                text,
-                font=font,
-                fill=ink,
-                anchor=anchor,
-                stroke_width=1 if bold else 0,
-                stroke_fill=ink,
+                (margin + pad, centre),
+                line,
+                font=title_font,
+                fill=TITLE_INK,
+                anchor="lm",
+                stroke_width=1,  # a bold title from the one regular font
+                stroke_fill=TITLE_INK,
             )
+        y += title_h
 
-    draw.rectangle((margin, y, width - margin - 1, y + row_h - 1), fill=HEADER)
-    cells(y, table.headers, INK, True)
-    grid_top = y
-    y += row_h
-    body = len(table.rows) - table.total_rows
-    for index, row in enumerate(table.rows):
-        if index == body and table.total_rows:
-            draw.rectangle((margin, y, width - margin - 1, y + 2), fill=INK)
-            y += 3
-        fill = HIGHLIGHT if table.highlighted(index) else STRIPE if index % 2 else CARD
-        draw.rectangle((margin, y, width - margin - 1, y + row_h - 1), fill=fill)
-        if table.highlighted(index):
-            draw.rectangle((margin, y, margin + layout.bar - 1, y + row_h - 1), fill=HIGHLIGHT_BAR)
-        cells(y, row, INK, index >= body)
+        align = table.alignments()
+        lefts = [margin + layout.bar + sum(layout.widths[:c]) for c in range(len(layout.widths))]
+
+        def cells(top: int, values: Sequence[str], ink: tuple[int, int, int], bold: bool) -> None:
+            centre = top + row_h // 2
+            for c, value in enumerate(values):
+                text = drawable(value)
+                if align[c] == "right":
+                    x, anchor = lefts[c] + layout.widths[c] - pad, "rm"
+                else:
+                    x, anchor = lefts[c] + pad, "lm"
+                draw.text(
+                    (x, centre),
+                    text,
+                    font=font,
+                    fill=ink,
+                    anchor=anchor,
+                    stroke_width=1 if bold else 0,
+                    stroke_fill=ink,
+                )
+
+        draw.rectangle((margin, y, width - margin - 1, y + row_h - 1), fill=HEADER)
+        cells(y, table.headers, INK, True)
+        grid_top = y
         y += row_h
-    for left in lefts[1:]:
-        draw.line((left, grid_top, left, y - 1), fill=GRID, width=1)
-    draw.rectangle((margin, grid_top, width - margin - 1, y - 1), outline=GRID, width=1)
+        body = len(table.rows) - table.total_rows
+        for index, row in enumerate(table.rows):
+            if index == body and table.total_rows:
+                draw.rectangle((margin, y, width - margin - 1, y + 2), fill=INK)
+                y += 3
+            fill = HIGHLIGHT if table.highlighted(index) else STRIPE if index % 2 else CARD
+            draw.rectangle((margin, y, width - margin - 1, y + row_h - 1), fill=fill)
+            if table.highlighted(index):
+                draw.rectangle(
+                    (margin, y, margin + layout.bar - 1, y + row_h - 1), fill=HIGHLIGHT_BAR
+                )
+            cells(y, row, INK, index >= body)
+            y += row_h
+        for left in lefts[1:]:
+            draw.line((left, grid_top, left, y - 1), fill=GRID, width=1)
+        draw.rectangle((margin, grid_top, width - margin - 1, y - 1), outline=GRID, width=1)
 
-    y += pad
-    for line in note_lines:
-        draw.text(
-            (margin + pad, y + note_line_h // 2), line, font=note_font, fill=MUTED_INK, anchor="lm"
-        )
-        y += note_line_h
+        y += pad
+        for line in note_lines:
+            draw.text(
+                (margin + pad, y + note_line_h // 2),
+                line,
+                font=note_font,
+                fill=MUTED_INK,
+                anchor="lm",
+            )
+            y += note_line_h
 
-    out = io.BytesIO()
-    image.save(out, format="PNG")
-    return out.getvalue()
+    return banded_png((width, height), CARD, paint, reach=size * 2, band_height=band_height)
 
 
 def standings_picture(args: dict[str, Any]) -> tuple[str, bytes]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from PIL import Image
+from PIL import Image, ImageChops
 
 from bot.features.tables import render
 from bot.features.tables.builders import (
@@ -182,3 +182,22 @@ def test_the_picture_draws_a_dash_as_a_dash() -> None:
     assert render.drawable("5.5–2") == "5.5-2"
     assert render.drawable("a — b … ½") == "a - b ... .5"
     assert render.drawable("名") == "?"
+
+
+def test_a_tall_picture_drawn_in_bands_is_the_picture_drawn_whole() -> None:
+    """The picture is drawn and written a band of rows at a time (its memory stays flat as a
+    256-player table grows to 12,000 pixels); the bands join into exactly the whole picture,
+    wherever they cut a row, a word, the title or the totals."""
+    with_totals = Table(
+        title="Qualification standings after the last round of a very long championship title",
+        headers=("#", "Player", "Pts"),
+        rows=(("1", "alice", "5"), ("2", "bob", "4"), ("", "Total", "9")),
+        total_rows=1,
+        footnote="Pts: points.",
+    )
+    for table in (players(60), with_totals):
+        whole = decode(render_png(table, band_height=100_000))
+        for band_height in (1, 37, 100, 1024):
+            banded = decode(render_png(table, band_height=band_height))
+            assert banded.size == whole.size
+            assert ImageChops.difference(banded, whole).getbbox() is None, band_height
