@@ -151,11 +151,9 @@ class ResultStream:
     async def stop(self) -> None:
         """Close every stream."""
         self._running = False
-        streams = [s for s in self._streams] + [s.replaced for s in self._streams if s.replaced]
-        self._streams = []
+        streams, self._streams = self._streams, []
         for stream in streams:
-            if stream is not None:
-                await _cancel(stream)
+            await _cancel(stream)
         for chore in list(self._chores):
             chore.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -188,7 +186,13 @@ class ResultStream:
                     continue
                 stream = _Stream(set(pairs))
                 stream.new_pairs = set(pairs) - (old.pairs if old is not None else set())
-                if old is not None:
+                if old is not None and old.replaced is not None and not old.open:
+                    # replaced again before it opened: it goes, the open one it was to replace
+                    # stays until this one opens (and its new pairs are still to read back)
+                    stream.new_pairs |= old.new_pairs
+                    stream.replaced, old.replaced = old.replaced, None
+                    await _cancel(old)
+                elif old is not None:
                     stream.replaced = old
                 if pairs:
                     self._launch(stream)
@@ -331,11 +335,15 @@ def _assign(current: Sequence[set[Pair]], wanted: set[Pair]) -> list[set[Pair]]:
 
 
 async def _cancel(stream: _Stream) -> None:
+    """Close the stream, and the one it was to replace if it never opened."""
     stream.open = False
     if stream.task is not None and not stream.task.done():
         stream.task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await stream.task
+    if stream.replaced is not None:
+        old, stream.replaced = stream.replaced, None
+        await _cancel(old)
 
 
 __all__ = ["MAX_STREAMS", "ResultStream"]

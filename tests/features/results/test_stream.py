@@ -257,6 +257,29 @@ async def test_the_stream_follows_the_matches_due_soon(
         await until(lambda: fake.open_streams == [frozenset({"carol", "dave"})])
 
 
+async def test_a_stream_replaced_twice_leaves_one_connection(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    async with running_bot() as (bot, _h):
+        assert bot.sessions is not None
+        seeded = await swiss_match(bot.sessions, config, fake)
+        later = AGREED + timedelta(hours=2)
+        await schedule(bot.sessions, seeded.match_ids[1], later)
+        clock.set(AGREED)
+        stream = await open_stream(bot)
+        # Carol's match comes within the lead time: the replacement is slow to open...
+        fake.stall_next("/api/stream/", 1.0)
+        clock.set(later - timedelta(minutes=config.jobs.results_stream_lead_minutes))
+        await stream.refresh()
+        # ...and before it does, the watched set changes back (the TD moved her match).
+        await schedule(bot.sessions, seeded.match_ids[1], later + timedelta(hours=5))
+        await stream.refresh()
+        alice_bob = frozenset({"alice", "bob"})
+        await until(lambda: stream.connections == [alice_bob])
+        await asyncio.sleep(1.2)  # the stalled attempt is over too
+        assert fake.open_streams == [alice_bob]  # one connection: none left behind
+
+
 async def test_a_final_game_is_read_for_its_clock_record(
     running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
 ) -> None:
