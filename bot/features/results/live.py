@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 import aiohttp
+from sqlalchemy import event as sa_event
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.audit import Actor
@@ -203,6 +204,19 @@ class ResultStream:
             for old in self._streams[len(layout) :]:
                 await _cancel(old)
             self._streams = [s for s in kept if s.pairs]
+
+    def refresh_after(self, session: AsyncSession) -> None:
+        """Refresh once `session`'s transaction has committed: a match agreed at short notice
+        ("now", in ten minutes) is watched at once, not at the next minute's sweep."""
+        if not self._running:
+            return
+
+        def committed(_session: object) -> None:
+            chore = asyncio.get_running_loop().create_task(self.refresh())
+            self._chores.add(chore)
+            chore.add_done_callback(self._chores.discard)
+
+        sa_event.listen(session.sync_session, "after_commit", committed, once=True)
 
     def _launch(self, stream: _Stream) -> None:
         stream.task = asyncio.create_task(self._run(stream), name="acwc-game-stream")

@@ -22,7 +22,7 @@ from bot.clock import Clock
 from bot.config import Config
 from bot.due import SweepStep
 from bot.errors import ExternalServiceError, InvalidInput, NotAllowed, WrongStage
-from bot.events import EventBus
+from bot.events import EventBus, MatchAgreed
 from bot.features.matches.context import LINK_WHITE_KEY, mention, post_for_match
 from bot.features.results import text as wording
 from bot.features.results.live import ResultStream
@@ -42,7 +42,7 @@ from bot.lichess.models import LichessGame
 from bot.lichess_failures import tell_td_of_auth
 from bot.outbox import enqueue_channel
 from bot.rules.attribution import judge, parse_game_id
-from bot.service import Service
+from bot.service import Service, Subscription
 from bot.td_alerts import notify_td_once, once
 from db.engine import transaction
 from db.models import (
@@ -91,6 +91,15 @@ class ResultsService(Service):
     @staticmethod
     def _counted(ctx: MatchRecord) -> list[float]:
         return [g.result_a for g in ctx.games if g.counted]
+
+    def subscriptions(self) -> list[Subscription]:
+        """A match agreed (or moved) may start soon: the game stream watches it once the
+        agreement is committed."""
+        return [(MatchAgreed, self._agreed)]
+
+    async def _agreed(self, session: AsyncSession, _event: MatchAgreed, _now: datetime) -> None:
+        if self.stream is not None:
+            self.stream.refresh_after(session)
 
     def sweep_steps(self) -> dict[str, SweepStep]:
         """Game links open at the agreed minute: the deadline sweep runs every minute."""

@@ -18,7 +18,7 @@ from bot.features.results.live import ResultStream, _assign
 from bot.lichess.client import LichessClient
 from bot.lichess.game_stream import STREAM_IDS, StreamedGame
 from db.models import Game, MatchState
-from tests.conftest import ANNOUNCE_CHANNEL
+from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
 from tests.factories import ROUND_THREAD
 from tests.fakes.lichess import FakeLichess
 from tests.features.results.test_final import add_games, clocks_for, final_match
@@ -255,6 +255,24 @@ async def test_the_stream_follows_the_matches_due_soon(
         clock.set(later)
         await bot.svc.results.run_once()
         await until(lambda: fake.open_streams == [frozenset({"carol", "dave"})])
+
+
+async def test_a_match_agreed_at_short_notice_is_watched_at_once(
+    running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
+) -> None:
+    async with running_bot() as (bot, _h):
+        assert bot.sessions is not None
+        seeded = await swiss_match(bot.sessions, config, fake)
+        clock.set(AGREED)
+        stream = await open_stream(bot)
+        assert fake.open_streams == [frozenset({"alice", "bob"})]
+        # Carol and Dave's match is set for ten minutes from now: watched once it is
+        # committed, with no sweep or results job in between.
+        await bot.svc.rulings.assign_time(
+            td_id=TD_ID, match_id=seeded.match_ids[1], text="2019-10-02 18:10"
+        )
+        everyone = frozenset({"alice", "bob", "carol", "dave"})
+        await until(lambda: stream.connections == [everyone])
 
 
 async def test_a_stream_replaced_twice_leaves_one_connection(
