@@ -227,17 +227,27 @@ async def test_more_than_300_players_open_two_streams(
         assert sorted(stream.connections, key=len) == sorted(opened, key=len)
 
 
+async def alice_bob_watched(
+    bot: ChampionshipBot, config: Config, fake: FakeLichess, clock: FakeClock
+) -> tuple[list[int], ResultStream]:
+    """The round's two matches (Alice-Bob at its time, Carol-Dave without one yet) and the
+    stream open, watching Alice and Bob alone."""
+    assert bot.sessions is not None
+    seeded = await swiss_match(bot.sessions, config, fake)
+    clock.set(AGREED)
+    stream = await open_stream(bot)
+    assert fake.open_streams == [frozenset({"alice", "bob"})]
+    return seeded.match_ids, stream
+
+
 async def test_the_stream_follows_the_matches_due_soon(
     running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
 ) -> None:
     async with running_bot() as (bot, _h):
         assert bot.sessions is not None
-        seeded = await swiss_match(bot.sessions, config, fake)
-        later = AGREED + timedelta(hours=2)
-        await schedule(bot.sessions, seeded.match_ids[1], later)
-        clock.set(AGREED)
-        stream = await open_stream(bot)
-        assert fake.open_streams == [frozenset({"alice", "bob"})]  # Carol's match is hours away
+        match_ids, stream = await alice_bob_watched(bot, config, fake, clock)
+        later = AGREED + timedelta(hours=2)  # Carol's match is hours away
+        await schedule(bot.sessions, match_ids[1], later)
 
         lead = timedelta(minutes=config.jobs.results_stream_lead_minutes)
         clock.set(later - lead)
@@ -249,7 +259,7 @@ async def test_the_stream_follows_the_matches_due_soon(
         for number in range(1, 7):  # Alice and Bob's match ends: they are no longer watched
             play(fake, number)
         for _ in range(500):
-            if (await match_row(bot.sessions, seeded.match_ids[0])).state is MatchState.FINISHED:
+            if (await match_row(bot.sessions, match_ids[0])).state is MatchState.FINISHED:
                 break
             await asyncio.sleep(0.02)
         clock.set(later)
@@ -261,15 +271,11 @@ async def test_a_match_agreed_at_short_notice_is_watched_at_once(
     running_bot: RunningBot, config: Config, clock: FakeClock, fake: FakeLichess
 ) -> None:
     async with running_bot() as (bot, _h):
-        assert bot.sessions is not None
-        seeded = await swiss_match(bot.sessions, config, fake)
-        clock.set(AGREED)
-        stream = await open_stream(bot)
-        assert fake.open_streams == [frozenset({"alice", "bob"})]
+        match_ids, stream = await alice_bob_watched(bot, config, fake, clock)
         # Carol and Dave's match is set for ten minutes from now: watched once it is
         # committed, with no sweep or results job in between.
         await bot.svc.rulings.assign_time(
-            td_id=TD_ID, match_id=seeded.match_ids[1], text="2019-10-02 18:10"
+            td_id=TD_ID, match_id=match_ids[1], text="2019-10-02 18:10"
         )
         everyone = frozenset({"alice", "bob", "carol", "dave"})
         await until(lambda: stream.connections == [everyone])
@@ -280,17 +286,15 @@ async def test_a_stream_replaced_twice_leaves_one_connection(
 ) -> None:
     async with running_bot() as (bot, _h):
         assert bot.sessions is not None
-        seeded = await swiss_match(bot.sessions, config, fake)
+        match_ids, stream = await alice_bob_watched(bot, config, fake, clock)
         later = AGREED + timedelta(hours=2)
-        await schedule(bot.sessions, seeded.match_ids[1], later)
-        clock.set(AGREED)
-        stream = await open_stream(bot)
+        await schedule(bot.sessions, match_ids[1], later)
         # Carol's match comes within the lead time: the replacement is slow to open...
         fake.stall_next("/api/stream/", 1.0)
         clock.set(later - timedelta(minutes=config.jobs.results_stream_lead_minutes))
         await stream.refresh()
         # ...and before it does, the watched set changes back (the TD moved her match).
-        await schedule(bot.sessions, seeded.match_ids[1], later + timedelta(hours=5))
+        await schedule(bot.sessions, match_ids[1], later + timedelta(hours=5))
         await stream.refresh()
         alice_bob = frozenset({"alice", "bob"})
         await until(lambda: stream.connections == [alice_bob])
