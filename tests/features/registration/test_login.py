@@ -5,6 +5,7 @@ refusal a person can meet is a page that changes nothing."""
 from __future__ import annotations
 
 import logging
+from typing import NamedTuple
 
 import pytest
 from sqlalchemy import select
@@ -51,6 +52,28 @@ def service(
     lichess: LichessClient,
 ) -> RegistrationService:
     return build_registration(sessions, web, clock, lichess)
+
+
+class LoginWorld(NamedTuple):
+    """What a login test works with: the database, the site's config, the clock, the fake
+    Lichess and registration's use cases (unpacked at the top of each test)."""
+
+    sessions: async_sessionmaker[AsyncSession]
+    web: Config
+    clock: FakeClock
+    fake: FakeLichess
+    service: RegistrationService
+
+
+@pytest.fixture
+def world(
+    sessions: async_sessionmaker[AsyncSession],
+    web: Config,
+    clock: FakeClock,
+    fake: FakeLichess,
+    service: RegistrationService,
+) -> LoginWorld:
+    return LoginWorld(sessions, web, clock, fake, service)
 
 
 async def test_the_whole_login_registers_the_player_as_the_profile_code_does(
@@ -162,13 +185,8 @@ async def refused(sessions: async_sessionmaker[AsyncSession], title: str, text: 
     assert await outbox(sessions) == []
 
 
-async def test_denied_consent(
-    sessions: async_sessionmaker[AsyncSession],
-    web: Config,
-    clock: FakeClock,
-    fake: FakeLichess,
-    service: RegistrationService,
-) -> None:
+async def test_denied_consent(world: LoginWorld) -> None:
+    sessions, web, clock, fake, service = world
     link = await alice_at_lichess(fake, service, consent="deny")
     async with site(sessions, web, clock, service) as client:
         done = await walk(client, link)
@@ -178,13 +196,8 @@ async def test_denied_consent(
     assert fake.oauth_tokens_issued == []
 
 
-async def test_an_expired_link(
-    sessions: async_sessionmaker[AsyncSession],
-    web: Config,
-    clock: FakeClock,
-    fake: FakeLichess,
-    service: RegistrationService,
-) -> None:
+async def test_an_expired_link(world: LoginWorld) -> None:
+    sessions, web, clock, fake, service = world
     link = await alice_at_lichess(fake, service)
     clock.advance(LINK_LIFETIME)
     async with site(sessions, web, clock, service) as client:
@@ -193,13 +206,8 @@ async def test_an_expired_link(
     await refused(sessions, "This link has expired", done.start_text)
 
 
-async def test_an_answer_from_lichess_that_comes_too_late(
-    sessions: async_sessionmaker[AsyncSession],
-    web: Config,
-    clock: FakeClock,
-    fake: FakeLichess,
-    service: RegistrationService,
-) -> None:
+async def test_an_answer_from_lichess_that_comes_too_late(world: LoginWorld) -> None:
+    sessions, web, clock, fake, service = world
     link = await alice_at_lichess(fake, service)
     async with site(sessions, web, clock, service) as client:
         done = await walk(client, link, to_callback=False)
@@ -212,14 +220,9 @@ async def test_an_answer_from_lichess_that_comes_too_late(
     assert fake.oauth_tokens_issued == []  # the code was never exchanged
 
 
-async def test_a_link_used_twice(
-    sessions: async_sessionmaker[AsyncSession],
-    web: Config,
-    clock: FakeClock,
-    fake: FakeLichess,
-    service: RegistrationService,
-) -> None:
+async def test_a_link_used_twice(world: LoginWorld) -> None:
     """The second click is refused, and so is Lichess's answer replayed after it was taken."""
+    sessions, web, clock, fake, service = world
     link = await alice_at_lichess(fake, service)
     async with site(sessions, web, clock, service) as client:
         first = await walk(client, link, to_callback=False)
@@ -237,13 +240,8 @@ async def test_a_link_used_twice(
     assert len(fake.oauth_tokens_issued) == 1
 
 
-async def test_a_wrong_state_is_ignored_and_the_real_answer_still_counts(
-    sessions: async_sessionmaker[AsyncSession],
-    web: Config,
-    clock: FakeClock,
-    fake: FakeLichess,
-    service: RegistrationService,
-) -> None:
+async def test_a_wrong_state_is_ignored_and_the_real_answer_still_counts(world: LoginWorld) -> None:
+    sessions, web, clock, fake, service = world
     link = await alice_at_lichess(fake, service)
     async with site(sessions, web, clock, service) as client:
         done = await walk(client, link, to_callback=False)
@@ -261,14 +259,9 @@ async def test_a_wrong_state_is_ignored_and_the_real_answer_still_counts(
         assert page.status == 200 and "You are registered" in await page.text()
 
 
-async def test_an_account_already_registered(
-    sessions: async_sessionmaker[AsyncSession],
-    web: Config,
-    clock: FakeClock,
-    fake: FakeLichess,
-    service: RegistrationService,
-) -> None:
+async def test_an_account_already_registered(world: LoginWorld) -> None:
     """Alice runs /register, proves the account with the code, then clicks the link too."""
+    sessions, web, clock, fake, service = world
     add_player(fake, "Alice")
     fake.oauth_login("Alice")
     step = await service.start(discord_id=ALICE, lichess_username="Alice", is_td=False)
@@ -287,15 +280,10 @@ async def test_an_account_already_registered(
     assert fake.oauth_tokens_revoked == fake.oauth_tokens_issued
 
 
-async def test_another_discord_users_link(
-    sessions: async_sessionmaker[AsyncSession],
-    web: Config,
-    clock: FakeClock,
-    fake: FakeLichess,
-    service: RegistrationService,
-) -> None:
+async def test_another_discord_users_link(world: LoginWorld) -> None:
     """Bob opens the link /register gave Alice and logs in at Lichess as himself: refused,
     and the link is spent, so Alice's own click afterwards is refused too."""
+    sessions, web, clock, fake, service = world
     add_player(fake, "Alice")
     add_player(fake, "Bob")
     link = await link_for(service, ALICE, "Alice")
@@ -315,14 +303,11 @@ async def test_another_discord_users_link(
 
 
 async def test_registration_closed_since_register_is_told_without_discord_markup(
-    sessions: async_sessionmaker[AsyncSession],
-    web: Config,
-    clock: FakeClock,
-    fake: FakeLichess,
-    service: RegistrationService,
+    world: LoginWorld,
 ) -> None:
     """The entry checks' own refusal, worded for Discord (a TD mention, a timestamp), is
     shown on the page without Discord's ids or markup."""
+    sessions, web, clock, fake, service = world
     link = await alice_at_lichess(fake, service)
     await service.set_window(td_id=TD_ID, open_=False)
     before = await outbox_ids(sessions)

@@ -84,6 +84,20 @@ async def swiss_of(
     return seeded.match_ids
 
 
+async def swiss_won_in_seed_order(
+    sessions: async_sessionmaker[AsyncSession], config: Config, clock: FakeClock, names: list[str]
+) -> Services:
+    """`swiss_of` at NOW, the first of each pair winning 6-0 (so the Swiss ends in seed
+    order of the winners, then the losers); the services wired on `config`."""
+    clock.set(NOW)
+    services = wired(sessions, config, clock)
+    for match_id in await swiss_of(sessions, config, names):
+        await services.rounds.set_score(
+            td_id=TD_ID, match_id=match_id, score_a=6.0, score_b=0.0, reason=None
+        )
+    return services
+
+
 async def announcements(sessions: async_sessionmaker[AsyncSession]) -> list[str]:
     async with sessions() as session:
         rows = await session.scalars(
@@ -146,12 +160,7 @@ async def swiss_2024_played(
     """The fixture's config on acwc-2024 and its services, with a one-round Swiss of
     `SWISS_10` played in seed order (P01, P03, ... win): the pools start."""
     config = preset(config, "acwc-2024")
-    clock.set(NOW)
-    services = wired(sessions, config, clock)
-    for match_id in await swiss_of(sessions, config, SWISS_10):
-        await services.rounds.set_score(
-            td_id=TD_ID, match_id=match_id, score_a=6.0, score_b=0.0, reason=None
-        )
+    services = await swiss_won_in_seed_order(sessions, config, clock, SWISS_10)
     return config, services
 
 
@@ -159,14 +168,8 @@ async def test_2024_from_the_swiss_to_the_champion(
     sessions: async_sessionmaker[AsyncSession], config: Config, clock: FakeClock
 ) -> None:
     config = preset(config, "acwc-2024")
-    clock.set(NOW)
-    services = wired(sessions, config, clock)
-    swiss = await swiss_of(sessions, config, SWISS_10)
     # The first of each pair wins: P01, P03, P05, P07, P09 on 1 point, by seed.
-    for match_id in swiss:
-        await services.rounds.set_score(
-            td_id=TD_ID, match_id=match_id, score_a=6.0, score_b=0.0, reason=None
-        )
+    services = await swiss_won_in_seed_order(sessions, config, clock, SWISS_10)
 
     async with sessions() as session:
         rows = (await session.scalars(select(Stage).order_by(Stage.id))).all()
@@ -284,14 +287,9 @@ async def test_2020_knockout_winners_join_the_pools(
     sessions: async_sessionmaker[AsyncSession], config: Config, clock: FakeClock
 ) -> None:
     config = preset(config, "acwc-2020")
-    clock.set(NOW)
-    services = wired(sessions, config, clock)
     names = [f"Q{i:02}" for i in range(1, 13)]
-    swiss = await swiss_of(sessions, config, names)
-    for match_id in swiss:  # Q01, Q03, ... Q11 win: Swiss 1-6, then Q02 ... Q12
-        await services.rounds.set_score(
-            td_id=TD_ID, match_id=match_id, score_a=6.0, score_b=0.0, reason=None
-        )
+    # Q01, Q03, ... Q11 win: Swiss 1-6, then Q02 ... Q12
+    services = await swiss_won_in_seed_order(sessions, config, clock, names)
     order = ["Q01", "Q03", "Q05", "Q07", "Q09", "Q11", "Q02", "Q04", "Q06", "Q08", "Q10", "Q12"]
     # Swiss 5-12 play the Knock-Out: 5 v 12, 6 v 11, 7 v 10, 8 v 9.
     knockout = await open_matches(sessions, "knockout")

@@ -35,7 +35,6 @@ from db.models import (
     StageState,
 )
 from tests.conftest import TD_ID
-from tests.factories import wired
 from tests.features.rounds.test_format_flow import (
     NOW,
     SWISS_10,
@@ -45,7 +44,7 @@ from tests.features.rounds.test_format_flow import (
     play_pool,
     preset,
     swiss_2024_played,
-    swiss_of,
+    swiss_won_in_seed_order,
 )
 
 DISCORD = 7000  # a player's Discord id is DISCORD + their player id
@@ -141,12 +140,7 @@ async def to_semifinals(
 ) -> tuple[Services, dict[str, list[str]]]:
     """A 2024 championship through the Swiss and both pools (seed order wins every match):
     the Semifinals are out. Returns the services and each pool's places."""
-    clock.set(NOW)
-    services = wired(sessions, config, clock)
-    for match_id in await swiss_of(sessions, config, SWISS_10):
-        await services.rounds.set_score(
-            td_id=TD_ID, match_id=match_id, score_a=6.0, score_b=0.0, reason=None
-        )
+    services = await swiss_won_in_seed_order(sessions, config, clock, SWISS_10)
     await link_discord(sessions)
     async with sessions() as session:
         names = {p.id: p.lichess_username for p in await session.scalars(select(Player))}
@@ -454,13 +448,8 @@ async def test_2020_a_knockout_player_leaving_before_playing_the_players_below_m
     withdraws before a game: everyone below moves up one seat (Swiss 13 comes in), so
     every match is paired again: 5 v 13, 7 v 12, 8 v 11, 9 v 10."""
     config = preset(config, "acwc-2020")
-    clock.set(NOW)
-    services = wired(sessions, config, clock)
     names = [f"Q{i:02}" for i in range(1, 15)]
-    for match_id in await swiss_of(sessions, config, names):
-        await services.rounds.set_score(
-            td_id=TD_ID, match_id=match_id, score_a=6.0, score_b=0.0, reason=None
-        )
+    services = await swiss_won_in_seed_order(sessions, config, clock, names)
     await link_discord(sessions)
     ranking = (await saved(sessions, "swiss"))["ranking"]
     assert isinstance(ranking, list)

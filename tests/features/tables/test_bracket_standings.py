@@ -29,7 +29,7 @@ from db.models import (
     StageState,
 )
 from tests.conftest import ANNOUNCE_CHANNEL, TD_ID
-from tests.factories import ROUND_DEADLINE, ROUND_START, wired
+from tests.factories import ROUND_DEADLINE, ROUND_START
 from tests.features.rounds.test_format_flow import (
     NOW,
     decide_final,
@@ -37,7 +37,7 @@ from tests.features.rounds.test_format_flow import (
     play_pool,
     preset,
     swiss_2024_played,
-    swiss_of,
+    swiss_won_in_seed_order,
 )
 from tests.running import ALICE, RunningBot
 
@@ -244,13 +244,8 @@ async def test_the_2020_knockout_bracket_sends_its_winners_to_the_candidates(
     sessions: async_sessionmaker[AsyncSession], config: Config, clock: FakeClock
 ) -> None:
     config = preset(config, "acwc-2020")
-    clock.set(NOW)
-    services = wired(sessions, config, clock)
     names = [f"Q{i:02}" for i in range(1, 13)]
-    for match_id in await swiss_of(sessions, config, names):
-        await services.rounds.set_score(
-            td_id=TD_ID, match_id=match_id, score_a=6.0, score_b=0.0, reason=None
-        )
+    services = await swiss_won_in_seed_order(sessions, config, clock, names)
     knockout = await open_matches(sessions, "knockout")
     for match_id, _, _ in knockout:
         await services.rounds.set_score(
